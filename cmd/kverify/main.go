@@ -1,0 +1,56 @@
+// Command kverify runs kverify's conformance checks and reports them.
+//
+//	kverify verify  [--component LIST] [--subject ours|upstream|mutant:ID|all] [--budget D] [--checks N]
+//	kverify mutants [--component LIST] [--budget D]
+//	kverify replay  TRACE.json [--subject S]
+//	kverify bench   [--component LIST] [--count N]
+//
+// The checks are Go tests (synctest needs a *testing.T), so kverify drives
+// `go test -json` on the subject suite in package subjects and reads its
+// events; it must run inside the kverify module with the go command on
+// PATH. Exit status: 0 all required checks pass, 1 a check failed or a
+// mutant survived, 2 bad usage.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: kverify <command> [flags]
+
+commands:
+  verify   run the conformance checks and print the table
+  mutants  run every catalogued mutant and print the kill matrix
+  replay   replay a saved counterexample trace
+  bench    run benchmarks side by side with upstream (benchstat)
+
+Run 'kverify <command> -h' for the command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	cmds := map[string]func([]string) int{
+		"verify":  verify,
+		"mutants": mutantsCmd,
+		"replay":  replay,
+		"bench":   bench,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			fmt.Print(usage)
+			return 0
+		}
+		fmt.Fprintf(os.Stderr, "kverify: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	return cmd(args[1:])
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kverify/kverify/mutants"
+	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/traces"
+)
+
+// replay runs a saved trace again against a subject (by default the one it
+// was recorded on) and reports whether the violation still occurs.
+func replay(args []string) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	subject := fs.String("subject", "", "subject to replay on: ours, upstream or mutant:ID (default: the trace's)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		return usageErr(fs, fmt.Errorf("want one trace file"))
+	}
+	path, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return usageErr(fs, err)
+	}
+	tr, err := traces.Read(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify replay:", err)
+		return 2
+	}
+	if *subject == "" {
+		*subject = tr.Subject
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	o := goTestOpts{run: "^TestReplay$", env: []string{"KVERIFY_REPLAY=" + path}}
+	target := *subject
+	if id, ok := strings.CutPrefix(*subject, "mutant:"); ok {
+		m, ok := mutants.ByID(id)
+		if !ok {
+			return usageErr(fs, fmt.Errorf("unknown mutant %q", id))
+		}
+		dir, err := os.MkdirTemp("", "kverify-mutant-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kverify:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		if o.overlay, err = m.Overlay(root, dir); err != nil {
+			fmt.Fprintln(os.Stderr, "kverify:", err)
+			return 1
+		}
+		target = subjects.Ours
+	}
+	o.env = append(o.env, "KVERIFY_REPLAY_SUBJECT="+target)
+	run := goTest(root, o)
+	if run.buildFail {
+		fmt.Fprintf(os.Stderr, "kverify replay: build failed:\n%s", tail(run.output.String(), 30))
+		return 1
+	}
+	fmt.Printf("replaying %s/%s (%d steps) on %s\n", tr.Component, tr.Check, len(tr.Steps), *subject)
+	fmt.Print(filterReplayOutput(run.output.String()))
+	if run.exitErr != nil {
+		fmt.Printf("violation reproduced on %s\n", *subject)
+		return 1
+	}
+	fmt.Printf("no violation on %s\n", *subject)
+	return 0
+}
+
+func filterReplayOutput(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || t == "PASS" || t == "FAIL" || strings.HasPrefix(t, "ok ") || strings.HasPrefix(t, "FAIL\t") || strings.HasPrefix(t, "=== RUN") || strings.HasPrefix(t, "--- ") {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kverify/kverify/mutants"
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/subjects"
+)
+
+type commonFlags struct {
+	components string
+	budget     time.Duration
+	checks     int
+	traces     string
+	verbose    bool
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.components, "component", "", "comma-separated components (default all: "+strings.Join(subjects.Components(), ",")+")")
+	fs.DurationVar(&c.budget, "budget", 0, "extra exploration time per randomized check after its first round")
+	fs.IntVar(&c.checks, "checks", 0, "rapid cases per round (default rapid's 100)")
+	fs.StringVar(&c.traces, "traces", "", "directory for counterexample traces (default: a temporary directory)")
+	fs.BoolVar(&c.verbose, "v", false, "print each check as it finishes")
+}
+
+func (c *commonFlags) componentList() ([]string, error) {
+	all := subjects.Components()
+	if c.components == "" {
+		return all, nil
+	}
+	var out []string
+	for _, name := range strings.Split(c.components, ",") {
+		if !slices.Contains(all, name) {
+			return nil, fmt.Errorf("unknown component %q (have %s)", name, strings.Join(all, ","))
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+func (c *commonFlags) env(components []string) ([]string, error) {
+	env := []string{"KVERIFY_COMPONENTS=" + strings.Join(components, ",")}
+	if c.budget > 0 {
+		env = append(env, "KVERIFY_BUDGET="+c.budget.String())
+	}
+	if c.checks > 0 {
+		env = append(env, fmt.Sprintf("KVERIFY_CHECKS=%d", c.checks))
+	}
+	dir := c.traces
+	if dir == "" {
+		d, err := os.MkdirTemp("", "kverify-traces-")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	c.traces = abs
+	return append(env, "KVERIFY_TRACE_DIR="+abs), nil
+}
+
+func (c *commonFlags) timeout(nChecks int) time.Duration {
+	return 10*time.Minute + time.Duration(nChecks)*2*c.budget
+}
+
+// checkInfo maps component/check to the check's family and guarantee.
+func checkInfo() map[string]props.Check {
+	info := map[string]props.Check{}
+	for _, e := range subjects.All() {
+		for _, c := range e.Checks() {
+			info[e.Component+"/"+c.Name] = c
+		}
+	}
+	return info
+}
+
+func usageErr(fs *flag.FlagSet, err error) int {
+	fmt.Fprintf(os.Stderr, "kverify %s: %v\n", fs.Name(), err)
+	fs.Usage()
+	return 2
+}
+
+func verify(args []string) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	subject := fs.String("subject", subjects.Ours, "ours, upstream, mutant:ID, or all")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usageErr(fs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	comps, err := c.componentList()
+	if err != nil {
+		return usageErr(fs, err)
+	}
+	var subs []string
+	switch {
+	case *subject == "all":
+		subs = []string{subjects.Ours, subjects.Upstream}
+		for _, m := range mutants.For(comps...) {
+			subs = append(subs, "mutant:"+m.ID)
+		}
+	case *subject == subjects.Ours, *subject == subjects.Upstream:
+		subs = []string{*subject}
+	case strings.HasPrefix(*subject, "mutant:"):
+		m, ok := mutants.ByID(strings.TrimPrefix(*subject, "mutant:"))
+		if !ok {
+			return usageErr(fs, fmt.Errorf("unknown mutant %q (see kverify mutants)", *subject))
+		}
+		if !slices.Contains(comps, m.Component) {
+			return usageErr(fs, fmt.Errorf("mutant %s belongs to component %s", m.ID, m.Component))
+		}
+		subs = []string{*subject}
+	default:
+		return usageErr(fs, fmt.Errorf("bad --subject %q", *subject))
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	env, err := c.env(comps)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	info := checkInfo()
+	var all []*result
+	failed := false
+	for _, s := range subs {
+		run, err := runSubject(root, s, c, env, len(info))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kverify: %s: %v\n", s, err)
+			failed = true
+			continue
+		}
+		rs := leafResults(run, info)
+		for _, r := range rs {
+			r.Subject = s
+		}
+		if len(rs) == 0 {
+			fmt.Fprintf(os.Stderr, "kverify: %s: no check ran\n%s", s, run.output.String())
+			failed = true
+		}
+		if run.exitErr != nil && !anyFailed(rs) && !strings.HasPrefix(s, "mutant:") {
+			fmt.Fprintf(os.Stderr, "kverify: %s: go test failed outside the checks: %v\n%s", s, run.exitErr, tail(run.output.String(), 40))
+			failed = true
+		}
+		all = append(all, rs...)
+	}
+	printTable(os.Stdout, all, info)
+	printDetails(os.Stdout, all)
+	fmt.Printf("traces: %s\n", c.traces)
+	if failed || anyFailed(all) {
+		return 1
+	}
+	return 0
+}
+
+// runSubject runs the suite for one subject: ours and upstream directly,
+// a mutant as ours with the mutant's overlay.
+func runSubject(root, subject string, c commonFlags, env []string, nChecks int) (*goTestRun, error) {
+	o := goTestOpts{timeout: c.timeout(nChecks), args: []string{"-rapid.nofailfile"}}
+	if strings.HasPrefix(subject, "mutant:") {
+		o.timeout = 3*time.Minute + time.Duration(nChecks)*2*c.budget
+	}
+	if c.verbose {
+		o.verbose = os.Stderr
+	}
+	label := subject
+	if id, ok := strings.CutPrefix(subject, "mutant:"); ok {
+		m, _ := mutants.ByID(id)
+		dir, err := os.MkdirTemp("", "kverify-mutant-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		overlay, err := m.Overlay(root, dir)
+		if err != nil {
+			return nil, err
+		}
+		o.overlay = overlay
+		subject = subjects.Ours
+		env = append(env, "KVERIFY_MUTANT="+id)
+	}
+	o.env = append(env, "KVERIFY_SUBJECTS="+subject)
+	o.run = "^TestSuite$"
+	run := goTest(root, o)
+	if run.buildFail {
+		return nil, fmt.Errorf("build failed:\n%s", tail(run.output.String(), 30))
+	}
+	_ = label
+	return run, nil
+}
+
+// leafResults keeps the results of registered checks (not their parents).
+func leafResults(run *goTestRun, info map[string]props.Check) []*result {
+	var out []*result
+	for _, name := range run.order {
+		r := run.results[name]
+		if _, ok := info[r.Component+"/"+r.Check]; ok && r.Status != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func anyFailed(rs []*result) bool {
+	for _, r := range rs {
+		if r.Status == "fail" {
+			return true
+		}
+	}
+	return false
+}
+
+type row struct {
+	component, subject, family string
+	pass, fail, div, skip      int
+	elapsed                    time.Duration
+}
+
+func printTable(w io.Writer, rs []*result, info map[string]props.Check) {
+	rows := map[string]*row{}
+	var keys []string
+	for _, r := range rs {
+		fam := info[r.Component+"/"+r.Check].Family
+		k := r.Component + "\x00" + r.Subject + "\x00" + fam
+		x, ok := rows[k]
+		if !ok {
+			x = &row{component: r.Component, subject: r.Subject, family: fam}
+			rows[k] = x
+			keys = append(keys, k)
+		}
+		switch r.Status {
+		case "pass":
+			x.pass++
+		case "fail":
+			x.fail++
+		case "divergence":
+			x.div++
+		default:
+			x.skip++
+		}
+		x.elapsed += r.Elapsed
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "COMPONENT\tSUBJECT\tFAMILY\tRESULT\tPASS\tFAIL\tDIVERGENCE\tSKIP\tTIME")
+	for _, k := range keys {
+		x := rows[k]
+		res := "pass"
+		switch {
+		case x.fail > 0:
+			res = "FAIL"
+		case x.div > 0:
+			res = "divergence"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%v\n", x.component, x.subject, x.family, res, x.pass, x.fail, x.div, x.skip, x.elapsed.Round(time.Millisecond))
+	}
+	tw.Flush()
+}
+
+func printDetails(w io.Writer, rs []*result) {
+	for _, r := range rs {
+		switch r.Status {
+		case "divergence":
+			fmt.Fprintf(w, "\ndeclared divergence: %s %s %s\n%s", r.Component, r.Subject, r.Check, indent(divergenceText(r.Output.String())))
+		case "fail":
+			fmt.Fprintf(w, "\nFAIL: %s %s %s\n%s", r.Component, r.Subject, r.Check, indent(tail(r.Output.String(), 60)))
+		}
+	}
+}
+
+func divergenceText(out string) string {
+	if i := strings.Index(out, props.DivergencePrefix); i >= 0 {
+		out = out[i:]
+	}
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "---") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("    " + l + "\n")
+	}
+	return b.String()
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

@@ -1,0 +1,3 @@
+package mutants
+
+var delayingMutants = []Mutant{}

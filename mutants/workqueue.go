@@ -1,0 +1,68 @@
+package mutants
+
+// Catalogue lists every mutant. Each is a bug a careful engineer could
+// plausibly write; none is a syntax-level prank.
+var Catalogue = concat(workqueueMutants, delayingMutants, ratelimitMutants)
+
+func concat(lists ...[]Mutant) []Mutant {
+	var out []Mutant
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+const queueGo = "impl/workqueue/queue.go"
+const orderGo = "impl/workqueue/order.go"
+
+var workqueueMutants = []Mutant{
+	{ID: "wq-lifo", Component: "workqueue", File: orderGo,
+		Bug: "the FIFO pops the newest item instead of the oldest",
+		Old: "	item := f.buf[f.head]\n	f.buf[f.head] = zero\n	f.head++\n	if f.head == len(f.buf) {\n		f.head = 0\n	}\n	f.n--",
+		New: "	last := (f.head + f.n - 1) % len(f.buf)\n	item := f.buf[last]\n	f.buf[last] = zero\n	f.n--"},
+	{ID: "wq-pop-no-zero", Component: "workqueue", File: orderGo,
+		Bug: "Pop keeps a reference to the popped item in the ring",
+		Old: "	f.buf[f.head] = zero\n", New: "	_ = zero\n"},
+	{ID: "wq-add-while-processing-pushes", Component: "workqueue", File: queueGo,
+		Bug: "Add of an item being processed pushes it, so two workers can hold it",
+		Old: "	if s&processing != 0 {\n		return // Done will queue it\n	}\n", New: ""},
+	{ID: "wq-add-no-dedup", Component: "workqueue", File: queueGo,
+		Bug: "Add of an item that is already queued pushes it again",
+		Old: "	if s&dirty != 0 {\n		if s&processing == 0 {", New: "	if s&dirty != 0 && s&processing != 0 {\n		if s&processing == 0 {"},
+	{ID: "wq-done-drops-readd", Component: "workqueue", File: queueGo,
+		Bug: "Done forgets an item re-added during processing",
+		Old: "		q.state[item] = dirty\n		q.order.Push(item)\n		q.itemReady.Signal()\n", New: "		delete(q.state, item)\n"},
+	{ID: "wq-done-no-signal", Component: "workqueue", File: queueGo,
+		Bug: "Done re-queues a re-added item without waking a waiting Get",
+		Old: "		q.order.Push(item)\n		q.itemReady.Signal()\n	} else {", New: "		q.order.Push(item)\n	} else {"},
+	{ID: "wq-add-no-signal", Component: "workqueue", File: queueGo,
+		Bug: "Add does not wake a waiting Get",
+		Old: "	q.order.Push(item)\n	q.itemReady.Signal()\n}", New: "	q.order.Push(item)\n}"},
+	{ID: "wq-add-after-shutdown", Component: "workqueue", File: queueGo,
+		Bug: "Add still queues items after ShutDown",
+		Old: "	if q.shuttingDown {\n		return\n	}\n	s := q.state[item]", New: "	s := q.state[item]"},
+	{ID: "wq-shutdown-no-broadcast", Component: "workqueue", File: queueGo,
+		Bug: "ShutDown does not wake Gets blocked on an empty queue",
+		Old: "	q.draining = false\n	q.itemReady.Broadcast()\n", New: "	q.draining = false\n"},
+	{ID: "wq-get-shutdown-early", Component: "workqueue", File: queueGo,
+		Bug: "Get reports shutdown while items are still queued",
+		Old: "	if q.order.Len() == 0 {\n		return item, true\n	}", New: "	if q.order.Len() == 0 || q.shuttingDown {\n		return item, true\n	}"},
+	{ID: "wq-drain-processing-only", Component: "workqueue", File: queueGo,
+		Bug: "ShutDownWithDrain stops waiting while items are still queued (client-go's behaviour)",
+		Old: "	for q.draining && (q.nProcessing > 0 || q.order.Len() > 0) {", New: "	for q.draining && q.nProcessing > 0 {"},
+	{ID: "wq-drain-ignores-shutdown", Component: "workqueue", File: queueGo,
+		Bug: "ShutDown does not release a waiting ShutDownWithDrain",
+		Old: "	q.itemReady.Broadcast()\n	q.drained.Broadcast()\n", New: "	q.itemReady.Broadcast()\n"},
+	{ID: "wq-done-unheld-requeues", Component: "workqueue", File: queueGo,
+		Bug: "Done of an item never handed out re-queues it (client-go's behaviour)",
+		Old: "	if !ok || s&processing == 0 {\n		return\n	}", New: "	if !ok {\n		return\n	}\n	if s&processing == 0 {\n		q.order.Push(item)\n		return\n	}"},
+	{ID: "wq-len-counts-processing", Component: "workqueue", File: queueGo,
+		Bug: "Len counts items being processed",
+		Old: "	return q.order.Len()\n}\n\n// Get", New: "	return q.order.Len() + q.nProcessing\n}\n\n// Get"},
+	{ID: "wq-shutdown-leaks-metrics", Component: "workqueue", File: queueGo,
+		Bug: "ShutDown never stops the metrics goroutine",
+		Old: "	q.stopped.Do(func() { close(q.stop) })\n", New: ""},
+	{ID: "wq-done-keeps-key", Component: "workqueue", File: queueGo,
+		Bug: "Done leaves a finished item's key in the state map",
+		Old: "	} else {\n		delete(q.state, item)\n	}", New: "	} else {\n		q.state[item] = 0\n	}"},
+}

@@ -1,0 +1,233 @@
+// Package props is the core of kverify's conformance library: named checks
+// that each state one guarantee, a runner that turns them into subtests,
+// declared divergences, and a rapid driver whose failures carry their
+// shortest counterexample as a replayable trace.
+//
+// Component packages (props/workqueue, ...) build []Check from a factory;
+// this package runs them. A check's core returns an error rather than
+// failing a *testing.T, so the same check serves go test, the kverify
+// command and the mutant kill matrix.
+package props
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/traces"
+)
+
+// Families of checks, the columns of kverify's table.
+const (
+	FamilyModel     = "model"     // rapid state machine against a spec model
+	FamilyTiming    = "timing"    // synctest: deadlines and fake time
+	FamilyLinear    = "linear"    // porcupine linearizability of concurrent histories
+	FamilyLeak      = "leak"      // goroutines stopped on shutdown
+	FamilyRetention = "retention" // no reference kept to consumed items
+	FamilyWitness   = "witness"   // one fixed scenario pinning a decided contract
+	FamilyFuzz      = "fuzz"      // fuzz seed corpus and saved crashers
+)
+
+// Check is one named guarantee of a component.
+type Check struct {
+	// Name is stable and unique within the component, e.g. "queue/model".
+	Name string
+	// Family is one of the Family constants.
+	Family string
+	// Guarantee says what the check promises, in one sentence.
+	Guarantee string
+	// Run checks the subject. It returns nil or the violation; it may use t
+	// for logging, t.TempDir, synctest bubbles and artifacts, but must not
+	// fail t itself.
+	Run func(t *testing.T, cfg Config) error
+}
+
+// Divergence declares that a subject breaks a check on purpose: a known,
+// documented difference, with the reason and the subject's source line.
+type Divergence struct {
+	Check    string // Check.Name
+	Reason   string
+	Upstream string // file:line where the subject's behaviour comes from
+}
+
+// Config is what the runner hands each check.
+type Config struct {
+	// Budget is how long a randomized check may keep exploring after its
+	// first full round; zero means one round.
+	Budget time.Duration
+	// Checks is the number of rapid cases per round; zero means rapid's
+	// default (-rapid.checks).
+	Checks int
+	// TraceDir is where failing checks save their counterexample; empty
+	// means the test's artifact directory.
+	TraceDir string
+	// Subject names the subject under test, for traces.
+	Subject string
+}
+
+// Option configures Run.
+type Option func(*runOptions)
+
+type runOptions struct {
+	cfg         Config
+	divergences map[string]Divergence
+}
+
+// WithDivergences declares the subject's known differences. A declared
+// check must fail (it is then reported as skipped with the reason); if it
+// passes, the declaration is stale and Run reports an error.
+func WithDivergences(ds ...Divergence) Option {
+	return func(o *runOptions) {
+		for _, d := range ds {
+			o.divergences[d.Check] = d
+		}
+	}
+}
+
+// WithBudget lets randomized checks explore for up to d each.
+func WithBudget(d time.Duration) Option { return func(o *runOptions) { o.cfg.Budget = d } }
+
+// WithChecks sets the number of rapid cases per round.
+func WithChecks(n int) Option { return func(o *runOptions) { o.cfg.Checks = n } }
+
+// WithTraceDir saves counterexample traces in dir.
+func WithTraceDir(dir string) Option { return func(o *runOptions) { o.cfg.TraceDir = dir } }
+
+// WithSubject names the subject in traces.
+func WithSubject(name string) Option { return func(o *runOptions) { o.cfg.Subject = name } }
+
+// DivergencePrefix starts the skip message of a declared divergence; the
+// kverify command recognises it.
+const DivergencePrefix = "DECLARED DIVERGENCE"
+
+// Run runs every check as a subtest named after it. Options from the
+// environment (KVERIFY_BUDGET, KVERIFY_CHECKS, KVERIFY_TRACE_DIR) apply
+// first, then opts.
+func Run(t *testing.T, checks []Check, opts ...Option) {
+	t.Helper()
+	o := runOptions{divergences: map[string]Divergence{}}
+	envOptions(&o.cfg)
+	for _, opt := range opts {
+		opt(&o)
+	}
+	names := map[string]bool{}
+	for _, c := range checks {
+		names[c.Name] = true
+	}
+	for name := range o.divergences {
+		if !names[name] {
+			t.Errorf("divergence declared for unknown check %q", name)
+		}
+	}
+	for _, c := range checks {
+		t.Run(c.Name, func(t *testing.T) {
+			err := c.Run(t, o.cfg)
+			d, divergent := o.divergences[c.Name]
+			switch {
+			case divergent && err != nil:
+				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err))
+			case divergent:
+				t.Errorf("declared divergence %q was not observed: the subject now keeps %q; remove the declaration", c.Name, c.Guarantee)
+			case err != nil:
+				t.Errorf("%s check %s: %v", c.Family, c.Name, err)
+			}
+		})
+	}
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func envOptions(cfg *Config) {
+	if v := os.Getenv("KVERIFY_BUDGET"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			cfg.Budget = d
+		}
+	}
+	if v := os.Getenv("KVERIFY_CHECKS"); v != "" {
+		var n int
+		if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
+			cfg.Checks = n
+		}
+	}
+	cfg.TraceDir = os.Getenv("KVERIFY_TRACE_DIR")
+	cfg.Subject = os.Getenv("KVERIFY_SUBJECT")
+}
+
+// Violation is a broken guarantee. Trace, when set, is the shortest
+// counterexample found.
+type Violation struct {
+	Guarantee string
+	Detail    string
+	Trace     *traces.Trace
+	TracePath string // where the trace was saved, if it was
+}
+
+func (v *Violation) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "broke %s: %s", v.Guarantee, v.Detail)
+	if v.Trace != nil {
+		fmt.Fprintf(&b, "\ncounterexample (%s)", v.Trace)
+	}
+	if v.TracePath != "" {
+		fmt.Fprintf(&b, "\nsaved: %s (replay: kverify replay %s)", v.TracePath, v.TracePath)
+	}
+	return b.String()
+}
+
+// Broke returns a Violation of guarantee without a trace.
+func Broke(guarantee, format string, args ...any) error {
+	return &Violation{Guarantee: guarantee, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Save writes the violation's trace (if any) for check c to the configured
+// directory and records the path in the violation. Errors other than
+// violations are returned unchanged.
+func Save(t *testing.T, cfg Config, component string, c string, err error) error {
+	var v *Violation
+	if !errors.As(err, &v) || v.Trace == nil {
+		return err
+	}
+	dir := cfg.TraceDir
+	if dir == "" {
+		dir = t.ArtifactDir()
+	}
+	v.Trace.Component, v.Trace.Check, v.Trace.Subject = component, c, cfg.Subject
+	v.Trace.Guarantee, v.Trace.Message = v.Guarantee, v.Detail
+	if path, werr := traces.Write(dir, v.Trace); werr == nil {
+		v.TracePath = path
+	} else {
+		t.Logf("could not save trace: %v", werr)
+	}
+	return err
+}
+
+// Watchdog bounds, in real time, a call that must return promptly, so that
+// a hang becomes a violation instead of a test timeout.
+const Watchdog = 5 * time.Second
+
+// ReturnsWithin reports whether f returns within d. If it does not, the
+// goroutine running f is abandoned (and reported by goleak at exit).
+func ReturnsWithin(d time.Duration, f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}

@@ -1,0 +1,170 @@
+package props
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kverify/kverify/traces"
+	"pgregory.net/rapid"
+)
+
+// Recorder collects the steps of one run of a property, so that the run
+// that fails last (rapid's shrunk counterexample) becomes the trace.
+type Recorder struct {
+	steps []traces.Step
+	start time.Time
+	sink  *sink
+}
+
+type sink struct {
+	mu   sync.Mutex
+	last *Violation
+}
+
+// Step records one operation with the model's and the subject's results.
+func (r *Recorder) Step(op, want, got string) {
+	s := traces.Step{Op: op, Want: want, Got: got}
+	if !r.start.IsZero() {
+		s.At = time.Since(r.start)
+	}
+	r.steps = append(r.steps, s)
+}
+
+// Timed makes later steps carry the time since now (fake time in a bubble).
+func (r *Recorder) Timed() { r.start = time.Now() }
+
+// Len is the number of steps recorded so far.
+func (r *Recorder) Len() int { return len(r.steps) }
+
+// Fail records the violation with the steps so far and fails the rapid run.
+func (r *Recorder) Fail(t *rapid.T, guarantee, format string, args ...any) {
+	t.Helper()
+	v := &Violation{Guarantee: guarantee, Detail: fmt.Sprintf(format, args...),
+		Trace: &traces.Trace{Steps: append([]traces.Step(nil), r.steps...)}}
+	if r.sink != nil {
+		r.sink.mu.Lock()
+		r.sink.last = v
+		r.sink.mu.Unlock()
+	}
+	t.Fatalf("broke %s: %s", v.Guarantee, v.Detail)
+}
+
+// Errorf reports a violation found outside the recorder (e.g. an error
+// returned by a shared step engine) and fails the rapid run.
+func (r *Recorder) Errorf(t *rapid.T, err error) {
+	t.Helper()
+	if v, ok := err.(*Violation); ok {
+		r.Fail(t, v.Guarantee, "%s", v.Detail)
+		return
+	}
+	r.Fail(t, "no error", "%v", err)
+}
+
+// Rapid runs prop with rapid until it fails or the budget is spent (at
+// least one round of cfg.Checks cases). A failure comes back as a
+// *Violation whose trace is the shrunk counterexample and whose detail
+// includes rapid's report with the seed to reproduce it.
+func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error {
+	if cfg.Checks > 0 {
+		if f := flag.Lookup("rapid.checks"); f != nil {
+			old := f.Value.String()
+			_ = f.Value.Set(strconv.Itoa(cfg.Checks))
+			defer func() { _ = f.Value.Set(old) }()
+		}
+	}
+	s := &sink{}
+	start := time.Now()
+	for round := 1; ; round++ {
+		tb := &captureTB{name: t.Name(), logf: t.Logf}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			rapid.Check(tb, func(rt *rapid.T) { prop(rt, &Recorder{sink: s}) })
+		}()
+		<-done
+		if tb.failed {
+			s.mu.Lock()
+			v := s.last
+			s.mu.Unlock()
+			if v == nil {
+				v = &Violation{Guarantee: "no panic", Detail: "rapid failed outside a recorded step"}
+			}
+			v.Detail += "\n" + strings.TrimSpace(tb.report.String())
+			return v
+		}
+		if time.Since(start) >= cfg.Budget {
+			t.Logf("passed %d round(s) in %v", round, time.Since(start).Round(time.Millisecond))
+			return nil
+		}
+	}
+}
+
+// Bubble runs body in a testing/synctest bubble (fresh fake clock, durable
+// blocking detection) and re-raises inside the calling goroutine any panic
+// body raised, which is how rapid's failures leave a bubble: rapid sees them
+// as ordinary failures and can shrink. Body must stop every goroutine it
+// started (use defer), or the bubble reports a deadlock.
+func Bubble(t *testing.T, body func()) {
+	var p any
+	synctest.Test(t, func(*testing.T) {
+		defer func() { p = recover() }()
+		body()
+	})
+	if p != nil {
+		panic(p)
+	}
+}
+
+// captureTB is a rapid.TB that records a failure instead of failing the
+// test, so that a failing check becomes an error value.
+type captureTB struct {
+	name   string
+	logf   func(string, ...any)
+	mu     sync.Mutex
+	failed bool
+	report strings.Builder
+}
+
+func (c *captureTB) Helper()      {}
+func (c *captureTB) Name() string { return c.name }
+func (c *captureTB) Logf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed {
+		fmt.Fprintf(&c.report, format+"\n", args...)
+	}
+}
+func (c *captureTB) Log(args ...any) { c.Logf("%s", fmt.Sprint(args...)) }
+func (c *captureTB) Skipf(format string, args ...any) {
+	c.Errorf("skipped: "+format, args...)
+	c.FailNow()
+}
+func (c *captureTB) Skip(args ...any) { c.Skipf("%s", fmt.Sprint(args...)) }
+func (c *captureTB) SkipNow()         { c.Skip("SkipNow") }
+func (c *captureTB) Errorf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed = true
+	fmt.Fprintf(&c.report, format+"\n", args...)
+}
+func (c *captureTB) Error(args ...any)                 { c.Errorf("%s", fmt.Sprint(args...)) }
+func (c *captureTB) Fatalf(format string, args ...any) { c.Errorf(format, args...); c.FailNow() }
+func (c *captureTB) Fatal(args ...any)                 { c.Error(args...); c.FailNow() }
+func (c *captureTB) FailNow()                          { c.Fail(); runtime.Goexit() }
+func (c *captureTB) Fail() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed = true
+}
+func (c *captureTB) Failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}

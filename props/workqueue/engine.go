@@ -1,0 +1,322 @@
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing/synctest"
+
+	"github.com/kverify/kverify/props"
+	wq "github.com/kverify/kverify/spec/workqueue"
+)
+
+// Workers is the number of logical workers a queue machine drives: enough
+// for several items to be held at once and for Gets to block side by side.
+const Workers = 3
+
+// Keys are the items the machine uses: few, so that adds collide.
+var Keys = []string{"a", "b", "c"}
+
+// Step is one operation of a queue machine. Worker is the logical worker
+// for Get and Done; Key the item for Add and, with Misuse, a Done of an item
+// the caller does not hold.
+type Step struct {
+	Kind   wq.Kind
+	Key    string
+	Worker int
+}
+
+// String is the trace notation: "Add(a)", "w1:Get", "w1:Done", "Done(a)",
+// "Len", "ShutDown", ...
+func (s Step) String() string {
+	switch s.Kind {
+	case wq.Add:
+		return "Add(" + s.Key + ")"
+	case wq.Get:
+		return fmt.Sprintf("w%d:Get", s.Worker)
+	case wq.Done:
+		if s.Key != "" {
+			return "Done(" + s.Key + ")"
+		}
+		return fmt.Sprintf("w%d:Done", s.Worker)
+	}
+	return s.Kind.String()
+}
+
+// ParseStep is the inverse of Step.String.
+func ParseStep(s string) (Step, error) {
+	if w, op, ok := strings.Cut(s, ":"); ok && strings.HasPrefix(w, "w") {
+		n, err := strconv.Atoi(w[1:])
+		if err != nil || n < 0 || n >= Workers {
+			return Step{}, fmt.Errorf("bad worker in step %q", s)
+		}
+		k, err := wq.ParseKind(op)
+		if err != nil || (k != wq.Get && k != wq.Done) {
+			return Step{}, fmt.Errorf("bad worker step %q", s)
+		}
+		return Step{Kind: k, Worker: n}, nil
+	}
+	if name, arg, ok := strings.Cut(s, "("); ok && strings.HasSuffix(arg, ")") {
+		k, err := wq.ParseKind(name)
+		if err != nil || (k != wq.Add && k != wq.Done) {
+			return Step{}, fmt.Errorf("bad step %q", s)
+		}
+		return Step{Kind: k, Key: strings.TrimSuffix(arg, ")")}, nil
+	}
+	k, err := wq.ParseKind(s)
+	if err != nil {
+		return Step{}, err
+	}
+	return Step{Kind: k}, nil
+}
+
+// Mode selects which parts of the contract a machine exercises.
+type Mode struct {
+	// FullDrain lets ShutDownWithDrain start with items still queued (the
+	// drain contract). Without it, drain starts only when the FIFO is empty
+	// and no held item is dirty, where every known queue agrees.
+	FullDrain bool
+	// Misuse adds Done of items that are not being processed.
+	Misuse bool
+}
+
+type getResult struct {
+	key      string
+	shutdown bool
+}
+
+type worker struct {
+	held    string
+	holding bool
+	getting chan getResult // non-nil while a Get is in flight
+}
+
+// machine drives one queue and the model in lock step. It must run inside
+// a synctest bubble: it starts goroutines for blocking calls and uses
+// synctest.Wait as the step boundary, so "blocked" is decided exactly.
+type machine struct {
+	q       Queue
+	m       wq.Model
+	mode    Mode
+	workers [Workers]worker
+	drain   chan struct{} // non-nil while ShutDownWithDrain is in flight
+	rec     *props.Recorder
+}
+
+func newMachine(q Queue, mode Mode, rec *props.Recorder) *machine {
+	return &machine{q: q, mode: mode, rec: rec}
+}
+
+// Enabled reports whether the step is meaningful now; disabled steps are
+// no-ops, so every byte string decodes to a valid run.
+func (x *machine) Enabled(s Step) bool {
+	switch s.Kind {
+	case wq.Get:
+		w := &x.workers[s.Worker]
+		return !w.holding && w.getting == nil
+	case wq.Done:
+		if s.Key != "" {
+			return x.mode.Misuse && !x.m.Processing(s.Key)
+		}
+		return x.workers[s.Worker].holding
+	case wq.ShutDownWithDrain:
+		if x.drain != nil {
+			return false
+		}
+		if x.mode.FullDrain {
+			return true
+		}
+		if len(x.m.Queue()) > 0 {
+			return false
+		}
+		for _, k := range x.m.ProcessingKeys() {
+			if x.m.Dirty(k) {
+				return false
+			}
+		}
+		return true
+	}
+	return true
+}
+
+// Apply runs one step on the subject and the model and checks the outcome.
+func (x *machine) Apply(s Step) error {
+	if !x.Enabled(s) {
+		return nil
+	}
+	want, got := "", ""
+	switch s.Kind {
+	case wq.Add:
+		x.q.Add(s.Key)
+		x.m, _ = x.m.Step(wq.Op{Kind: wq.Add, Key: s.Key})
+	case wq.Get:
+		ch := make(chan getResult, 1)
+		x.workers[s.Worker].getting = ch
+		q := x.q
+		go func() {
+			k, sd := q.Get()
+			ch <- getResult{k, sd}
+		}()
+	case wq.Done:
+		key := s.Key
+		if key == "" {
+			w := &x.workers[s.Worker]
+			key, w.held, w.holding = w.held, "", false
+		}
+		x.q.Done(key)
+		x.m, _ = x.m.Step(wq.Op{Kind: wq.Done, Key: key})
+	case wq.Len:
+		n := x.q.Len()
+		_, out := x.m.Step(wq.Op{Kind: wq.Len})
+		want, got = strconv.Itoa(out.N), strconv.Itoa(n)
+		if n != out.N {
+			x.rec.Step(s.String(), want, got)
+			return props.Broke("Len law", "Len() = %d, model %d (queue %v)", n, out.N, x.m.Queue())
+		}
+	case wq.ShuttingDown:
+		b := x.q.ShuttingDown()
+		_, out := x.m.Step(wq.Op{Kind: wq.ShuttingDown})
+		want, got = strconv.FormatBool(out.Flag), strconv.FormatBool(b)
+		if b != out.Flag {
+			x.rec.Step(s.String(), want, got)
+			return props.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, out.Flag)
+		}
+	case wq.ShutDown:
+		x.q.ShutDown()
+		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDown})
+	case wq.ShutDownWithDrain:
+		ch := make(chan struct{})
+		x.drain = ch
+		q := x.q
+		go func() {
+			q.ShutDownWithDrain()
+			close(ch)
+		}()
+		x.m = x.m.Begin(wq.Op{Kind: wq.ShutDownWithDrain})
+	default:
+		return fmt.Errorf("unknown step %v", s)
+	}
+	x.rec.Step(s.String(), want, got)
+	return x.settle()
+}
+
+// settle waits until the subject is quiescent, then checks which blocked
+// calls returned against what the model allows, and the Len law.
+func (x *machine) settle() error {
+	synctest.Wait()
+	var returned, blocked []int
+	results := map[int]getResult{}
+	for i := range x.workers {
+		w := &x.workers[i]
+		if w.getting == nil {
+			continue
+		}
+		select {
+		case r := <-w.getting:
+			returned = append(returned, i)
+			results[i] = r
+		default:
+			blocked = append(blocked, i)
+		}
+	}
+	for _, i := range returned {
+		x.rec.Step(fmt.Sprintf("w%d:Get returned", i), "", fmtResult(results[i]))
+	}
+	pending := len(returned) + len(blocked)
+	queue := x.m.Queue()
+	shut := x.m.IsShuttingDown()
+	wantItems := min(pending, len(queue))
+	wantReturned := wantItems
+	if shut {
+		wantReturned = pending
+	}
+	if len(returned) != wantReturned {
+		switch {
+		case len(returned) > wantReturned && len(queue) == 0 && !shut:
+			return props.Broke("Blocking Get", "%d Get(s) returned from an empty running queue: %s", len(returned)-wantReturned, describe(returned, results))
+		case len(returned) > wantReturned:
+			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %v: %s", len(returned), len(queue), queue, describe(returned, results))
+		default:
+			return props.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %v (shutting down: %v)", len(blocked), len(queue), queue, shut)
+		}
+	}
+	// The returned Gets must have taken exactly the head of the FIFO; which
+	// worker took which of those items is the scheduler's choice.
+	head := queue[:wantItems]
+	var gotItems []string
+	for _, i := range returned {
+		if r := results[i]; !r.shutdown {
+			gotItems = append(gotItems, r.key)
+		}
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(gotItems)), slices.Sorted(slices.Values(head))) {
+		for _, k := range gotItems {
+			if x.m.Processing(k) {
+				return props.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.ProcessingKeys())
+			}
+		}
+		if len(gotItems) < len(head) {
+			return props.Broke("Shutdown", "Get returned shutdown with items still queued %v", queue)
+		}
+		return props.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %v)", gotItems, head, queue)
+	}
+	// The model pops the same multiset; it tracks the processing set, not
+	// which worker holds what, so the order of its pops does not matter.
+	for range wantItems {
+		x.m, _ = x.m.Step(wq.Op{Kind: wq.Get})
+	}
+	for _, i := range returned {
+		w := &x.workers[i]
+		w.getting = nil
+		if r := results[i]; !r.shutdown {
+			w.held, w.holding = r.key, true
+		}
+	}
+	if x.drain != nil {
+		done := false
+		select {
+		case <-x.drain:
+			done = true
+		default:
+		}
+		want := x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain})
+		switch {
+		case done && !want:
+			x.rec.Step("ShutDownWithDrain returned", "blocked", "returned")
+			return props.Broke("Drain", "ShutDownWithDrain returned with items queued %v or processing %v", x.m.Queue(), x.m.ProcessingKeys())
+		case !done && want:
+			x.rec.Step("ShutDownWithDrain returned", "returned", "blocked")
+			return props.Broke("Drain", "ShutDownWithDrain still blocked with nothing queued or processing")
+		case done:
+			x.rec.Step("ShutDownWithDrain returned", "", "returned")
+			x.drain = nil
+			x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDownWithDrain})
+		}
+	}
+	if n, want := x.q.Len(), len(x.m.Queue()); n != want {
+		return props.Broke("Len law", "Len() = %d, model %d (queue %v)", n, want, x.m.Queue())
+	}
+	return nil
+}
+
+// Close shuts the subject down and releases every blocked call.
+func (x *machine) Close() {
+	x.q.ShutDown()
+	synctest.Wait()
+}
+
+func fmtResult(r getResult) string {
+	if r.shutdown {
+		return "(shutdown)"
+	}
+	return r.key
+}
+
+func describe(ws []int, rs map[int]getResult) string {
+	var parts []string
+	for _, i := range ws {
+		parts = append(parts, fmt.Sprintf("w%d=%s", i, fmtResult(rs[i])))
+	}
+	return strings.Join(parts, " ")
+}

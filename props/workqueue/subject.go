@@ -1,0 +1,63 @@
+// Package workqueue is the conformance suite for work queues: a plain queue,
+// a delaying queue and a rate-limiting queue, checked against the models in
+// spec/workqueue and spec/delaying.
+//
+// Give Checks a Subject (factories for the queue kinds the implementation
+// has) and run the result with props.Run:
+//
+//	props.Run(t, workqueue.Checks(subject))
+//
+// Items are strings. Every factory receives its dependencies explicitly.
+package workqueue
+
+import (
+	"time"
+
+	"github.com/kverify/kverify/props/ratelimit"
+	"k8s.io/utils/clock"
+)
+
+// Queue is the method set of a work queue (client-go's TypedInterface[string]).
+type Queue interface {
+	Add(item string)
+	Get() (item string, shutdown bool)
+	Done(item string)
+	Len() int
+	ShutDown()
+	ShutDownWithDrain()
+	ShuttingDown() bool
+}
+
+// Delaying is a Queue that can add an item later.
+type Delaying interface {
+	Queue
+	AddAfter(item string, d time.Duration)
+}
+
+// RateLimiting is a Delaying queue that asks a rate limiter for the delay.
+type RateLimiting interface {
+	Delaying
+	AddRateLimited(item string)
+	Forget(item string)
+	NumRequeues(item string) int
+}
+
+// Deps are a factory's explicit dependencies.
+type Deps struct {
+	// Clock is the clock to use; checks that run in a synctest bubble pass
+	// the real clock, which the bubble fakes.
+	Clock clock.WithTicker
+	// Metrics asks for a queue with metrics on (named, with a provider), so
+	// that leak checks cover the goroutines metrics start.
+	Metrics bool
+}
+
+// Subject is an implementation under test. New is required; a nil
+// NewDelaying or NewRateLimiting skips the checks that need it.
+type Subject struct {
+	New             func(Deps) Queue
+	NewDelaying     func(Deps) Delaying
+	NewRateLimiting func(Deps, ratelimit.Limiter) RateLimiting
+	// Limiters are the rate limiters that come with the queue.
+	Limiters ratelimit.Subject
+}

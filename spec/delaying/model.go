@@ -1,0 +1,229 @@
+// Package delaying is the reference model of a delaying work queue: the
+// work queue of spec/workqueue plus a set of items waiting for a ready time.
+//
+// The model is pure: no goroutines, no clock, no randomness. Time is an
+// input: AddAfter takes the current time, and Advance(now) is the
+// implementation's waiting loop catching up with the clock. Model values are
+// immutable from the outside: every transition returns a new Model.
+//
+// Rules:
+//   - AddAfter(key, d, now) with d <= 0 is the queue's Add, at once. It does
+//     not touch a waiting entry for key.
+//   - AddAfter with d > 0 makes key wait until now+d. If key already waits,
+//     the earlier ready time wins; a later or equal one is discarded.
+//   - Waiting entries are ordered by ready time, then by the order in which
+//     their ready times were set (an entry whose ready time is lowered goes
+//     behind entries already waiting for the same time).
+//   - Advance(now) moves every entry with ready time <= now into the queue,
+//     in that order, each as the queue's Add. AdvanceOne moves only the
+//     first, for checkers whose implementation moves entries one at a time.
+//   - Once shutting down, AddAfter is ignored. ShutDown and the start of
+//     ShutDownWithDrain (Begin) drop every waiting entry: a drain waits only
+//     for queued and processing items, never for waiting ones.
+//   - The plain queue operations (Add, Get, Done, Len, ShuttingDown) are the
+//     queue model's; Len does not count waiting entries.
+//
+// Ready times are now.Add(d) with the monotonic reading stripped; Go's
+// time.Time.Add saturates instead of wrapping, so huge delays stay in the
+// future.
+package delaying
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kverify/kverify/spec/workqueue"
+)
+
+// Entry is a key waiting for its ready time.
+type Entry struct {
+	Key     string
+	ReadyAt time.Time
+}
+
+func (e Entry) String() string {
+	return e.Key + "@" + e.ReadyAt.UTC().Format(time.RFC3339Nano)
+}
+
+// wait is a waiting entry's ready time and its rank among equal ready times.
+type wait struct {
+	readyAt time.Time
+	seq     uint64
+}
+
+// Model is the state of a delaying work queue. The zero value is an empty,
+// running queue with nothing waiting. Treat it as immutable; use the
+// transition methods.
+type Model struct {
+	q       workqueue.Model
+	waiting map[string]wait
+	seq     uint64 // last rank handed out; only relative order is observable
+}
+
+// Queue returns the state of the underlying work queue.
+func (m Model) Queue() workqueue.Model { return m.q }
+
+// IsShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
+func (m Model) IsShuttingDown() bool { return m.q.IsShuttingDown() }
+
+// AddAfter is AddAfter(key, d) called at time now.
+func (m Model) AddAfter(key string, d time.Duration, now time.Time) Model {
+	if m.q.IsShuttingDown() {
+		return m
+	}
+	if d <= 0 {
+		n := m
+		n.q, _ = m.q.Step(workqueue.Op{Kind: workqueue.Add, Key: key})
+		return n
+	}
+	readyAt := now.Add(d).Round(0)
+	if w, ok := m.waiting[key]; ok && !readyAt.Before(w.readyAt) {
+		return m // the earlier ready time wins
+	}
+	n := m.cloneWaiting()
+	n.seq++
+	n.waiting[key] = wait{readyAt: readyAt, seq: n.seq}
+	return n
+}
+
+// Advance moves every entry whose ready time is <= now into the queue, in
+// (ready time, order set) order.
+func (m Model) Advance(now time.Time) Model {
+	for {
+		n, ok := m.AdvanceOne(now)
+		if !ok {
+			return m
+		}
+		m = n
+	}
+}
+
+// AdvanceOne moves the first waiting entry into the queue if its ready time
+// is <= now, and reports whether it did.
+func (m Model) AdvanceOne(now time.Time) (Model, bool) {
+	e, ok := m.first()
+	if !ok || e.ReadyAt.After(now) {
+		return m, false
+	}
+	n := m.cloneWaiting()
+	delete(n.waiting, e.Key)
+	n.q, _ = n.q.Step(workqueue.Op{Kind: workqueue.Add, Key: e.Key})
+	return n, true
+}
+
+// NextReadyAt returns the earliest ready time of a waiting entry, or false
+// if nothing waits.
+func (m Model) NextReadyAt() (time.Time, bool) {
+	e, ok := m.first()
+	return e.ReadyAt, ok
+}
+
+// Waiting returns the waiting entries in the order they will be moved into
+// the queue: by ready time, then by the order their ready times were set.
+func (m Model) Waiting() []Entry {
+	type ranked struct {
+		Entry
+		seq uint64
+	}
+	rs := make([]ranked, 0, len(m.waiting))
+	for k, w := range m.waiting {
+		rs = append(rs, ranked{Entry{k, w.readyAt}, w.seq})
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := a.ReadyAt.Compare(b.ReadyAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	es := make([]Entry, len(rs))
+	for i, r := range rs {
+		es[i] = r.Entry
+	}
+	return es
+}
+
+// first returns the entry Advance would move first.
+func (m Model) first() (Entry, bool) {
+	var (
+		best Entry
+		bw   wait
+		ok   bool
+	)
+	for k, w := range m.waiting {
+		if !ok || w.readyAt.Before(bw.readyAt) || w.readyAt.Equal(bw.readyAt) && w.seq < bw.seq {
+			best, bw, ok = Entry{k, w.readyAt}, w, true
+		}
+	}
+	return best, ok
+}
+
+// Enabled reports whether the plain queue operation op can return in state
+// m; see workqueue.Model.Enabled. AddAfter and Advance are always enabled.
+func (m Model) Enabled(op workqueue.Op) bool { return m.q.Enabled(op) }
+
+// Step applies the plain queue operation op and returns the new state and
+// the expected output; see workqueue.Model.Step. ShutDown and
+// ShutDownWithDrain also drop every waiting entry.
+func (m Model) Step(op workqueue.Op) (Model, workqueue.Out) {
+	n := m
+	var out workqueue.Out
+	n.q, out = m.q.Step(op)
+	if op.Kind == workqueue.ShutDown || op.Kind == workqueue.ShutDownWithDrain {
+		n.waiting = nil
+	}
+	return n, out
+}
+
+// Begin is the effect of starting ShutDownWithDrain: the queue stops taking
+// new items and every waiting entry is dropped, before the call returns.
+func (m Model) Begin(op workqueue.Op) Model {
+	if op.Kind != workqueue.ShutDownWithDrain {
+		return m
+	}
+	n := m
+	n.q = m.q.Begin(op)
+	n.waiting = nil
+	return n
+}
+
+func (m Model) cloneWaiting() Model {
+	n := m
+	n.waiting = make(map[string]wait, len(m.waiting)+1)
+	for k, w := range m.waiting {
+		n.waiting[k] = w
+	}
+	return n
+}
+
+// Key is a canonical encoding of the state: equal states have equal keys.
+// Waiting entries appear in the order they will fire; the ranks themselves
+// are not part of the state, only the order they give.
+func (m Model) Key() string {
+	var b strings.Builder
+	b.WriteString(m.q.Key())
+	b.WriteString(" w=")
+	for i, e := range m.Waiting() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(e.String())
+	}
+	return b.String()
+}
+
+func (m Model) String() string { return "{" + m.Key() + "}" }
+
+// Invariant checks the model's own laws: the queue model's, and nothing
+// waits once the queue is shutting down.
+func (m Model) Invariant() error {
+	if err := m.q.Invariant(); err != nil {
+		return err
+	}
+	if m.q.IsShuttingDown() && len(m.waiting) > 0 {
+		return fmt.Errorf("%d entries wait in a queue that is shutting down", len(m.waiting))
+	}
+	return nil
+}

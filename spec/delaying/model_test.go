@@ -1,0 +1,158 @@
+package delaying
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/spec/workqueue"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+func queue(m Model) []string { return m.Queue().Queue() }
+
+func keys(es []Entry) []string {
+	var ks []string
+	for _, e := range es {
+		ks = append(ks, e.Key)
+	}
+	return ks
+}
+
+func TestAddAfterNonPositiveAddsAtOnce(t *testing.T) {
+	var m Model
+	m = m.AddAfter("a", 0, t0).AddAfter("b", -time.Second, t0)
+	if got := queue(m); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("queue = %v", got)
+	}
+	if _, ok := m.NextReadyAt(); ok {
+		t.Fatal("something waits")
+	}
+}
+
+func TestReadyAtBoundary(t *testing.T) {
+	m := Model{}.AddAfter("a", time.Second, t0)
+	if r, ok := m.NextReadyAt(); !ok || !r.Equal(at(time.Second)) {
+		t.Fatalf("NextReadyAt = %v, %v", r, ok)
+	}
+	if n := m.Advance(at(time.Second - 1)); len(queue(n)) != 0 || len(n.Waiting()) != 1 {
+		t.Fatalf("fired early: %v", n)
+	}
+	n := m.Advance(at(time.Second))
+	if !slices.Equal(queue(n), []string{"a"}) || len(n.Waiting()) != 0 {
+		t.Fatalf("not fired: %v", n)
+	}
+}
+
+func TestEarlierWinsLaterDiscarded(t *testing.T) {
+	m := Model{}.AddAfter("a", 2*time.Second, t0).AddAfter("a", time.Second, t0)
+	if w := m.Waiting(); len(w) != 1 || !w[0].ReadyAt.Equal(at(time.Second)) {
+		t.Fatalf("earlier did not win: %v", w)
+	}
+	n := m.AddAfter("a", 5*time.Second, t0)
+	if n.Key() != m.Key() {
+		t.Fatalf("later not discarded: %v", n)
+	}
+}
+
+func TestAdvanceOrder(t *testing.T) {
+	var m Model
+	m = m.AddAfter("c", 3*time.Second, t0)
+	m = m.AddAfter("b", 2*time.Second, t0)
+	m = m.AddAfter("x", 2*time.Second, t0) // tie: after b
+	m = m.AddAfter("a", time.Second, t0)
+	m = m.AddAfter("y", 5*time.Second, t0)
+	m = m.AddAfter("y", 2*time.Second, t0) // lowered: after b and x
+	if got, want := keys(m.Waiting()), []string{"a", "b", "x", "y", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("Waiting = %v, want %v", got, want)
+	}
+	n := m.Advance(at(2 * time.Second))
+	if got, want := queue(n), []string{"a", "b", "x", "y"}; !slices.Equal(got, want) {
+		t.Fatalf("queue = %v, want %v", got, want)
+	}
+	one, ok := m.AdvanceOne(at(10 * time.Second))
+	if !ok || !slices.Equal(queue(one), []string{"a"}) {
+		t.Fatalf("AdvanceOne = %v, %v", one, ok)
+	}
+	// m is unchanged by the transitions above.
+	if got := keys(m.Waiting()); len(got) != 5 || len(queue(m)) != 0 {
+		t.Fatalf("receiver mutated: %v", m)
+	}
+}
+
+func TestWaitingDoesNotBlockAdd(t *testing.T) {
+	m := Model{}.AddAfter("a", time.Second, t0)
+	m, _ = m.Step(workqueue.Op{Kind: workqueue.Add, Key: "a"})
+	if !slices.Equal(queue(m), []string{"a"}) || len(m.Waiting()) != 1 {
+		t.Fatalf("%v", m)
+	}
+	m, out := m.Step(workqueue.Op{Kind: workqueue.Get})
+	if out.Key != "a" {
+		t.Fatalf("Get = %+v", out)
+	}
+	m = m.Advance(at(time.Second)) // dirty again while processing
+	m, _ = m.Step(workqueue.Op{Kind: workqueue.Done, Key: "a"})
+	if !slices.Equal(queue(m), []string{"a"}) {
+		t.Fatalf("%v", m)
+	}
+}
+
+func TestShutDownDropsWaiting(t *testing.T) {
+	m := Model{}.AddAfter("a", time.Second, t0).AddAfter("b", 0, t0)
+	s, _ := m.Step(workqueue.Op{Kind: workqueue.ShutDown})
+	if len(s.Waiting()) != 0 || !slices.Equal(queue(s), []string{"b"}) {
+		t.Fatalf("%v", s)
+	}
+	if s2 := s.AddAfter("c", 0, t0).AddAfter("d", time.Second, t0); s2.Key() != s.Key() {
+		t.Fatalf("AddAfter after shutdown: %v", s2)
+	}
+	if err := s.Invariant(); err != nil {
+		t.Fatal(err)
+	}
+
+	drain := workqueue.Op{Kind: workqueue.ShutDownWithDrain}
+	d := m.Begin(drain)
+	if len(d.Waiting()) != 0 || !d.IsShuttingDown() || d.Enabled(drain) {
+		t.Fatalf("%v", d)
+	}
+	d, out := d.Step(workqueue.Op{Kind: workqueue.Get})
+	d, _ = d.Step(workqueue.Op{Kind: workqueue.Done, Key: out.Key})
+	if !d.Enabled(drain) {
+		t.Fatalf("drain not enabled: %v", d)
+	}
+}
+
+func TestHugeDelayStaysInFuture(t *testing.T) {
+	now := time.Now() // with a monotonic reading
+	m := Model{}.AddAfter("a", math.MaxInt64, now)
+	r, ok := m.NextReadyAt()
+	if !ok || !r.After(now) {
+		t.Fatalf("readyAt %v not after %v", r, now)
+	}
+	if n := m.Advance(now.Add(100 * 365 * 24 * time.Hour)); len(queue(n)) != 0 {
+		t.Fatalf("fired: %v", n)
+	}
+	// Saturation near the end of time.Time's range.
+	end := time.Unix(math.MaxInt64-62135596800-1, 0) // about the largest time
+	if r := (Model{}).AddAfter("b", math.MaxInt64, end).Waiting()[0].ReadyAt; r.Before(end) {
+		t.Fatalf("wrapped: %v", r)
+	}
+}
+
+func TestKeyCanonical(t *testing.T) {
+	// Same state reached with different ranks.
+	a := Model{}.AddAfter("x", time.Second, t0).AddAfter("y", 2*time.Second, t0)
+	b := Model{}.AddAfter("y", 2*time.Second, t0).AddAfter("x", time.Second, t0)
+	if a.Key() != b.Key() {
+		t.Fatalf("keys differ:\n%s\n%s", a.Key(), b.Key())
+	}
+	// Location and monotonic reading do not matter.
+	c := Model{}.AddAfter("x", time.Second, t0.In(time.FixedZone("X", 3600))).AddAfter("y", 2*time.Second, t0)
+	if a.Key() != c.Key() {
+		t.Fatalf("keys differ:\n%s\n%s", a.Key(), c.Key())
+	}
+}

@@ -1,0 +1,264 @@
+// Package workqueue is the reference model of a work queue: a FIFO, a dirty
+// set and a processing set, as client-go's workqueue documents them (fair,
+// stingy, re-enqueueable, with shutdown and drain).
+//
+// The model is pure: no goroutines, no clock, no randomness. Blocking
+// operations are partial: Enabled reports whether an operation could return
+// in a given state, and a checker only applies an operation when it is.
+// Model values are immutable from the outside: every transition returns a
+// new Model, so a Model can serve as a porcupine state, as rapid's expected
+// value and as a fuzz oracle at the same time.
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Kind names an operation on a work queue.
+type Kind uint8
+
+// The operations of a work queue. Get and ShutDownWithDrain may block; the
+// others never do.
+const (
+	Add Kind = iota
+	Get
+	Done
+	Len
+	ShutDown
+	ShutDownWithDrain
+	ShuttingDown
+)
+
+var kindNames = [...]string{"Add", "Get", "Done", "Len", "ShutDown", "ShutDownWithDrain", "ShuttingDown"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// ParseKind is the inverse of Kind.String.
+func ParseKind(s string) (Kind, error) {
+	for i, n := range kindNames {
+		if n == s {
+			return Kind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("workqueue: unknown operation %q", s)
+}
+
+// Op is one call on a queue. Key is the item for Add and Done.
+type Op struct {
+	Kind Kind
+	Key  string
+}
+
+func (o Op) String() string {
+	switch o.Kind {
+	case Add, Done:
+		return fmt.Sprintf("%s(%s)", o.Kind, o.Key)
+	default:
+		return o.Kind.String() + "()"
+	}
+}
+
+// Out is what an operation returned. Key and Shutdown are Get's results, N is
+// Len's, Flag is ShuttingDown's.
+type Out struct {
+	Key      string
+	Shutdown bool
+	N        int
+	Flag     bool
+}
+
+// Model is the state of a work queue. The zero value is an empty, running
+// queue. Treat it as immutable; use the transition methods.
+type Model struct {
+	queue        []string        // FIFO; every element is dirty and not processing
+	dirty        map[string]bool // needs processing
+	processing   map[string]bool // handed out by Get, not yet Done
+	shuttingDown bool
+	// released is set by ShutDown and cleared by the start of a
+	// ShutDownWithDrain: ShutDown makes a waiting drain return at once.
+	released bool
+}
+
+// Queue returns the FIFO contents, oldest first.
+func (m Model) Queue() []string { return slices.Clone(m.queue) }
+
+// Dirty reports whether key waits to be processed.
+func (m Model) Dirty(key string) bool { return m.dirty[key] }
+
+// Processing reports whether key has been handed out and not yet Done.
+func (m Model) Processing(key string) bool { return m.processing[key] }
+
+// ProcessingKeys returns the keys being processed, sorted.
+func (m Model) ProcessingKeys() []string { return sortedKeys(m.processing) }
+
+// IsShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
+func (m Model) IsShuttingDown() bool { return m.shuttingDown }
+
+// Enabled reports whether op can return in state m. Get waits for an item or
+// shutdown; ShutDownWithDrain waits until every item accepted before it has
+// been handed out and marked Done (the FIFO and the processing set are
+// empty). This drain is the documented contract; client-go v0.37.2 waits
+// for the processing set only (a declared divergence).
+func (m Model) Enabled(op Op) bool {
+	switch op.Kind {
+	case Get:
+		return len(m.queue) > 0 || m.shuttingDown
+	case ShutDownWithDrain:
+		return m.released || (len(m.queue) == 0 && len(m.processing) == 0)
+	}
+	return true
+}
+
+// Step applies op to m and returns the new state and the expected output.
+// It must only be called when m.Enabled(op). A ShutDownWithDrain step is the
+// return of the call: its start is modelled by Begin.
+func (m Model) Step(op Op) (Model, Out) {
+	switch op.Kind {
+	case Add:
+		return m.add(op.Key), Out{}
+	case Get:
+		return m.get()
+	case Done:
+		return m.done(op.Key), Out{}
+	case Len:
+		return m, Out{N: len(m.queue)}
+	case ShutDown:
+		n := m.clone()
+		n.shuttingDown, n.released = true, true
+		return n, Out{}
+	case ShutDownWithDrain:
+		n := m.clone()
+		n.shuttingDown = true
+		return n, Out{}
+	case ShuttingDown:
+		return m, Out{Flag: m.shuttingDown}
+	}
+	panic(fmt.Sprintf("workqueue model: unknown op %v", op))
+}
+
+// Begin is the effect of starting ShutDownWithDrain: the queue stops taking
+// new items at once, before the call returns, and the drain waits even if
+// ShutDown was called earlier.
+func (m Model) Begin(op Op) Model {
+	if op.Kind != ShutDownWithDrain {
+		return m
+	}
+	n := m.clone()
+	n.shuttingDown, n.released = true, false
+	return n
+}
+
+func (m Model) add(key string) Model {
+	if m.shuttingDown || m.dirty[key] {
+		return m
+	}
+	n := m.clone()
+	n.dirty[key] = true
+	if !n.processing[key] {
+		n.queue = append(n.queue, key)
+	}
+	return n
+}
+
+func (m Model) get() (Model, Out) {
+	if len(m.queue) == 0 {
+		return m, Out{Shutdown: true}
+	}
+	n := m.clone()
+	key := n.queue[0]
+	n.queue = n.queue[1:]
+	delete(n.dirty, key)
+	n.processing[key] = true
+	return n, Out{Key: key}
+}
+
+// done ends processing of key. Done of a key that is not being processed is
+// a no-op: the caller broke the contract, and the queue must not invent a
+// second copy of the key (client-go v0.37.2 does; a declared divergence).
+func (m Model) done(key string) Model {
+	if !m.processing[key] {
+		return m
+	}
+	n := m.clone()
+	delete(n.processing, key)
+	if n.dirty[key] {
+		n.queue = append(n.queue, key)
+	}
+	return n
+}
+
+func (m Model) clone() Model {
+	n := Model{
+		queue:        slices.Clone(m.queue),
+		dirty:        make(map[string]bool, len(m.dirty)+1),
+		processing:   make(map[string]bool, len(m.processing)+1),
+		shuttingDown: m.shuttingDown,
+		released:     m.released,
+	}
+	for k := range m.dirty {
+		n.dirty[k] = true
+	}
+	for k := range m.processing {
+		n.processing[k] = true
+	}
+	return n
+}
+
+// Key is a canonical encoding of the state: equal states have equal keys.
+// Porcupine uses it for Equal and Hash.
+func (m Model) Key() string {
+	var b strings.Builder
+	b.WriteString("q=")
+	b.WriteString(strings.Join(m.queue, ","))
+	b.WriteString(" d=")
+	b.WriteString(strings.Join(sortedKeys(m.dirty), ","))
+	b.WriteString(" p=")
+	b.WriteString(strings.Join(sortedKeys(m.processing), ","))
+	if m.shuttingDown {
+		b.WriteString(" shut")
+	}
+	if m.released {
+		b.WriteString(" released")
+	}
+	return b.String()
+}
+
+func (m Model) String() string { return "{" + m.Key() + "}" }
+
+// Invariant checks the model's own laws: the FIFO has no duplicates, every
+// queued key is dirty and not processing. It exists so the model can be
+// fuzzed on its own.
+func (m Model) Invariant() error {
+	seen := map[string]bool{}
+	for _, k := range m.queue {
+		if seen[k] {
+			return fmt.Errorf("key %q queued twice", k)
+		}
+		seen[k] = true
+		if !m.dirty[k] || m.processing[k] {
+			return fmt.Errorf("queued key %q: dirty=%v processing=%v", k, m.dirty[k], m.processing[k])
+		}
+	}
+	for k := range m.dirty {
+		if !seen[k] && !m.processing[k] {
+			return fmt.Errorf("dirty key %q neither queued nor processing", k)
+		}
+	}
+	return nil
+}
+
+func sortedKeys(s map[string]bool) []string {
+	ks := make([]string, 0, len(s))
+	for k := range s {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

@@ -1,0 +1,100 @@
+// Package traces defines the replayable trace format: a failing check's
+// shortest counterexample as data, saved as JSON, that a component's
+// conformance package can run again against any subject.
+package traces
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Version is the current trace format version.
+const Version = 1
+
+// Trace is a sequence of steps that drove a subject, and what broke.
+type Trace struct {
+	Version   int    `json:"version"`
+	Component string `json:"component"`
+	Check     string `json:"check"`
+	Subject   string `json:"subject,omitempty"`
+	// Guarantee is the broken guarantee, Message the violation.
+	Guarantee string `json:"guarantee,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Steps     []Step `json:"steps"`
+}
+
+// Step is one operation of a trace. Op is the operation in the component's
+// own notation (e.g. "Add(a)", "w1:Get", "Sleep(3s)"); Want and Got are the
+// expected and observed results, empty when the step returns nothing.
+type Step struct {
+	Op   string        `json:"op"`
+	Want string        `json:"want,omitempty"`
+	Got  string        `json:"got,omitempty"`
+	At   time.Duration `json:"at,omitempty"` // fake time since the start, for timed components
+}
+
+// Ops returns the operations of the trace, in order.
+func (t *Trace) Ops() []string {
+	ops := make([]string, len(t.Steps))
+	for i, s := range t.Steps {
+		ops[i] = s.Op
+	}
+	return ops
+}
+
+// String renders the trace for a failure message: one step per line.
+func (t *Trace) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d steps:", len(t.Steps))
+	for i, s := range t.Steps {
+		fmt.Fprintf(&b, "\n  %3d %s", i, s.Op)
+		if s.Want != "" || s.Got != "" {
+			fmt.Fprintf(&b, " -> %s", s.Got)
+			if s.Want != s.Got {
+				fmt.Fprintf(&b, " (model: %s)", s.Want)
+			}
+		}
+	}
+	return b.String()
+}
+
+// Read loads a trace file.
+func Read(path string) (*Trace, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t Trace
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("trace %s: %w", path, err)
+	}
+	if t.Version != Version {
+		return nil, fmt.Errorf("trace %s: version %d, want %d", path, t.Version, Version)
+	}
+	if t.Component == "" || t.Check == "" {
+		return nil, fmt.Errorf("trace %s: component and check are required", path)
+	}
+	return &t, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Write saves t as dir/<component>-<check>-<subject>.json and returns the path.
+func Write(dir string, t *Trace) (string, error) {
+	t.Version = Version
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	name := unsafeChars.ReplaceAllString(strings.Join([]string{t.Component, t.Check, t.Subject}, "-"), "_")
+	path := filepath.Join(dir, name+".json")
+	data, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, append(data, '\n'), 0o644)
+}
