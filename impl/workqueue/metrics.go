@@ -27,9 +27,12 @@ type HistogramMetric interface {
 	Observe(float64)
 }
 
-// MetricsProvider makes a queue's metrics. It has the method set of
-// client-go's workqueue.MetricsProvider, so a provider written for client-go
-// (e.g. the Prometheus one in component-base) works here unchanged.
+// MetricsProvider makes a queue's metrics. It has the shape of client-go's
+// workqueue.MetricsProvider (same methods, same metric semantics); since the
+// metric interfaces are this package's own types, a provider written for
+// client-go needs a thin adapter whose methods return its metrics as these
+// types. Unlike client-go there is no global provider: metrics are on only
+// when Config names the queue and passes a provider.
 type MetricsProvider interface {
 	NewDepthMetric(name string) GaugeMetric
 	NewAddsMetric(name string) CounterMetric

@@ -1,0 +1,51 @@
+# kverify: the README's two commands are `make gate` and `make test`.
+GO        ?= go
+KVERIFY   := $(GO) run ./cmd/kverify
+# Deeper exploration for `make verify`: extra time per randomized check,
+# rapid cases per round, and fuzzing time per target.
+BUDGET    ?= 30s
+CHECKS    ?= 1000
+FUZZTIME  ?= 60s
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+
+.PHONY: gate test verify mutants fuzz bench lint tools
+
+## gate: the verification gate on our implementation (fast)
+gate:
+	$(KVERIFY) verify --subject ours
+
+## test: every test, with the race detector
+test:
+	$(GO) test -race ./...
+
+## verify: ours and upstream with a budget, every mutant, and fuzzing
+verify:
+	$(KVERIFY) verify --subject ours --budget $(BUDGET) --checks $(CHECKS)
+	$(KVERIFY) verify --subject upstream --budget $(BUDGET) --checks $(CHECKS)
+	$(KVERIFY) mutants
+	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+
+## mutants: the kill matrix
+mutants:
+	$(KVERIFY) mutants
+
+## fuzz: each fuzz target for FUZZTIME (the -fuzz flag takes one target at a time)
+fuzz:
+	@for f in $$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); do \
+	  echo "== $$f"; \
+	  $(GO) test ./fuzz -run '^$$' -fuzz "^$${f}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s || exit 1; \
+	done
+
+## bench: ours and upstream side by side (benchstat)
+bench: tools
+	$(KVERIFY) bench
+
+## lint: gofmt, vet, staticcheck
+lint:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+tools:
+	$(GO) install $(BENCHSTAT)
