@@ -79,6 +79,14 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 			defer func() { _ = f.Value.Set(old) }()
 		}
 	}
+	// Counterexamples are saved as kverify traces (with rapid's seed in the
+	// report); rapid's own fail files would land in the caller's testdata/
+	// on every run of a declared divergence.
+	if f := flag.Lookup("rapid.nofailfile"); f != nil {
+		old := f.Value.String()
+		_ = f.Value.Set("true")
+		defer func() { _ = f.Value.Set(old) }()
+	}
 	s := &sink{}
 	start := time.Now()
 	for round := 1; ; round++ {
@@ -112,11 +120,25 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 // as ordinary failures and can shrink. Body must stop every goroutine it
 // started (use defer), or the bubble reports a deadlock.
 func Bubble(t *testing.T, body func()) {
-	var p any
+	var p, invalid any
 	synctest.Test(t, func(*testing.T) {
-		defer func() { p = recover() }()
+		defer func() {
+			r := recover()
+			// rapid tells a failure from "this draw sequence is invalid"
+			// (e.g. the bit stream ran out while shrinking) by the panic's
+			// value and traceback; both would otherwise leave from the
+			// same line below and the shrinker could chase the wrong one.
+			if fmt.Sprintf("%T", r) == "rapid.invalidData" {
+				invalid = r
+				return
+			}
+			p = r
+		}()
 		body()
 	})
+	if invalid != nil {
+		panic(invalid) // not a failure: rapid discards this case
+	}
 	if p != nil {
 		panic(p)
 	}

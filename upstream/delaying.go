@@ -1,12 +1,53 @@
 package upstream
 
 import (
+	"github.com/kverify/kverify/props"
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	"k8s.io/client-go/util/workqueue"
 )
 
-// delaying returns client-go's delaying queue factory.
-func delaying() func(pwq.Deps) pwq.Delaying { return nil }
+// delaying returns client-go's delaying queue factory. With Deps.Metrics the
+// queue is named and gets a provider that is not client-go's noop, so that
+// its metrics goroutine runs.
+func delaying() func(pwq.Deps) pwq.Delaying {
+	return func(d pwq.Deps) pwq.Delaying {
+		cfg := workqueue.TypedDelayingQueueConfig[string]{Clock: d.Clock}
+		if d.Metrics {
+			cfg.Name, cfg.MetricsProvider = "kverify", nopProvider{}
+		}
+		return workqueue.NewTypedDelayingQueueWithConfig(cfg)
+	}
+}
 
-// rateLimiting returns client-go's rate-limiting queue factory.
-func rateLimiting() func(pwq.Deps, prl.Limiter) pwq.RateLimiting { return nil }
+// rateLimiting returns client-go's rate-limiting queue factory. The suite's
+// limiter has the method set of workqueue.TypedRateLimiter[string].
+func rateLimiting() func(pwq.Deps, prl.Limiter) pwq.RateLimiting {
+	return func(d pwq.Deps, l prl.Limiter) pwq.RateLimiting {
+		cfg := workqueue.TypedRateLimitingQueueConfig[string]{Clock: d.Clock}
+		if d.Metrics {
+			cfg.Name, cfg.MetricsProvider = "kverify", nopProvider{}
+		}
+		return workqueue.NewTypedRateLimitingQueueWithConfig[string](l, cfg)
+	}
+}
+
+// DelayingDivergences are client-go's known differences from the delaying
+// queue contract; they are part of WorkqueueDivergences.
+var DelayingDivergences = []props.Divergence{
+	{
+		Check:    pwq.CheckDelayingTies,
+		Reason:   "the waiting heap orders entries by readyAt only (Less is readyAt.Before) and container/heap is not stable, so items set for the same time come out in heap order: a, b, c all set for +1s are handed out a, c, b",
+		Upstream: Version + "/util/workqueue/delaying_queue.go:204-206",
+	},
+	{
+		Check:    pwq.CheckDelayingRelease,
+		Reason:   "ShutDown runs the inner queue's ShutDown only once (stopOnce), so a second ShutDown does not release a ShutDownWithDrain begun after the first; the drain waits for Done",
+		Upstream: Version + "/util/workqueue/delaying_queue.go:240-246",
+	},
+	{
+		Check:    pwq.CheckDelayingLeak,
+		Reason:   "ShutDownWithDrain is the inner queue's (delayingType does not override it): stopCh is not closed nor the heartbeat stopped, so waitingLoop runs on until its next wake-up (the 10s heartbeat, a timer or an AddAfter) finds the queue shutting down",
+		Upstream: Version + "/util/workqueue/delaying_queue.go:240-246,290-293,320-324",
+	},
+}

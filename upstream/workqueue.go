@@ -1,6 +1,8 @@
 package upstream
 
 import (
+	"slices"
+
 	"github.com/kverify/kverify/props"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"k8s.io/client-go/util/workqueue"
@@ -24,8 +26,10 @@ func Workqueue() pwq.Subject {
 }
 
 // WorkqueueDivergences are client-go's known differences from the
-// workqueue contract.
-var WorkqueueDivergences = []props.Divergence{
+// workqueue family's contract: queue, delaying queue and rate limiters.
+var WorkqueueDivergences = slices.Concat(queueDivergences, DelayingDivergences, LimiterDivergences)
+
+var queueDivergences = []props.Divergence{
 	{
 		Check:    pwq.CheckDrain,
 		Reason:   "ShutDownWithDrain waits only while the processing set is non-empty; items still queued are not waited for, although its doc says it \"waits until all items in the queue have been processed\"",

@@ -25,6 +25,7 @@ type fifo[T comparable] struct {
 	buf  []T
 	head int
 	n    int
+	low  int // consecutive pops with the buffer under a quarter full
 }
 
 func (f *fifo[T]) Touch(T)  {}
@@ -54,10 +55,17 @@ func (f *fifo[T]) Pop() T {
 	if f.n == 0 {
 		f.head = 0
 	}
-	// Give memory back after a burst: a buffer four times larger than needed
-	// (and larger than the floor) is halved.
+	// Give memory back after a burst, with hysteresis: halve a buffer only
+	// after it has stayed under a quarter full for len(buf) pops in a row,
+	// so a queue that swings between full and empty does not shrink and
+	// regrow on every cycle.
 	if len(f.buf) > 64 && f.n < len(f.buf)/4 {
-		f.resize(len(f.buf) / 2)
+		if f.low++; f.low >= len(f.buf) {
+			f.resize(len(f.buf) / 2)
+			f.low = 0
+		}
+	} else {
+		f.low = 0
 	}
 	return item
 }

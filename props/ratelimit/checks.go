@@ -2,5 +2,69 @@ package ratelimit
 
 import "github.com/kverify/kverify/props"
 
-// Checks returns the rate limiter checks for s.
-func Checks(s Subject) []props.Check { return nil }
+// Component is the kverify component these checks run in: the rate limiters
+// are part of the work queue family, so their traces are saved under it.
+const Component = "workqueue"
+
+// Check names, stable: divergences, traces and the kill matrix refer to them.
+const (
+	CheckExponential         = "ratelimit/exponential"
+	CheckExponentialOverflow = "ratelimit/exponential-overflow"
+	CheckExponentialSequence = "ratelimit/exponential-sequence"
+	CheckFastSlow            = "ratelimit/fastslow"
+	CheckMaxOf               = "ratelimit/maxof"
+	CheckMaxWait             = "ratelimit/maxwait"
+	CheckBucket              = "ratelimit/bucket"
+	CheckDefault             = "ratelimit/default"
+	CheckBadInput            = "ratelimit/bad-input"
+)
+
+// Checks returns the rate limiter checks for s: none when s has no
+// exponential limiter, and only those whose constructors s provides.
+func Checks(s Subject) []props.Check {
+	if s.Exponential == nil {
+		return nil
+	}
+	cs := []props.Check{
+		{Name: CheckExponential, Family: props.FamilyModel,
+			Guarantee: "for bases whose products stay exact in float64 (at most 2^53ns and not a power of two, or at most 2^22ns) and up to 40 retries: the n-th When of an item since its last Forget is exactly min(base*2^n, max), never negative, never above max; NumRequeues counts the Whens since the item's last Forget; Forget resets only that item",
+			Run:       exponential(s)},
+		{Name: CheckExponentialOverflow, Family: props.FamilyModel,
+			Guarantee: "for extreme bases (powers of two retried up to 2^63ns, bases above 2^53ns up to math.MaxInt64) and long retry runs: every When is exactly min(base*2^n, max), computed without overflow or rounding, never negative, never above max",
+			Run:       exponentialOverflow(s)},
+		{Name: CheckExponentialSequence, Family: props.FamilyWitness,
+			Guarantee: "the delay sequences of client-go's own tests: 5ms, 10ms, 20ms, ... up to 1000s for the controller backoff, 1ms..32ms on the 6th call of the default per-item limiter, the maximum after 1000 calls, NumRequeues and Forget as in default_rate_limiters_test.go",
+			Run:       exponentialSequence(s)},
+	}
+	if s.FastSlow != nil {
+		cs = append(cs, props.Check{Name: CheckFastSlow, Family: props.FamilyModel,
+			Guarantee: "the k-th When of an item since its last Forget (k from 1) is fast if k <= maxFast and slow otherwise; NumRequeues counts the Whens since the item's last Forget; Forget resets only that item",
+			Run:       fastSlow(s)})
+	}
+	if s.MaxOf != nil {
+		cs = append(cs, props.Check{Name: CheckMaxOf, Family: props.FamilyModel,
+			Guarantee: "When consults every part exactly once, in every call, and returns the largest of their delays (0 if all are smaller); NumRequeues is the largest of the parts' (0 if all are smaller) and calls no When; Forget is forwarded to every part exactly once",
+			Run:       maxOf(s)})
+	}
+	if s.MaxWait != nil {
+		cs = append(cs, props.Check{Name: CheckMaxWait, Family: props.FamilyModel,
+			Guarantee: "When consults the wrapped limiter once and returns min(its delay, max), never above max; NumRequeues and Forget are forwarded",
+			Run:       maxWait(s)})
+	}
+	if s.Bucket != nil {
+		cs = append(cs, props.Check{Name: CheckBucket, Family: props.FamilyTiming,
+			Guarantee: "in fake time, a token bucket starts full: the first burst Whens return 0, later ones are spaced by 1/qps, refills follow the elapsed time up to burst, exactly as golang.org/x/time/rate's token bucket (within 1µs); NumRequeues is always 0 and Forget changes nothing",
+			Run:       bucket(s)})
+	}
+	if s.DefaultController != nil {
+		cs = append(cs, props.Check{Name: CheckDefault, Family: props.FamilyTiming,
+			Guarantee: "in fake time, DefaultController is the maximum of a per-item exponential backoff (5ms doubling up to 1000s) and one token bucket (10 qps, burst 100) shared by all items: 100 fresh items wait 5ms, the 101st waits 100ms, refills follow the clock, NumRequeues is the per-item count",
+			Run:       defaultController(s)})
+	}
+	if s.FastSlow != nil && s.Bucket != nil && s.MaxOf != nil && s.MaxWait != nil {
+		cs = append(cs, props.Check{Name: CheckBadInput, Family: props.FamilyModel,
+			Guarantee: "constructors given invalid parameters (negative base, max, fast or slow delays, negative maxFast, negative or NaN qps, negative burst, an empty MaxOf, a nil or typed-nil limiter in MaxOf or MaxWait) return an error; nothing panics and no limiter returns a negative delay",
+			Run:       badInput(s)})
+	}
+	return cs
+}

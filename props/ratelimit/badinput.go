@@ -1,0 +1,132 @@
+package ratelimit
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+)
+
+// badCase is a constructor call with invalid parameters.
+type badCase struct {
+	name  string
+	build func() (Limiter, error)
+}
+
+func badCases(s Subject) []badCase {
+	p0 := func() *recorder { return newRecorder("p0", []time.Duration{5 * time.Millisecond}, 0) }
+	var typedNil *recorder
+	return []badCase{
+		{"Exponential(-1ms, 1s)", func() (Limiter, error) { return s.Exponential(-time.Millisecond, time.Second) }},
+		{"Exponential(1ms, -1s)", func() (Limiter, error) { return s.Exponential(time.Millisecond, -time.Second) }},
+		{"Exponential(math.MinInt64, math.MaxInt64)", func() (Limiter, error) { return s.Exponential(math.MinInt64, math.MaxInt64) }},
+		{"FastSlow(-1ms, 1s, 2)", func() (Limiter, error) { return s.FastSlow(-time.Millisecond, time.Second, 2) }},
+		{"FastSlow(1ms, -1s, 2)", func() (Limiter, error) { return s.FastSlow(time.Millisecond, -time.Second, 2) }},
+		{"FastSlow(1ms, 1s, -1)", func() (Limiter, error) { return s.FastSlow(time.Millisecond, time.Second, -1) }},
+		{"Bucket(-1, 10)", func() (Limiter, error) { return s.Bucket(-1, 10) }},
+		{"Bucket(NaN, 10)", func() (Limiter, error) { return s.Bucket(math.NaN(), 10) }},
+		{"Bucket(10, -1)", func() (Limiter, error) { return s.Bucket(10, -1) }},
+		{"MaxOf()", func() (Limiter, error) { return s.MaxOf() }},
+		{"MaxOf(nil)", func() (Limiter, error) { return s.MaxOf(nil) }},
+		{"MaxOf(p0, nil)", func() (Limiter, error) { return s.MaxOf(p0(), nil) }},
+		{"MaxOf(p0, (*T)(nil))", func() (Limiter, error) { return s.MaxOf(p0(), typedNil) }},
+		{"MaxWait(nil, 1s)", func() (Limiter, error) { return s.MaxWait(nil, time.Second) }},
+		{"MaxWait((*T)(nil), 1s)", func() (Limiter, error) { return s.MaxWait(typedNil, time.Second) }},
+		{"MaxWait(p0, -1s)", func() (Limiter, error) { return s.MaxWait(p0(), -time.Second) }},
+	}
+}
+
+// Guarantees of the bad-input check, most severe first.
+const (
+	gNoPanic  = "no panic"
+	gNegative = "never negative"
+	gRejected = "invalid parameters rejected"
+)
+
+type problem struct{ guarantee, detail string }
+
+func badInput(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		sc := &script{}
+		var problems []problem
+		for _, c := range badCases(s) {
+			problems = append(problems, tryBad(sc, c)...)
+		}
+		if len(problems) == 0 {
+			return nil
+		}
+		// Report the most severe problem first, then the others.
+		first := 0
+		for i, p := range problems {
+			if severity(p.guarantee) < severity(problems[first].guarantee) {
+				first = i
+			}
+		}
+		var b strings.Builder
+		b.WriteString(problems[first].detail)
+		for i, p := range problems {
+			if i != first {
+				fmt.Fprintf(&b, "\n  also (%s): %s", p.guarantee, p.detail)
+			}
+		}
+		return props.Save(t, cfg, Component, CheckBadInput, sc.broke(problems[first].guarantee, "%s", b.String()))
+	}
+}
+
+func severity(g string) int {
+	switch g {
+	case gNoPanic:
+		return 0
+	case gNegative:
+		return 1
+	}
+	return 2
+}
+
+// tryBad builds c and, if it is accepted, uses the limiter a little.
+func tryBad(sc *script, c badCase) []problem {
+	var l Limiter
+	var err error
+	if p := protect(func() { l, err = c.build() }); p != nil {
+		sc.step(c.name, "error", p.Error())
+		return []problem{{gNoPanic, fmt.Sprintf("%s: %v", c.name, p)}}
+	}
+	if err != nil {
+		sc.step(c.name, "error: "+err.Error(), "error: "+err.Error())
+		return nil
+	}
+	if l == nil {
+		sc.step(c.name, "error", "nil limiter without an error")
+		return []problem{{gRejected, c.name + " returned neither a limiter nor an error"}}
+	}
+	sc.step(c.name, "error", "accepted")
+	for i := range 3 {
+		var d time.Duration
+		p := protect(func() { d = l.When("a") })
+		if p != nil {
+			sc.step("When(a)", "no panic", p.Error())
+			return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then When(a) #%d: %v", c.name, i+1, p)}}
+		}
+		if d < 0 {
+			sc.step("When(a)", ">= 0", fmtD(d))
+			return []problem{{gNegative, fmt.Sprintf("%s accepted, then When(a) #%d = %s", c.name, i+1, fmtD(d))}}
+		}
+		sc.step("When(a)", fmtD(d), fmtD(d))
+	}
+	var n int
+	if p := protect(func() { n = l.NumRequeues("a") }); p != nil {
+		sc.step("NumRequeues(a)", "no panic", p.Error())
+		return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then NumRequeues(a): %v", c.name, p)}}
+	}
+	sc.step("NumRequeues(a)", strconv.Itoa(n), strconv.Itoa(n))
+	if p := protect(func() { l.Forget("a") }); p != nil {
+		sc.step("Forget(a)", "no panic", p.Error())
+		return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then Forget(a): %v", c.name, p)}}
+	}
+	sc.step("Forget(a)", "", "")
+	return []problem{{gRejected, c.name + " was accepted"}}
+}
