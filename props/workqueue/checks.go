@@ -48,6 +48,7 @@ func Checks(s Subject) []props.Check {
 			Guarantee: "no goroutine of the queue survives ShutDown or ShutDownWithDrain (metrics on)",
 			Run:       leak(s)},
 	}
+	cs = append(cs, linearChecks(s)...)
 	cs = append(cs, delayingChecks(s)...)
 	cs = append(cs, rateLimitingChecks(s)...)
 	cs = append(cs, ratelimit.Checks(s.Limiters)...)
@@ -177,6 +178,9 @@ func leak(s Subject) func(*testing.T, props.Config) error {
 // Replay runs a saved trace of a queue machine check against s. It returns
 // the violation if the trace still breaks the subject.
 func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
+	if _, ok := dmodeFor[tr.Check]; ok {
+		return ReplayDelaying(t, s, tr)
+	}
 	mode, ok := modeFor[tr.Check]
 	if !ok {
 		return fmt.Errorf("workqueue: check %q has no replayable steps", tr.Check)

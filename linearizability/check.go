@@ -1,0 +1,167 @@
+package linearizability
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	wq "github.com/kverify/kverify/spec/workqueue"
+)
+
+// Check reports whether history is linearizable under model, giving up
+// after timeout (zero: no limit) with porcupine.Unknown. The search runs
+// without collecting visualisation data; only an Illegal history is
+// searched again, verbosely, so that the returned info can be drawn by
+// SaveFailure. For Ok and Unknown the info is empty.
+func Check(model porcupine.Model, history []porcupine.Operation, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
+	res := porcupine.CheckOperationsTimeout(model, history, timeout)
+	if res != porcupine.Illegal {
+		return res, porcupine.LinearizationInfo{}
+	}
+	// The search is deterministic, so this finds the same violation.
+	return porcupine.CheckOperationsVerbose(model, history, timeout)
+}
+
+// SaveFailure writes dir/name.json, the history in the format LoadHistory
+// reads, and, when info holds a search (Check's info for an Illegal
+// history), dir/name.html, porcupine's visualisation: one row per client,
+// the longest partial linearizations and the point where each fails. It
+// returns the paths written; htmlPath is empty when there was nothing to
+// draw. dir is created if needed.
+func SaveFailure(dir, name string, model porcupine.Model, history []porcupine.Operation, info porcupine.LinearizationInfo) (htmlPath, jsonPath string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	base := filepath.Join(dir, sanitize(name))
+	jsonPath = base + ".json"
+	if err := WriteHistory(jsonPath, &HistoryFile{Ops: Records(history)}); err != nil {
+		return "", "", err
+	}
+	if len(info.PartialLinearizations()) == 0 {
+		return "", jsonPath, nil
+	}
+	htmlPath = base + ".html"
+	if err := porcupine.VisualizePath(model, info, htmlPath); err != nil {
+		return "", jsonPath, fmt.Errorf("visualize: %w", err)
+	}
+	return htmlPath, jsonPath, nil
+}
+
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// HistoryFile is a history on disk, as JSON.
+type HistoryFile struct {
+	// Note says what the history shows; for people only.
+	Note string `json:"note,omitempty"`
+	// Expect maps a model name ("fifo" for QueueModel, "per-key" for
+	// PerKeyModel) to the result the history must keep ("Ok" or
+	// "Illegal"); the replay test holds saved histories to it.
+	Expect map[string]porcupine.CheckResult `json:"expect,omitempty"`
+	Ops    []Record                         `json:"ops"`
+}
+
+// Record is one operation of a HistoryFile.
+type Record struct {
+	Client int    `json:"client"`
+	Call   int64  `json:"call"`
+	Return int64  `json:"return"`
+	Op     string `json:"op"`            // Add, Get, Done, Len or ShutDown
+	Key    string `json:"key,omitempty"` // Add's and Done's argument
+	// Get's results and Len's.
+	Out      string `json:"out,omitempty"`
+	Shutdown bool   `json:"shutdown,omitempty"`
+	N        int    `json:"n,omitempty"`
+}
+
+// Records converts a history made of Input and Output values.
+func Records(history []porcupine.Operation) []Record {
+	rs := make([]Record, len(history))
+	for i, op := range history {
+		in, out := op.Input.(Input), op.Output.(Output)
+		rs[i] = Record{Client: op.ClientId, Call: op.Call, Return: op.Return,
+			Op: in.Op.String(), Key: in.Key, Out: out.Key, Shutdown: out.Shutdown, N: out.N}
+	}
+	return rs
+}
+
+// Operations converts records back into a history.
+func (f *HistoryFile) Operations() ([]porcupine.Operation, error) {
+	h := make([]porcupine.Operation, len(f.Ops))
+	for i, r := range f.Ops {
+		k, err := wq.ParseKind(r.Op)
+		if err != nil {
+			return nil, fmt.Errorf("op %d: %w", i, err)
+		}
+		if r.Return < r.Call {
+			return nil, fmt.Errorf("op %d (%s): returns at %d before its call at %d", i, r.Op, r.Return, r.Call)
+		}
+		h[i] = porcupine.Operation{ClientId: r.Client, Call: r.Call, Return: r.Return,
+			Input:  Input{Op: k, Key: r.Key},
+			Output: Output{Key: r.Out, Shutdown: r.Shutdown, N: r.N}}
+	}
+	return h, nil
+}
+
+// WriteHistory writes f to path as JSON, one operation per line.
+func WriteHistory(path string, f *HistoryFile) error {
+	head, err := json.MarshalIndent(HistoryFile{Note: f.Note, Expect: f.Expect}, "", "  ")
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.Write(head[:bytes.LastIndex(head, []byte(`"ops"`))]) // up to `"ops": null`
+	b.WriteString(`"ops": [`)
+	for i, r := range f.Ops {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.Write(line)
+	}
+	b.WriteString("\n  ]\n}\n")
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// ReadHistory reads a HistoryFile.
+func ReadHistory(path string) (*HistoryFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f HistoryFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &f, nil
+}
+
+// LoadHistory reads a history saved by SaveFailure (or written by hand),
+// ready for Check.
+func LoadHistory(path string) ([]porcupine.Operation, error) {
+	f, err := ReadHistory(path)
+	if err != nil {
+		return nil, err
+	}
+	h, err := f.Operations()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}

@@ -1,0 +1,94 @@
+package linearizability
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/anishathalye/porcupine"
+	wq "github.com/kverify/kverify/spec/workqueue"
+)
+
+// Queue is the part of a work queue the workload uses. The queues of
+// props/workqueue and client-go satisfy it as they are.
+type Queue interface {
+	Add(item string)
+	Get() (item string, shutdown bool)
+	Done(item string)
+	Len() int
+	ShutDown()
+}
+
+// Recorder records a concurrent history. Timestamps come from one atomic
+// logical clock, read just before a call and just after it returns, so an
+// operation's [Call, Return] interval contains the moment it took effect,
+// and an operation that returned before another was called has a smaller
+// Return than the other's Call. A Recorder is safe for concurrent use; its
+// zero value is ready.
+type Recorder struct {
+	clk atomic.Int64
+	mu  sync.Mutex
+	ops []porcupine.Operation
+}
+
+// Record runs call on behalf of client and records it with input in.
+func (r *Recorder) Record(client int, in Input, call func() Output) Output {
+	start := r.clk.Add(1)
+	out := call()
+	end := r.clk.Add(1)
+	r.mu.Lock()
+	r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: in, Call: start, Output: out, Return: end})
+	r.mu.Unlock()
+	return out
+}
+
+// History returns a copy of the operations recorded so far, ordered by
+// call time.
+func (r *Recorder) History() []porcupine.Operation {
+	r.mu.Lock()
+	h := slices.Clone(r.ops)
+	r.mu.Unlock()
+	slices.SortFunc(h, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	return h
+}
+
+// Client returns q as seen by one client: every call through it is
+// recorded under client id. Use one Client per goroutine.
+func (r *Recorder) Client(q Queue, id int) *Client { return &Client{r: r, q: q, id: id} }
+
+// Client is a recording view of a queue for one goroutine.
+type Client struct {
+	r  *Recorder
+	q  Queue
+	id int
+}
+
+// Add calls Add(key) and records it.
+func (c *Client) Add(key string) {
+	c.r.Record(c.id, Input{Op: wq.Add, Key: key}, func() Output { c.q.Add(key); return Output{} })
+}
+
+// Get calls Get and records it.
+func (c *Client) Get() (string, bool) {
+	o := c.r.Record(c.id, Input{Op: wq.Get}, func() Output {
+		k, shut := c.q.Get()
+		return Output{Key: k, Shutdown: shut}
+	})
+	return o.Key, o.Shutdown
+}
+
+// Done calls Done(key) and records it.
+func (c *Client) Done(key string) {
+	c.r.Record(c.id, Input{Op: wq.Done, Key: key}, func() Output { c.q.Done(key); return Output{} })
+}
+
+// Len calls Len and records it.
+func (c *Client) Len() int {
+	return c.r.Record(c.id, Input{Op: wq.Len}, func() Output { return Output{N: c.q.Len()} }).N
+}
+
+// ShutDown calls ShutDown and records it.
+func (c *Client) ShutDown() {
+	c.r.Record(c.id, Input{Op: wq.ShutDown}, func() Output { c.q.ShutDown(); return Output{} })
+}

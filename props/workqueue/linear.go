@@ -1,0 +1,165 @@
+package workqueue
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/kverify/kverify/linearizability"
+	"github.com/kverify/kverify/props"
+	"k8s.io/utils/clock"
+)
+
+// Linearizability check names.
+const (
+	CheckLinearFIFO   = "linear/fifo"
+	CheckLinearPerKey = "linear/per-key"
+)
+
+// Sizes of the linearizability scenarios. They run in real time, with
+// real goroutines; the defaults keep both checks well under a second per
+// subject with -race.
+const (
+	linearClients   = 8
+	linearFIFOOps   = 30               // per client, in each short scenario
+	linearFIFORuns  = 20               // short scenarios in the first round
+	linearPerKeyOps = 2000             // per client, in the long run
+	linearTimeout   = 10 * time.Second // porcupine's search, per history
+	// linearSeedEnv fixes the first scenario's seed. A seed repeats each
+	// goroutine's choices, not the scheduling: the saved history is the
+	// exact replay.
+	linearSeedEnv = "KVERIFY_LINEAR_SEED"
+)
+
+func linearChecks(s Subject) []props.Check {
+	return []props.Check{
+		{Name: CheckLinearFIFO, Family: props.FamilyLinear,
+			Guarantee: "concurrent Add, Get, Done, Len and ShutDown from 8 goroutines are linearizable against the whole-queue model: each call takes effect atomically inside its call, in one fair FIFO order",
+			Run:       linearFIFO(s)},
+		{Name: CheckLinearPerKey, Family: props.FamilyLinear,
+			Guarantee: "in a long concurrent run, every key's Add, Get and Done are linearizable against the per-key model: an item is never handed out twice before Done, never out of nothing, and a re-add during processing comes back only after Done",
+			Run:       linearPerKey(s)},
+	}
+}
+
+// linearFIFO runs many short scenarios against the full FIFO model, at
+// least linearFIFORuns and more while cfg.Budget lasts.
+func linearFIFO(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		seed := linearSeed()
+		start := time.Now()
+		ops := 0
+		for i := uint64(0); ; i++ {
+			n, err := linearScenario(t, s, cfg, CheckLinearFIFO, linearizability.QueueModel(), seed+i, linearFIFOOps)
+			if err != nil {
+				return err
+			}
+			ops += n
+			if i+1 >= linearFIFORuns && time.Since(start) >= cfg.Budget {
+				t.Logf("%d scenarios, %d operations, first seed %d, in %v", i+1, ops, seed, time.Since(start).Round(time.Millisecond))
+				return nil
+			}
+		}
+	}
+}
+
+// linearPerKey runs one long scenario against the per-key model, and more
+// while cfg.Budget lasts.
+func linearPerKey(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		seed := linearSeed()
+		start := time.Now()
+		for i := uint64(0); ; i++ {
+			n, err := linearScenario(t, s, cfg, CheckLinearPerKey, linearizability.PerKeyModel(), seed+i, linearPerKeyOps)
+			if err != nil {
+				return err
+			}
+			if time.Since(start) >= cfg.Budget {
+				t.Logf("%d run(s), last of %d operations, first seed %d, in %v", i+1, n, seed, time.Since(start).Round(time.Millisecond))
+				return nil
+			}
+		}
+	}
+}
+
+// linearScenario runs one workload of ops calls per client on a fresh queue
+// and checks its history. It returns the history's size, or the violation.
+// A search that times out (Unknown) is retried with half as many calls per
+// client, twice; if it is still Unknown, the check fails as inconclusive.
+func linearScenario(t *testing.T, s Subject, cfg props.Config, check string, model porcupine.Model, seed uint64, ops int) (int, error) {
+	for attempt := 0; ; attempt++ {
+		w := linearizability.Workload{Seed: seed, Clients: linearClients, Ops: ops}
+		var h []porcupine.Operation
+		// Budget ~1 ms per call for the run itself; a hang is a violation.
+		watchdog := max(props.Watchdog, time.Duration(linearClients*ops)*time.Millisecond)
+		if !props.ReturnsWithin(watchdog, func() { h = linearizability.RunWorkload(s.New(Deps{Clock: clock.RealClock{}}), w) }) {
+			return 0, props.Broke("Get returns after ShutDown",
+				"a workload of %d clients × %d calls (seed %d) did not finish within %v: some Get did not return after ShutDown, or the queue deadlocked", linearClients, ops, seed, watchdog)
+		}
+		res, info := linearizability.Check(model, h, linearTimeout)
+		switch {
+		case res == porcupine.Ok:
+			return len(h), nil
+		case res == porcupine.Illegal:
+			return len(h), props.Broke("Linearizability", "%s history of %d operations (%d clients × %d calls, seed %d, subject %q) has no linearization%s",
+				modelName(check), len(h), linearClients, ops, seed, cfg.Subject, saveLinear(t, cfg, check, seed, model, h, info))
+		case attempt < 2 && ops > 1:
+			t.Logf("%s: search gave up after %v on %d operations (seed %d); retrying with %d calls per client", check, linearTimeout, len(h), seed, ops/2)
+			ops /= 2
+		default:
+			return len(h), fmt.Errorf("inconclusive: porcupine found neither a linearization nor a violation within %v for a history of %d operations (%d clients × %d calls, seed %d), after two smaller retries; investigate%s",
+				linearTimeout, len(h), linearClients, ops, seed, saveLinear(t, cfg, check, seed, model, h, info))
+		}
+	}
+}
+
+func modelName(check string) string {
+	if check == CheckLinearPerKey {
+		return "per-key"
+	}
+	return "whole-queue (FIFO)"
+}
+
+// saveLinear saves the history (and its visualisation, if any) to
+// cfg.TraceDir or the test's artifact directory, and returns the lines to
+// add to the violation.
+func saveLinear(t *testing.T, cfg props.Config, check string, seed uint64, model porcupine.Model, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
+	dir := cfg.TraceDir
+	if dir == "" {
+		dir = t.ArtifactDir()
+	}
+	subject := cfg.Subject
+	if subject == "" {
+		subject = "subject"
+	}
+	name := fmt.Sprintf("%s-%s-%s-seed%d", Component, strings.ReplaceAll(check, "/", "-"), subject, seed)
+	html, js, err := linearizability.SaveFailure(dir, name, model, h, info)
+	var b strings.Builder
+	if html != "" {
+		fmt.Fprintf(&b, "\n  visualisation: %s (open in a browser; \"jump to first error\")", html)
+	}
+	if js != "" {
+		fmt.Fprintf(&b, "\n  history: %s (linearizability.LoadHistory, then linearizability.Check)", js)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "\n  could not save the history: %v", err)
+	}
+	fmt.Fprintf(&b, "\n  rerun the same choices with %s=%d", linearSeedEnv, seed)
+	return b.String()
+}
+
+// linearSeed is the first scenario's seed: from the environment if set,
+// else random.
+func linearSeed() uint64 {
+	if v := os.Getenv(linearSeedEnv); v != "" {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return rand.Uint64()
+}
