@@ -1,11 +1,344 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
 )
 
+// benchstatInstall is how to get the benchstat kverify bench expects.
+const benchstatInstall = "go install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
+
+// benchUnits are the units whose ratio ours/upstream the summary shows, with
+// the names benchstat gives them.
+var benchUnits = []struct{ unit, name string }{
+	{"ns/op", "sec/op"},
+	{"B/op", "B/op"},
+	{"allocs/op", "allocs/op"},
+}
+
+// bench runs the benchmarks of package subjects, each of which has the
+// sub-benchmarks impl=ours and impl=upstream, saves go test's raw output,
+// and prints benchstat's comparison of the two (benchstat -col /impl) and
+// the ratio ours/upstream of the mean of each unit per benchmark.
+//
+// Exit status: 0 success, 1 the benchmarks or benchstat failed or benchstat
+// is not installed, 2 bad usage.
 func bench(args []string) int {
-	fmt.Fprintln(os.Stderr, "kverify bench: not yet implemented")
-	return 2
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	count := fs.Int("count", 6, "runs of each benchmark (go test -count)")
+	benchtime := fs.String("benchtime", "200ms", "time (e.g. 200ms) or iterations (e.g. 100x) per run (go test -benchtime)")
+	pattern := fs.String("bench", ".", "regexp selecting the benchmarks (go test -bench)")
+	out := fs.String("out", "", "file for go test's raw output (default: bench.out in a new temporary directory)")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: kverify bench [--count N] [--benchtime D] [--bench REGEXP] [--out FILE]")
+		fmt.Fprintln(w, "\nRuns the benchmarks of ./subjects (impl=ours and impl=upstream side by side in one run)")
+		fmt.Fprintln(w, "and compares them with benchstat -col /impl.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usageErr(fs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	if *count < 1 {
+		return usageErr(fs, fmt.Errorf("--count must be at least 1, got %d", *count))
+	}
+	if err := benchCheckTime(*benchtime); err != nil {
+		return usageErr(fs, err)
+	}
+	if _, err := regexp.Compile(*pattern); err != nil {
+		return usageErr(fs, fmt.Errorf("--bench: %v", err))
+	}
+	if *pattern == "" {
+		return usageErr(fs, fmt.Errorf("--bench must not be empty"))
+	}
+
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	// Look for benchstat first: without it the run would be wasted.
+	benchstat, err := benchFindBenchstat(root)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kverify bench: %v\ninstall it with:\n  %s\n", err, benchstatInstall)
+		return 1
+	}
+	outPath := *out
+	if outPath == "" {
+		dir, err := os.MkdirTemp("", "kverify-bench-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kverify bench:", err)
+			return 1
+		}
+		outPath = filepath.Join(dir, "bench.out")
+	}
+	if outPath, err = filepath.Abs(outPath); err != nil {
+		fmt.Fprintln(os.Stderr, "kverify bench:", err)
+		return 1
+	}
+
+	goArgs := []string{"test", "-run", "^$", "-bench", *pattern, "-benchmem",
+		"-count", strconv.Itoa(*count), "-benchtime", *benchtime, "-timeout", "1h", suitePkg}
+	fmt.Fprintf(os.Stderr, "kverify bench: go %s (in %s)\n", benchQuote(goArgs), root)
+	raw, err := benchRunGoTest(root, goArgs)
+	if werr := os.WriteFile(outPath, raw, 0o644); werr != nil {
+		fmt.Fprintln(os.Stderr, "kverify bench:", werr)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "kverify bench: raw output saved to %s\n", outPath)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kverify bench: go test failed: %v\n%s", err, benchTail(string(raw), 40))
+		return 1
+	}
+	results := benchParse(raw)
+	if len(results.order) == 0 {
+		fmt.Fprintf(os.Stderr, "kverify bench: no benchmark matched %q\n", *pattern)
+		return 1
+	}
+
+	cmd := exec.Command(benchstat, "-col", "/impl", outPath)
+	cmd.Dir = root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "kverify bench: %s -col /impl %s: %v\n%s", benchstat, outPath, err, stderr.String())
+		return 1
+	}
+	os.Stdout.Write(stdout.Bytes())
+	fmt.Println()
+	benchSummary(os.Stdout, results, *count, *benchtime)
+	return 0
+}
+
+// benchCheckTime validates a -benchtime value: a positive duration or a
+// positive count followed by x.
+func benchCheckTime(s string) error {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			return nil
+		}
+		return fmt.Errorf("--benchtime %q: want a positive count like 100x", s)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("--benchtime %q: want a positive duration like 200ms or a count like 100x", s)
+	}
+	return nil
+}
+
+// benchFindBenchstat returns the path of benchstat: on PATH, else in
+// $(go env GOBIN) or the bin directory of the first $(go env GOPATH) entry.
+func benchFindBenchstat(root string) (string, error) {
+	if p, err := exec.LookPath("benchstat"); err == nil {
+		return p, nil
+	}
+	cmd := exec.Command("go", "env", "GOBIN", "GOPATH")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("benchstat is not on PATH, and go env failed: %v", err)
+	}
+	// One line per variable, GOBIN first; an unset GOBIN is an empty line.
+	lines := strings.Split(string(out), "\n")
+	var dirs []string
+	if len(lines) > 0 && strings.TrimSpace(lines[0]) != "" {
+		dirs = append(dirs, strings.TrimSpace(lines[0]))
+	}
+	if len(lines) > 1 {
+		if gopath := filepath.SplitList(strings.TrimSpace(lines[1])); len(gopath) > 0 && gopath[0] != "" {
+			dirs = append(dirs, filepath.Join(gopath[0], "bin"))
+		}
+	}
+	for _, dir := range dirs {
+		p := filepath.Join(dir, "benchstat")
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("benchstat not found on PATH nor in %s", strings.Join(dirs, ", "))
+}
+
+// benchRunGoTest runs go with args in root and returns its combined output.
+// Benchmark lines are echoed to stderr as they come, as progress.
+func benchRunGoTest(root string, args []string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	var raw bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			raw.Write(sc.Bytes())
+			raw.WriteByte('\n')
+			if strings.HasPrefix(sc.Text(), "Benchmark") {
+				fmt.Fprintln(os.Stderr, "  "+sc.Text())
+			}
+		}
+		io.Copy(io.Discard, pr) // a line over the limit: keep the pipe flowing
+	}()
+	err := cmd.Wait()
+	pw.Close()
+	<-copied
+	return raw.Bytes(), err
+}
+
+// benchResults holds the measurements of a go test -bench output: for each
+// benchmark (its name without the impl=... element and the -GOMAXPROCS
+// suffix) and implementation, the values of each unit, one per run.
+type benchResults struct {
+	order []string // benchmark names, in order of first appearance
+	vals  map[string]map[string]map[string][]float64
+}
+
+// benchProcs matches the -GOMAXPROCS suffix of a benchmark name.
+var benchProcs = regexp.MustCompile(`-\d+$`)
+
+// benchParse reads the benchmark result lines of go test's output:
+// "BenchmarkName-P  N  v1 unit1  v2 unit2 ...".
+func benchParse(raw []byte) *benchResults {
+	r := &benchResults{vals: map[string]map[string]map[string][]float64{}}
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || len(f)%2 != 0 {
+			continue
+		}
+		if _, err := strconv.ParseInt(f[1], 10, 64); err != nil {
+			continue
+		}
+		name, impl := benchSplitImpl(strings.TrimPrefix(benchProcs.ReplaceAllString(f[0], ""), "Benchmark"))
+		if impl == "" {
+			continue
+		}
+		byImpl, ok := r.vals[name]
+		if !ok {
+			byImpl = map[string]map[string][]float64{}
+			r.vals[name] = byImpl
+			r.order = append(r.order, name)
+		}
+		if byImpl[impl] == nil {
+			byImpl[impl] = map[string][]float64{}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			byImpl[impl][f[i+1]] = append(byImpl[impl][f[i+1]], v)
+		}
+	}
+	return r
+}
+
+// benchSplitImpl removes the impl=X element from a benchmark name and
+// returns the rest and X ("" if there is none).
+func benchSplitImpl(name string) (rest, impl string) {
+	parts := strings.Split(name, "/")
+	kept := parts[:0]
+	for _, p := range parts {
+		if v, ok := strings.CutPrefix(p, "impl="); ok && impl == "" {
+			impl = v
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, "/"), impl
+}
+
+func benchMean(xs []float64) (float64, bool) {
+	if len(xs) == 0 {
+		return 0, false
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs)), true
+}
+
+// benchRatio formats mean(ours)/mean(upstream).
+func benchRatio(ours, up []float64) string {
+	o, ok1 := benchMean(ours)
+	u, ok2 := benchMean(up)
+	switch {
+	case !ok1 || !ok2:
+		return "-"
+	case u == 0 && o == 0:
+		return "1.00x (0 vs 0)"
+	case u == 0:
+		return fmt.Sprintf("+Inf (%.4g vs 0)", o)
+	}
+	r := o / u
+	if math.IsNaN(r) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", r)
+}
+
+// benchSummary prints the ratio ours/upstream of the mean of each unit.
+func benchSummary(w io.Writer, r *benchResults, count int, benchtime string) {
+	fmt.Fprintf(w, "ratio ours/upstream (mean of each sub-benchmark; count=%d, benchtime=%s; < 1 is better for ours):\n", count, benchtime)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "benchmark")
+	for _, u := range benchUnits {
+		fmt.Fprintf(tw, "\t%s", u.name)
+	}
+	fmt.Fprintln(tw, "\truns (ours/upstream)")
+	for _, name := range r.order {
+		byImpl := r.vals[name]
+		ours, up := byImpl["ours"], byImpl["upstream"]
+		fmt.Fprint(tw, name)
+		for _, u := range benchUnits {
+			fmt.Fprintf(tw, "\t%s", benchRatio(ours[u.unit], up[u.unit]))
+		}
+		fmt.Fprintf(tw, "\t%d/%d\n", len(ours["ns/op"]), len(up["ns/op"]))
+	}
+	tw.Flush()
+}
+
+// benchQuote renders args for display, quoting those a shell would split.
+func benchQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t$^*?[]|&;<>()'\"\\") {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			q[i] = a
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// benchTail returns the last n lines of s.
+func benchTail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n") + "\n"
 }

@@ -3,7 +3,7 @@
 //	kverify verify  [--component LIST] [--subject ours|upstream|mutant:ID|all] [--budget D] [--checks N]
 //	kverify mutants [--component LIST] [--budget D]
 //	kverify replay  TRACE.json [--subject S]
-//	kverify bench   [--component LIST] [--count N]
+//	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE]
 //
 // The checks are Go tests (synctest needs a *testing.T), so kverify drives
 // `go test -json` on the subject suite in package subjects and reads its

@@ -1,0 +1,262 @@
+package subjects
+
+// Benchmarks of our workqueue family side by side with client-go's. Every
+// benchmark has the sub-benchmarks impl=ours and impl=upstream, so that
+//
+//	go test -run '^$' -bench . -benchmem -count 6 ./subjects > bench.out
+//	benchstat -col /impl bench.out
+//
+// compares them (`kverify bench` does both). Both implementations are driven
+// through the same small interfaces, so the dispatch cost is the same for
+// both. Every benchmark joins every goroutine it starts, and shuts its
+// queue down, before it returns.
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/impl/ratelimit"
+	wq "github.com/kverify/kverify/impl/workqueue"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// benchQueue is the part of a work queue the benchmarks drive.
+type benchQueue interface {
+	Add(item string)
+	Get() (item string, shutdown bool)
+	Done(item string)
+	ShutDown()
+}
+
+// benchDelaying is a delaying queue.
+type benchDelaying interface {
+	benchQueue
+	AddAfter(item string, delay time.Duration)
+}
+
+// benchRateLimiting is a rate-limiting queue.
+type benchRateLimiting interface {
+	benchDelaying
+	AddRateLimited(item string)
+	Forget(item string)
+	NumRequeues(item string) int
+}
+
+type benchImpl struct {
+	name            string
+	newQueue        func() benchQueue
+	newDelaying     func() benchDelaying
+	newRateLimiting func(b *testing.B, base, max time.Duration) benchRateLimiting
+}
+
+var benchImpls = []benchImpl{
+	{
+		name:        Ours,
+		newQueue:    func() benchQueue { return wq.New(wq.Config[string]{}) },
+		newDelaying: func() benchDelaying { return wq.NewDelaying(wq.DelayingConfig[string]{}) },
+		newRateLimiting: func(b *testing.B, base, max time.Duration) benchRateLimiting {
+			lim, err := ratelimit.NewItemExponential[string](base, max)
+			if err != nil {
+				b.Fatal(err)
+			}
+			q, err := wq.NewRateLimiting(wq.RateLimitingConfig[string]{Limiter: lim})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return q
+		},
+	},
+	{
+		name:        Upstream,
+		newQueue:    func() benchQueue { return workqueue.NewTyped[string]() },
+		newDelaying: func() benchDelaying { return workqueue.NewTypedDelayingQueue[string]() },
+		newRateLimiting: func(b *testing.B, base, max time.Duration) benchRateLimiting {
+			return workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](base, max))
+		},
+	},
+}
+
+// benchKeys returns n distinct keys, built before any timed region so that
+// string formatting is not measured.
+func benchKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "namespace-" + strconv.Itoa(i%37) + "/object-" + strconv.Itoa(i)
+	}
+	return keys
+}
+
+// queueSlots is the key space of BenchmarkQueue: 1024 fixed-width keys
+// whose last four characters are their index in queueKeys.
+const queueSlots = 1024
+
+var queueKeys = func() []string {
+	keys := make([]string, queueSlots)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("default/object-%04d", i)
+	}
+	return keys
+}()
+
+// queueSlot returns the index of a key of queueKeys.
+func queueSlot(key string) int {
+	d := key[len(key)-4:]
+	return int(d[0]-'0')*1000 + int(d[1]-'0')*100 + int(d[2]-'0')*10 + int(d[3]-'0')
+}
+
+// BenchmarkQueue measures the plain queue under contention, with a backlog:
+// as many producers as workers Add keys, and the workers Get and Done them
+// until the queue is shut down and empty. One op is one item: one Add, one
+// Get and one Done (b.N of each), including the drain after the last Add.
+//
+// The work is the same for both implementations: producer p owns the keys
+// queueKeys[p*1024/P : (p+1)*1024/P] and adds them round-robin, and it adds
+// a key again only after a worker has called Done for its previous Add (it
+// waits, yielding, on a per-key flag the worker clears after Done). So no
+// Add ever finds its key queued or processing, nothing collapses, and every
+// Add causes exactly one Get; producers run up to 1024 items ahead of the
+// workers. The flags cost a few atomic loads and stores per item, the same
+// for both implementations.
+func BenchmarkQueue(b *testing.B) {
+	for _, workers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for _, impl := range benchImpls {
+				b.Run("impl="+impl.name, func(b *testing.B) {
+					benchQueueRun(b, impl.newQueue(), workers)
+				})
+			}
+		})
+	}
+}
+
+func benchQueueRun(b *testing.B, q benchQueue, workers int) {
+	b.ReportAllocs()
+	producers := workers
+	var (
+		busy      [queueSlots]atomic.Bool // added, not yet Done
+		gets      atomic.Int64
+		start     = make(chan struct{})
+		producing sync.WaitGroup
+		working   sync.WaitGroup
+	)
+	for range workers {
+		working.Go(func() {
+			n := int64(0)
+			for {
+				item, shutdown := q.Get()
+				if shutdown {
+					break
+				}
+				q.Done(item)
+				busy[queueSlot(item)].Store(false)
+				n++
+			}
+			gets.Add(n)
+		})
+	}
+	for p := range producers {
+		// Producer p does adds [lo, hi) of the b.N, with its own keys.
+		lo, hi := b.N*p/producers, b.N*(p+1)/producers
+		keys := queueKeys[p*queueSlots/producers : (p+1)*queueSlots/producers]
+		producing.Go(func() {
+			<-start
+			for i := lo; i < hi; i++ {
+				key := keys[i%len(keys)]
+				flag := &busy[queueSlot(key)]
+				for flag.Load() {
+					runtime.Gosched()
+				}
+				flag.Store(true)
+				q.Add(key)
+			}
+		})
+	}
+	b.ResetTimer()
+	close(start)
+	producing.Wait()
+	q.ShutDown() // workers drain what is queued, then see shutdown
+	working.Wait()
+	b.StopTimer()
+	if n := gets.Load(); n != int64(b.N) {
+		b.Fatalf("%d Gets for %d Adds", n, b.N)
+	}
+}
+
+// addAfterN is the number of AddAfter calls per op of BenchmarkAddAfter100k.
+const addAfterN = 100_000
+
+var addAfterKeys = benchKeys(addAfterN)
+
+// BenchmarkAddAfter100k measures filling a delaying queue: one op makes a
+// queue, does 100k AddAfter with distinct keys and distinct delays of
+// 1h + i µs (so that nothing fires and every call inserts into the waiting
+// set), and shuts the queue down. ns/AddAfter is sec/op divided by 100k.
+func BenchmarkAddAfter100k(b *testing.B) {
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				q := impl.newDelaying()
+				for i, key := range addAfterKeys {
+					q.AddAfter(key, time.Hour+time.Duration(i)*time.Microsecond)
+				}
+				q.ShutDown()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/addAfterN, "ns/AddAfter")
+		})
+	}
+}
+
+// Parameters of BenchmarkRateLimitedRequeue.
+const (
+	requeueKeys     = 32              // keys in circulation
+	requeueFailures = 6               // failed attempts of a key before it succeeds
+	requeueBase     = time.Nanosecond // delays 1ns, 2ns, ... 32ns: short
+	requeueMax      = time.Microsecond
+)
+
+var requeueKeySet = benchKeys(requeueKeys)
+
+// BenchmarkRateLimitedRequeue measures the retry path of a controller on the
+// real clock. One op is one round: the requeueKeys keys are added, and one
+// worker (the benchmark goroutine) processes them until each has failed
+// requeueFailures times (Get, AddRateLimited, Done) and then succeeded
+// (Get, Forget, Done). A round is thus 32 Adds, 224 Get/Done cycles, 192
+// AddRateLimited and 32 Forget calls, the same for both implementations and
+// every round; only when the short delays fire depends on the clock, and
+// the queue and the limiter are empty again at the end of a round. The
+// per-item exponential limiter (1ns base, 1µs cap) keeps the delays at most
+// 32ns, so the benchmark measures the queue's own cost and latency of
+// moving a ready item back.
+func BenchmarkRateLimitedRequeue(b *testing.B) {
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			q := impl.newRateLimiting(b, requeueBase, requeueMax)
+			defer q.ShutDown()
+			for b.Loop() {
+				for _, key := range requeueKeySet {
+					q.Add(key)
+				}
+				for left := requeueKeys; left > 0; {
+					item, shutdown := q.Get()
+					if shutdown {
+						b.Fatal("queue shut down")
+					}
+					if q.NumRequeues(item) < requeueFailures {
+						q.AddRateLimited(item)
+					} else {
+						q.Forget(item)
+						left--
+					}
+					q.Done(item)
+				}
+			}
+		})
+	}
+}
