@@ -30,12 +30,12 @@ type Entry struct {
 }
 
 // Components lists the component names, in table order.
-func Components() []string { return []string{"workqueue"} }
+func Components() []string { return []string{"workqueue", "ring"} }
 
 // All returns every registered entry.
 func All() []Entry {
-	return []Entry{
+	return append([]Entry{
 		{Component: "workqueue", Subject: Ours, Checks: oursWorkqueue, Replay: replayWorkqueue(OursWorkqueue)},
 		{Component: "workqueue", Subject: Upstream, Checks: upstreamWorkqueue, Divergences: upstream.WorkqueueDivergences, Replay: replayWorkqueue(upstream.Workqueue)},
-	}
+	}, ringEntries()...)
 }

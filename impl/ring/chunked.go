@@ -1,0 +1,134 @@
+package ring
+
+// DefaultChunkSize is the chunk size of a Chunked made with a chunk size
+// <= 0, and of the zero value. It matches the 1024 slots client-go
+// pre-allocates per listener (tools/cache/shared_informer.go:494).
+const DefaultChunkSize = 1024
+
+// Chunked is an unbounded FIFO buffer stored as a singly linked list of
+// fixed-size chunks. Writes fill the tail chunk and link a new one when it
+// is full; reads empty the head chunk and unlink it when it is done. No
+// value is ever copied, a drained chunk is released at once (one is kept
+// as a spare for the next chunk the writer needs), and an empty buffer
+// keeps a single chunk. The zero value is empty, has Cap 0, uses
+// DefaultChunkSize and is ready to use. Not safe for concurrent use.
+type Chunked[T any] struct {
+	// The values are rbuf[r:] (the head chunk's slots), the slots of the
+	// chunks linked after it, and wbuf[:w] (the tail chunk's). When head
+	// and tail are one chunk, rbuf and wbuf are its slots and the values
+	// are rbuf[r:w].
+	rbuf, wbuf []T
+	r, w       int
+	n          int       // number of values held
+	head, tail *chunk[T] // nil until the first write
+	spare      *chunk[T] // an empty chunk kept for the writer, or nil
+	chunks     int       // chunks allocated and held, the spare included
+	size       int       // chunk size; 0 means DefaultChunkSize
+}
+
+type chunk[T any] struct {
+	slots []T
+	next  *chunk[T]
+}
+
+// NewChunked returns an empty Chunked whose chunks hold chunkSize values.
+// A chunkSize <= 0 means DefaultChunkSize. No memory is allocated until
+// the first write.
+func NewChunked[T any](chunkSize int) *Chunked[T] {
+	if chunkSize <= 0 {
+		chunkSize = DefaultChunkSize
+	}
+	return &Chunked[T]{size: chunkSize}
+}
+
+// ChunkSize returns the number of values a chunk holds.
+func (c *Chunked[T]) ChunkSize() int {
+	if c.size == 0 {
+		return DefaultChunkSize
+	}
+	return c.size
+}
+
+// newChunk returns the spare chunk, or a new one.
+func (c *Chunked[T]) newChunk() *chunk[T] {
+	if s := c.spare; s != nil {
+		c.spare = nil
+		return s
+	}
+	c.chunks++
+	return &chunk[T]{slots: make([]T, c.ChunkSize())}
+}
+
+// WriteOne appends x, linking a chunk when the tail chunk is full.
+func (c *Chunked[T]) WriteOne(x T) {
+	if c.w == len(c.wbuf) {
+		c.link()
+	}
+	c.wbuf[c.w] = x
+	c.w++
+	c.n++
+}
+
+// link makes room for a write: the first chunk, or a chunk after the full
+// tail.
+func (c *Chunked[T]) link() {
+	next := c.newChunk()
+	if c.tail == nil {
+		c.head = next
+		c.rbuf, c.r = next.slots, 0
+	} else {
+		c.tail.next = next
+	}
+	c.tail = next
+	c.wbuf, c.w = next.slots, 0
+}
+
+// ReadOne removes and returns the oldest value. On an empty buffer it
+// returns (zero, false) and changes nothing. The slot is zeroed, a chunk
+// whose values have all been read is released (or kept as the spare), and
+// when the buffer becomes empty it rewinds its one remaining chunk and
+// drops the spare.
+func (c *Chunked[T]) ReadOne() (T, bool) {
+	var zero T
+	if c.n == 0 {
+		return zero, false
+	}
+	x := c.rbuf[c.r]
+	c.rbuf[c.r] = zero
+	c.r++
+	c.n--
+	if c.n == 0 || c.r == len(c.rbuf) {
+		c.advance()
+	}
+	return x, true
+}
+
+// advance is called after a read that emptied the buffer or the head chunk.
+func (c *Chunked[T]) advance() {
+	if c.n == 0 {
+		// Every value written has been read, so head == tail and r == w:
+		// reuse the chunk from its start and let the spare go.
+		c.r, c.w = 0, 0
+		if c.spare != nil {
+			c.spare = nil
+			c.chunks--
+		}
+		return
+	}
+	done := c.head
+	c.head = done.next
+	c.rbuf, c.r = c.head.slots, 0
+	done.next = nil
+	if c.spare == nil {
+		c.spare = done // its slots are all zeroed
+	} else {
+		c.chunks--
+	}
+}
+
+// Len returns the number of values held.
+func (c *Chunked[T]) Len() int { return c.n }
+
+// Cap returns the number of slots allocated: the chunks in use and the
+// spare, times the chunk size.
+func (c *Chunked[T]) Cap() int { return c.chunks * c.ChunkSize() }

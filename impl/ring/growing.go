@@ -1,0 +1,76 @@
+package ring
+
+// DefaultSize is the capacity a Growing with no room takes on its first
+// write (upstream's defaultRingSize).
+const DefaultSize = 16
+
+// Growing is an unbounded FIFO ring buffer that doubles when full, with
+// k8s.io/utils/buffer TypedRingGrowing's semantics: same FIFO order, same
+// capacities, consumed slots zeroed. The zero value is empty, has Cap 0 and
+// is ready to use. Not safe for concurrent use.
+type Growing[T any] struct {
+	data []T // len(data) is Cap
+	beg  int // index of the oldest value
+	n    int // number of values held
+}
+
+// NewGrowing returns an empty Growing with room for initialSize values. A
+// negative initialSize is treated as 0 (upstream panics there).
+func NewGrowing[T any](initialSize int) *Growing[T] {
+	if initialSize < 0 {
+		initialSize = 0
+	}
+	return &Growing[T]{data: make([]T, initialSize)}
+}
+
+// ReadOne removes and returns the oldest value. On an empty buffer it
+// returns (zero, false) and changes nothing. The slot is zeroed, so the
+// buffer keeps no reference to the value.
+func (r *Growing[T]) ReadOne() (T, bool) {
+	var zero T
+	if r.n == 0 {
+		return zero, false
+	}
+	x := r.data[r.beg]
+	r.data[r.beg] = zero
+	r.beg++
+	if r.beg == len(r.data) {
+		r.beg = 0
+	}
+	r.n--
+	return x, true
+}
+
+// WriteOne appends x. When the buffer is full it first grows to twice its
+// capacity (DefaultSize when the capacity is 0), moving the values to the
+// front of the new array in order.
+func (r *Growing[T]) WriteOne(x T) {
+	if r.n == len(r.data) {
+		r.grow()
+	}
+	i := r.beg + r.n
+	if i >= len(r.data) {
+		i -= len(r.data)
+	}
+	r.data[i] = x
+	r.n++
+}
+
+// grow doubles the array. It is called only when the buffer is full, so the
+// values are data[beg:] followed by data[:beg].
+func (r *Growing[T]) grow() {
+	size := 2 * len(r.data)
+	if size == 0 {
+		size = DefaultSize
+	}
+	data := make([]T, size)
+	k := copy(data, r.data[r.beg:])
+	copy(data[k:], r.data[:r.beg])
+	r.data, r.beg = data, 0
+}
+
+// Len returns the number of values held.
+func (r *Growing[T]) Len() int { return r.n }
+
+// Cap returns the number of values the buffer can hold before it grows.
+func (r *Growing[T]) Cap() int { return len(r.data) }

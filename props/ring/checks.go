@@ -1,0 +1,325 @@
+package ring
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+	"weak"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/traces"
+	"pgregory.net/rapid"
+)
+
+// Check names, without the subject's prefix: the full name is
+// Subject.Name + "/" + one of these, e.g. "ring/fifo", "chunked/shrink".
+const (
+	CheckFIFO         = "fifo"
+	CheckCapLaw       = "cap-law"
+	CheckRetention    = "retention"
+	CheckNegativeSize = "negative-size"
+	CheckShrink       = "shrink"
+)
+
+// InitialSizes are the sizes the machines make buffers with: empty, tiny
+// (growth and wrap-around every few steps, a chunk per value or three) and
+// upstream's default.
+var InitialSizes = []int{0, 1, 3, 16, 2, 5}
+
+// BurstSize is the burst the shrink check writes and drains.
+const BurstSize = 100_000
+
+// Name returns the full name of check c for s.
+func Name(s Subject, c string) string { return s.name() + "/" + c }
+
+// Checks returns every check of the suite that s can take: the shrink
+// check only for subjects that give memory back.
+func Checks(s Subject) []props.Check {
+	cs := []props.Check{
+		{Name: Name(s, CheckFIFO), Family: props.FamilyModel,
+			Guarantee: "across growth, wrap-around and chunk boundaries, ReadOne returns the values written, in order, none lost or repeated, (zero, false) when empty; Len is writes minus successful reads; Cap >= Len",
+			Run:       machineCheck(s, CheckFIFO, Mode{})},
+		{Name: Name(s, CheckCapLaw), Family: props.FamilyModel,
+			Guarantee: capGuarantee(s),
+			Run:       machineCheck(s, CheckCapLaw, Mode{Law: true})},
+		{Name: Name(s, CheckRetention), Family: props.FamilyRetention,
+			Guarantee: "a value returned by ReadOne is not referenced by the buffer, whether it stays in use, wraps, grows, changes chunk or drains",
+			Run:       retention(s)},
+		{Name: Name(s, CheckNegativeSize), Family: props.FamilyWitness,
+			Guarantee: "New with a negative size does not panic and makes the buffer New(0) makes",
+			Run:       negativeSize(s)},
+	}
+	if s.shrinks() {
+		cs = append(cs, props.Check{Name: Name(s, CheckShrink), Family: props.FamilyWitness,
+			Guarantee: fmt.Sprintf("after a burst of %d values and a full drain, Cap is back to %s and the burst's memory is collectable; during the burst Cap stays within the law", BurstSize, shrinkBound(s)),
+			Run:       shrink(s)})
+	}
+	return cs
+}
+
+func capGuarantee(s Subject) string {
+	switch s.Law {
+	case LawShrinking:
+		return "Cap starts at the initial size and changes only on a write into a full buffer, to 2*Cap (16 from 0), or on a read that leaves the buffer empty, to NormalSize if it was larger"
+	case LawChunked:
+		return "Cap is a multiple of the chunk size k, 0 before the first write, changes by at most one chunk per operation (never doubles), stays <= Len + 3k - 2, and is <= k whenever the buffer is empty"
+	}
+	return "Cap starts at the initial size and changes only on a write into a full buffer (Len == Cap), to 2*Cap, or 16 from 0; it never shrinks"
+}
+
+func shrinkBound(s Subject) string {
+	if s.Law == LawShrinking {
+		return fmt.Sprintf("NormalSize (%d)", s.Normal)
+	}
+	return "one chunk"
+}
+
+var modeFor = map[string]Mode{
+	CheckFIFO:   {},
+	CheckCapLaw: {Law: true},
+}
+
+func stepGen() *rapid.Generator[Step] {
+	return rapid.Custom(func(t *rapid.T) Step {
+		// Weighted; shrinking moves towards 0, that is towards Write.
+		switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
+		case r < 35:
+			return Step{Kind: Write}
+		case r < 65:
+			return Step{Kind: Read}
+		case r < 73:
+			return Step{Kind: Len}
+		case r < 80:
+			return Step{Kind: Cap}
+		case r < 90:
+			return Step{Kind: Burst, N: rapid.IntRange(2, 40).Draw(t, "n")}
+		default:
+			return Step{Kind: Drain, N: rapid.IntRange(2, 40).Draw(t, "n")}
+		}
+	})
+}
+
+func machineCheck(s Subject, c string, mode Mode) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		gen := stepGen()
+		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+			size := rapid.SampledFrom(InitialSizes).Draw(rt, "initialSize")
+			x, err := newMachine(s, size, mode, rec)
+			if err != nil {
+				rec.Errorf(rt, err)
+			}
+			rt.Repeat(map[string]func(*rapid.T){
+				"step": func(rt *rapid.T) {
+					if err := x.Apply(gen.Draw(rt, "step")); err != nil {
+						rec.Errorf(rt, err)
+					}
+				},
+			})
+		})
+		return props.Save(t, cfg, Component, Name(s, c), err)
+	}
+}
+
+// Replay runs a saved trace of a machine check (fifo or cap-law) on the
+// subject among ss whose Name prefixes the trace's check, or else on ss[0]
+// under its own capacity law. It returns the violation if the trace still
+// breaks the subject.
+func Replay(ss []Subject, tr *traces.Trace) error {
+	if len(ss) == 0 {
+		return fmt.Errorf("ring: no subject to replay on")
+	}
+	prefix, c, _ := strings.Cut(tr.Check, "/")
+	mode, ok := modeFor[c]
+	if !ok {
+		return fmt.Errorf("ring: check %q has no replayable steps", tr.Check)
+	}
+	s := ss[0]
+	for _, x := range ss {
+		if x.name() == prefix {
+			s = x
+		}
+	}
+	ops := tr.Ops()
+	if len(ops) == 0 {
+		return fmt.Errorf("ring: empty trace")
+	}
+	size, ok := parseNew(ops[0])
+	if !ok {
+		return fmt.Errorf("ring: trace starts with %q, want New(n)", ops[0])
+	}
+	var steps []Step
+	for _, op := range ops[1:] {
+		st, err := ParseStep(op)
+		if err != nil {
+			return fmt.Errorf("trace step %q: %w", op, err)
+		}
+		steps = append(steps, st)
+	}
+	return RunSteps(s, size, mode, steps, nil)
+}
+
+// probe is a heap-allocated value that nothing but the buffer references,
+// and a weak pointer telling whether anything still does.
+func probe(name string) (string, weak.Pointer[byte]) {
+	v := string([]byte("retention-probe-" + name)) // > 16 bytes: not tiny-allocated
+	return v, weak.Make(unsafe.StringData(v))
+}
+
+// retentionCase builds one scenario and returns the buffer (to keep alive)
+// and the probe's weak pointer, or the violation. After it, the probe has
+// been read and nothing outside the buffer references it.
+func retentionCase(s Subject, size, pre int, drain bool) (Ring, weak.Pointer[byte], error) {
+	r := s.New(size)
+	for range pre {
+		r.WriteOne("filler")
+	}
+	for range pre / 2 { // move the read position: wrap-around
+		r.ReadOne()
+	}
+	v, wp := probe(fmt.Sprintf("%d-%d-%v", size, pre, drain))
+	r.WriteOne(v)
+	v = ""
+	for range 3 {
+		r.WriteOne("filler")
+	}
+	for range pre - pre/2 {
+		r.ReadOne()
+	}
+	if got, ok := r.ReadOne(); !ok || unsafe.StringData(got) != wp.Value() {
+		return r, wp, props.Broke(gFIFO, "retention scenario (size %d, %d before): read %q, want the probe", size, pre, got)
+	}
+	if drain {
+		for {
+			if _, ok := r.ReadOne(); !ok {
+				break
+			}
+		}
+	} else {
+		// Keep the buffer busy past the probe's slot: wrap-around, growth,
+		// new chunks.
+		for range 2*pre + 20 {
+			r.WriteOne("filler")
+			r.ReadOne()
+		}
+	}
+	return r, wp, nil
+}
+
+// guarded runs a check body, turning a panic of the subject into a
+// violation instead of a crash of the test binary.
+func guarded(body func(t *testing.T) error) func(*testing.T, props.Config) error {
+	return func(t *testing.T, _ props.Config) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = props.Broke(gNoPanic, "the buffer panicked: %v", p)
+			}
+		}()
+		return body(t)
+	}
+}
+
+func retention(s Subject) func(*testing.T, props.Config) error {
+	return guarded(func(t *testing.T) error {
+		type live struct {
+			r    Ring
+			wp   weak.Pointer[byte]
+			name string
+		}
+		var all []live
+		for _, size := range []int{0, 1, 3, 16} {
+			for _, pre := range []int{0, 1, 2, 5, 17, 40} {
+				for _, drain := range []bool{false, true} {
+					r, wp, err := retentionCase(s, size, pre, drain)
+					if err != nil {
+						return err
+					}
+					all = append(all, live{r, wp, fmt.Sprintf("New(%d), %d values written and %d read before the probe, %s after it was read", size, pre, pre/2, map[bool]string{false: "buffer kept busy", true: "buffer drained"}[drain])})
+				}
+			}
+		}
+		for range 3 {
+			runtime.GC()
+		}
+		for _, l := range all {
+			if l.wp.Value() != nil {
+				return props.Broke("No retention", "a value returned by ReadOne is still referenced by the buffer: %s", l.name)
+			}
+		}
+		runtime.KeepAlive(all)
+		return nil
+	})
+}
+
+func negativeSize(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, _ props.Config) error {
+		steps := []Step{{Kind: Cap}, {Kind: Len}, {Kind: Read}, {Kind: Write}, {Kind: Cap}, {Kind: Read}, {Kind: Burst, N: 40}, {Kind: Cap}, {Kind: Drain, N: 41}, {Kind: Cap}}
+		for _, n := range []int{-1, -1000} {
+			sub := s
+			if s.Law == LawChunked {
+				// The buffer New(n) makes must be the one New(0) makes.
+				k := s.ChunkSize(0)
+				sub.ChunkSize = func(int) int { return k }
+			}
+			if err := RunSteps(sub, n, Mode{Law: true}, steps, nil); err != nil {
+				return annotate(err, "New(%d) then %v", n, steps)
+			}
+		}
+		return nil
+	}
+}
+
+func heapAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func shrink(s Subject) func(*testing.T, props.Config) error {
+	return guarded(func(t *testing.T) error {
+		bound := s.Normal
+		if s.Law == LawChunked {
+			bound = s.ChunkSize(0)
+		}
+		base := heapAlloc()
+		r := s.New(0)
+		const v = "burst-value" // static: the burst allocates slots only
+		for i := range BurstSize {
+			r.WriteOne(v)
+			if s.Law == LawChunked {
+				if l, c := r.Len(), r.Cap(); c > l+3*bound-2 {
+					return props.Broke("No growth spike", "write %d of the burst: cap %d > len %d + 3*%d - 2 (chunk %d)", i+1, c, l, bound, bound)
+				}
+			}
+		}
+		peak := heapAlloc()
+		for i := range BurstSize {
+			if got, ok := r.ReadOne(); !ok || got != v {
+				return props.Broke(gFIFO, "read %d of the drain: (%q, %v)", i+1, got, ok)
+			}
+		}
+		if got, ok := r.ReadOne(); ok {
+			return props.Broke(gFIFO, "read after the drain returned %q", got)
+		}
+		if c := r.Cap(); c > bound || r.Len() != 0 {
+			return props.Broke("Memory returned", "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", BurstSize, r.Len(), c, bound)
+		}
+		after := heapAlloc()
+		runtime.KeepAlive(r)
+		// The burst's slots are at least 16 bytes each; a quarter of what
+		// the burst added may stay (noise, the one chunk kept).
+		grown := int64(peak) - int64(base)
+		kept := int64(after) - int64(base)
+		t.Logf("heap: +%d bytes at the peak, +%d after the drain", grown, kept)
+		if grown < 16*BurstSize/2 {
+			return fmt.Errorf("shrink: the burst grew the heap by only %d bytes; the measurement is unreliable", grown)
+		}
+		if kept > grown/4 {
+			return props.Broke("Memory returned", "after a burst of %d and a full drain, Cap is %d but the heap still holds %d of the %d bytes the burst added", BurstSize, r.Cap(), kept, grown)
+		}
+		return nil
+	})
+}

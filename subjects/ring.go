@@ -1,0 +1,62 @@
+package subjects
+
+import (
+	"testing"
+
+	"github.com/kverify/kverify/impl/ring"
+	"github.com/kverify/kverify/props"
+	pring "github.com/kverify/kverify/props/ring"
+	"github.com/kverify/kverify/traces"
+	"github.com/kverify/kverify/upstream"
+)
+
+// OursRing is our Growing ring (upstream's semantics) as a subject; its
+// checks are named ring/*.
+func OursRing() pring.Subject {
+	return pring.Subject{
+		Name: "ring",
+		New:  func(n int) pring.Ring { return ring.NewGrowing[string](n) },
+		Law:  pring.LawDoubling,
+	}
+}
+
+// OursChunked is our Chunked buffer (the listeners' buffer) as a subject;
+// its checks are named chunked/*. The chunk size is NewChunked's documented
+// one, stated here independently of the implementation: n, or 1024 for
+// n <= 0.
+func OursChunked() pring.Subject {
+	return pring.Subject{
+		Name: "chunked",
+		New:  func(n int) pring.Ring { return ring.NewChunked[string](n) },
+		Law:  pring.LawChunked,
+		ChunkSize: func(n int) int {
+			if n <= 0 {
+				return 1024
+			}
+			return n
+		},
+	}
+}
+
+// ringEntries are the ring component's entries. Both of our buffers are
+// under the one "ours" subject (checks ring/* and chunked/*), so that the
+// gate and the mutant kill matrix, which run the "ours" subject, cover
+// both; upstream's TypedRingGrowing takes the ring/* checks.
+func ringEntries() []Entry {
+	return []Entry{
+		{Component: pring.Component, Subject: Ours, Checks: oursRing,
+			Replay: replayRing(OursRing(), OursChunked())},
+		{Component: pring.Component, Subject: Upstream, Checks: upstreamRing,
+			Divergences: upstream.RingDivergences, Replay: replayRing(upstream.Ring())},
+	}
+}
+
+func oursRing() []props.Check {
+	return append(pring.Checks(OursRing()), pring.Checks(OursChunked())...)
+}
+
+func upstreamRing() []props.Check { return pring.Checks(upstream.Ring()) }
+
+func replayRing(ss ...pring.Subject) func(*testing.T, *traces.Trace) error {
+	return func(_ *testing.T, tr *traces.Trace) error { return pring.Replay(ss, tr) }
+}

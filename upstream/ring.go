@@ -1,0 +1,51 @@
+package upstream
+
+import (
+	"github.com/kverify/kverify/props"
+	pring "github.com/kverify/kverify/props/ring"
+	"k8s.io/utils/buffer"
+)
+
+// UtilsVersion is the k8s.io/utils version (the one client-go v0.37.2
+// pins) whose rings these adapters and divergences describe.
+const UtilsVersion = "k8s.io/utils@v0.0.0-20260626114624-be93311217bd"
+
+// Ring returns k8s.io/utils/buffer's TypedRingGrowing[string] as a subject.
+// It satisfies the subject's Ring as it is.
+func Ring() pring.Subject {
+	return pring.Subject{
+		Name: "ring",
+		New: func(n int) pring.Ring {
+			return buffer.NewTypedRingGrowing[string](buffer.RingGrowingOptions{InitialSize: n})
+		},
+		Law: pring.LawDoubling,
+	}
+}
+
+// ShrinkingNormal is the NormalSize of the rings ShrinkingRing makes.
+const ShrinkingNormal = 16
+
+// ShrinkingRing returns k8s.io/utils/buffer's Ring[string], the variant
+// that reallocates a NormalSize array once drained, as a subject. It is
+// not in the registry (our implementation has no shrinking ring for its
+// checks to be compared with); the fuzz target and the benchmarks use it.
+func ShrinkingRing() pring.Subject {
+	return pring.Subject{
+		Name: "shrinking",
+		New: func(n int) pring.Ring {
+			return buffer.NewRing[string](buffer.RingOptions{InitialSize: n, NormalSize: ShrinkingNormal})
+		},
+		Law:    pring.LawShrinking,
+		Normal: ShrinkingNormal,
+	}
+}
+
+// RingDivergences are k8s.io/utils/buffer's known differences from the
+// ring contract.
+var RingDivergences = []props.Divergence{
+	{
+		Check:    "ring/" + pring.CheckNegativeSize,
+		Reason:   "NewTypedRingGrowing passes InitialSize to make([]T, n) unchecked, so a negative size panics (makeslice: len out of range); ours treats it as 0",
+		Upstream: UtilsVersion + "/buffer/ring_growing.go:54-59",
+	},
+}
