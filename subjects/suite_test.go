@@ -68,9 +68,9 @@ func TestReplay(t *testing.T) {
 			t.Fatalf("component %s cannot replay traces", e.Component)
 		}
 		if err := e.Replay(t, tr); err != nil {
-			t.Fatalf("%s on %s: %v", tr.Check, subject, err)
+			t.Fatalf("%s on %s: %v", tr.Check, subjectName(subject), err)
 		}
-		t.Logf("%s on %s: no violation", tr.Check, subject)
+		t.Logf("%s on %s: no violation", tr.Check, subjectName(subject))
 		return
 	}
 	t.Fatalf("no subject %q for component %q", subject, tr.Component)

@@ -114,7 +114,7 @@ func mutantsCmd(args []string) int {
 			continue
 		}
 		ttk := first.Sub(run.start).Round(time.Millisecond)
-		fmt.Fprintf(tw, "%s\t%s\tkilled\t%v\t%s\t%s\n", m.ID, m.Component, ttk, strings.Join(by, ","), m.Bug)
+		fmt.Fprintf(tw, "%s\t%s\tkilled\t%v\t%s\t%s\n", m.ID, m.Component, ttk, summarize(by, 3), m.Bug)
 	}
 	tw.Flush()
 	var weak []string
@@ -159,4 +159,12 @@ func crashReason(out string) string {
 		}
 	}
 	return "test binary failed"
+}
+
+// summarize lists the first n checks and counts the rest.
+func summarize(checks []string, n int) string {
+	if len(checks) <= n {
+		return strings.Join(checks, ",")
+	}
+	return fmt.Sprintf("%s (+%d)", strings.Join(checks[:n], ","), len(checks)-n)
 }

@@ -58,6 +58,7 @@ func replay(args []string) int {
 			return 1
 		}
 		target = subjects.Ours
+		o.env = append(o.env, "KVERIFY_MUTANT="+id)
 	}
 	o.env = append(o.env, "KVERIFY_REPLAY_SUBJECT="+target)
 	run := goTest(root, o)
