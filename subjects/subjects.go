@@ -5,6 +5,7 @@
 package subjects
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kverify/kverify/props"
@@ -30,12 +31,12 @@ type Entry struct {
 }
 
 // Components lists the component names, in table order.
-func Components() []string { return []string{"workqueue", "ring"} }
+func Components() []string { return []string{"workqueue", "ring", "informer"} }
 
 // All returns every registered entry.
 func All() []Entry {
 	return append([]Entry{
 		{Component: "workqueue", Subject: Ours, Checks: oursWorkqueue, Replay: replayWorkqueue(OursWorkqueue)},
 		{Component: "workqueue", Subject: Upstream, Checks: upstreamWorkqueue, Divergences: upstream.WorkqueueDivergences, Replay: replayWorkqueue(upstream.Workqueue)},
-	}, ringEntries()...)
+	}, slices.Concat(ringEntries(), informerEntries())...)
 }

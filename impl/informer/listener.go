@@ -1,0 +1,274 @@
+package informer
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Kind is the kind of a notification.
+type Kind uint8
+
+// Notification kinds.
+const (
+	Add Kind = iota
+	Update
+	Delete
+)
+
+// Notification is one event for a handler.
+type Notification struct {
+	Kind Kind
+	// Old is the previous object (Update) or the deleted one (Delete).
+	Old any
+	// New is the added or updated object.
+	New any
+	// InInitialList marks an Add from the informer's initial list; the
+	// listener has synced only once every such Add has returned.
+	InInitialList bool
+}
+
+// Handler receives a listener's notifications, one call at a time.
+type Handler interface {
+	OnAdd(obj any, isInInitialList bool)
+	OnUpdate(oldObj, newObj any)
+	OnDelete(obj any)
+}
+
+// SlowHandlerThreshold and SlowCallThreshold trigger the slow-handler
+// warning as in client-go (shared_informer.go:1496-1503): more than 1024
+// notifications pending when a call starts, and the call takes longer than
+// 100 ms.
+const (
+	SlowHandlerThreshold = 1024
+	SlowCallThreshold    = 100 * time.Millisecond
+)
+
+// ListenerOptions configure a Listener. The zero value is valid.
+type ListenerOptions struct {
+	// Name names the handler in warnings.
+	Name string
+	// Clock times handler calls for the slow-handler warning; real by default.
+	Clock clock.PassiveClock
+	// SlowHandler, if set, is called after a handler call that started with
+	// more than SlowHandlerThreshold pending and took longer than
+	// SlowCallThreshold.
+	SlowHandler func(name string, pending int64, took time.Duration)
+	// NewBuffer makes the buffer behind the pump; by default a chunked
+	// buffer that gives memory back after a burst.
+	NewBuffer func() Buffer
+}
+
+// Buffer is the FIFO behind a listener's pump.
+type Buffer interface {
+	WriteOne(n Notification)
+	ReadOne() (Notification, bool)
+	Len() int
+}
+
+// Stats is a listener's backlog, read without locks.
+type Stats struct {
+	// Pending is the number of notifications added and not yet handed to
+	// the handler.
+	Pending int64
+	// HighWater is the largest Pending seen.
+	HighWater int64
+}
+
+// Listener relays notifications to one handler: Add never waits for the
+// handler; a pump goroutine holds one notification in hand and buffers the
+// rest; a run goroutine calls the handler serially. It starts no goroutine
+// until Start, and Stop (or closing via the processor) ends both.
+type Listener struct {
+	handler Handler
+	opts    ListenerOptions
+
+	addCh       chan Notification
+	nextCh      chan Notification
+	runFinished chan struct{}
+	closeOnce   sync.Once
+	startOnce   sync.Once
+
+	pending   atomic.Int64 // maintained by the pump only
+	highWater atomic.Int64
+
+	// Sync tracking: initial-list adds not yet returned, and whether the
+	// upstream (the informer's store) has synced.
+	initialOutstanding atomic.Int64
+	upstreamSynced     atomic.Bool
+	synced             chan struct{}
+	syncedOnce         sync.Once
+
+	resyncMu        sync.Mutex
+	requestedResync time.Duration
+	resyncPeriod    time.Duration
+	nextResync      time.Time
+}
+
+// NewListener returns a listener for h. It is not running until Start.
+func NewListener(h Handler, opts ListenerOptions) *Listener {
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	if opts.NewBuffer == nil {
+		opts.NewBuffer = defaultBuffer
+	}
+	return &Listener{
+		handler:     h,
+		opts:        opts,
+		addCh:       make(chan Notification),
+		nextCh:      make(chan Notification),
+		runFinished: make(chan struct{}),
+		synced:      make(chan struct{}),
+	}
+}
+
+// Start runs the listener's two goroutines under wg (the owner waits on it).
+func (l *Listener) Start(wg *sync.WaitGroup) {
+	l.startOnce.Do(func() {
+		wg.Go(l.pump)
+		wg.Go(l.run)
+	})
+}
+
+// Add hands n to the listener. It waits only for the pump, never for the
+// handler. It must not be called after Close.
+func (l *Listener) Add(n Notification) {
+	if n.Kind == Add && n.InInitialList {
+		l.initialOutstanding.Add(1) // before the send: never counts down first
+	}
+	l.addCh <- n
+}
+
+// Close stops the pump; the handler call in progress finishes, undelivered
+// notifications are dropped, and Done is closed when the run goroutine
+// exits. Close is idempotent.
+func (l *Listener) Close() {
+	l.closeOnce.Do(func() { close(l.addCh) })
+}
+
+// closeUnstarted finishes a listener that never started.
+func (l *Listener) closeUnstarted() {
+	l.closeOnce.Do(func() {
+		close(l.addCh)
+		close(l.runFinished)
+	})
+}
+
+// Done is closed once the listener's handler goroutine has exited.
+func (l *Listener) Done() <-chan struct{} { return l.runFinished }
+
+// Stats reads the backlog without locks.
+func (l *Listener) Stats() Stats {
+	return Stats{Pending: l.pending.Load(), HighWater: l.highWater.Load()}
+}
+
+// HasSynced reports whether the informer's store has synced and every
+// initial-list Add for this handler has returned.
+func (l *Listener) HasSynced() bool {
+	select {
+	case <-l.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced is closed when HasSynced becomes true.
+func (l *Listener) Synced() <-chan struct{} { return l.synced }
+
+// UpstreamSynced tells the listener that the informer's store has synced.
+// The informer calls it once all of this handler's initial adds are
+// enqueued, so no goroutine has to watch for it.
+func (l *Listener) UpstreamSynced() {
+	l.upstreamSynced.Store(true)
+	l.checkSynced()
+}
+
+func (l *Listener) checkSynced() {
+	if l.upstreamSynced.Load() && l.initialOutstanding.Load() == 0 {
+		l.syncedOnce.Do(func() { close(l.synced) })
+	}
+}
+
+func (l *Listener) setPending(n int64) {
+	l.pending.Store(n)
+	if n > l.highWater.Load() {
+		l.highWater.Store(n) // only the pump writes: no lost update
+	}
+}
+
+// pump is the thin goroutine around PumpState.Step.
+func (l *Listener) pump() {
+	defer close(l.nextCh)
+	buf := l.opts.NewBuffer()
+	var (
+		st     PumpState
+		inHand Notification
+		nextCh chan<- Notification // nil while nothing is in hand
+	)
+	for {
+		var ev PumpEvent
+		var added Notification
+		select {
+		case nextCh <- inHand:
+			ev = EventDelivered
+		case n, ok := <-l.addCh:
+			if !ok {
+				ev = EventClosed
+			} else {
+				ev, added = EventAdded, n
+			}
+		}
+		var act PumpAction
+		st, act = st.Step(ev)
+		switch act {
+		case Hold:
+			inHand, nextCh = added, l.nextCh
+		case Stash:
+			buf.WriteOne(added)
+		case Refill:
+			inHand, _ = buf.ReadOne()
+		case Idle:
+			inHand, nextCh = Notification{}, nil
+		case Stop, Invalid:
+			l.pending.Store(0)
+			return
+		}
+		l.setPending(int64(st.Pending()))
+	}
+}
+
+// run calls the handler serially.
+func (l *Listener) run() {
+	defer close(l.runFinished)
+	for n := range l.nextCh {
+		l.call(n)
+	}
+}
+
+func (l *Listener) call(n Notification) {
+	pending := l.pending.Load()
+	if pending > SlowHandlerThreshold && l.opts.SlowHandler != nil {
+		start := l.opts.Clock.Now()
+		defer func() {
+			if took := l.opts.Clock.Since(start); took > SlowCallThreshold {
+				l.opts.SlowHandler(l.opts.Name, pending, took)
+			}
+		}()
+	}
+	switch n.Kind {
+	case Add:
+		l.handler.OnAdd(n.New, n.InInitialList)
+		if n.InInitialList {
+			l.initialOutstanding.Add(-1)
+			l.checkSynced()
+		}
+	case Update:
+		l.handler.OnUpdate(n.Old, n.New)
+	case Delete:
+		l.handler.OnDelete(n.Old)
+	}
+}

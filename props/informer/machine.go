@@ -1,0 +1,325 @@
+package informer
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing/synctest"
+
+	"github.com/kverify/kverify/props"
+	"pgregory.net/rapid"
+)
+
+// MaxHandlers is how many handlers a delivery machine registers at most.
+const MaxHandlers = 3
+
+// Keys are the keys a delivery machine emits events for: few, so that
+// updates and deletes are frequent.
+var Keys = []string{"a", "b", "c", "d"}
+
+// Op is the kind of a machine step.
+type Op uint8
+
+// Machine steps.
+const (
+	OpEmit Op = iota // add the key if absent, else update or delete it
+	OpAddHandler
+	OpBlock
+	OpUnblock
+	OpRemove
+	OpStart
+)
+
+// Step is one step of a delivery machine.
+type Step struct {
+	Op      Op
+	Key     string
+	Delete  bool // OpEmit on a present key: delete rather than update
+	Handler int
+}
+
+func (s Step) String() string {
+	switch s.Op {
+	case OpEmit:
+		if s.Delete {
+			return "EmitDel(" + s.Key + ")"
+		}
+		return "Emit(" + s.Key + ")"
+	case OpAddHandler:
+		return "AddHandler"
+	case OpBlock:
+		return fmt.Sprintf("h%d:Block", s.Handler)
+	case OpUnblock:
+		return fmt.Sprintf("h%d:Unblock", s.Handler)
+	case OpRemove:
+		return fmt.Sprintf("h%d:Remove", s.Handler)
+	case OpStart:
+		return "Start"
+	}
+	return fmt.Sprintf("Op(%d)", s.Op)
+}
+
+func stepGen() *rapid.Generator[Step] {
+	return rapid.Custom(func(t *rapid.T) Step {
+		switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
+		case r < 50:
+			return Step{Op: OpEmit, Key: rapid.SampledFrom(Keys).Draw(t, "key"), Delete: rapid.IntRange(0, 2).Draw(t, "del") == 2}
+		case r < 62:
+			return Step{Op: OpAddHandler}
+		case r < 74:
+			return Step{Op: OpBlock, Handler: rapid.IntRange(0, MaxHandlers-1).Draw(t, "h")}
+		case r < 86:
+			return Step{Op: OpUnblock, Handler: rapid.IntRange(0, MaxHandlers-1).Draw(t, "h")}
+		case r < 92:
+			return Step{Op: OpRemove, Handler: rapid.IntRange(0, MaxHandlers-1).Draw(t, "h")}
+		default:
+			return Step{Op: OpStart}
+		}
+	})
+}
+
+type mHandler struct {
+	p       *probe
+	reg     Registration
+	exp     expectation
+	hasInit bool // the initial list is assigned (at AddHandler after Start, else at Start)
+	blocked bool
+	removed bool
+	// lossy: removed with notifications possibly undelivered (it was
+	// blocked); what it received must still be a prefix of exp.
+	lossy bool
+}
+
+// machine drives one fan-out and the model (a store and each handler's
+// expectation) in lock step, inside a synctest bubble, with
+// synctest.Wait as the step boundary. Every call into the subject runs in
+// a goroutine so that a call that blocks is reported, not hung on.
+type machine struct {
+	f        FanOut
+	rec      *props.Recorder
+	store    map[string]bool
+	handlers []*mHandler
+	started  bool
+	driver
+}
+
+func newMachine(f FanOut, rec *props.Recorder) *machine {
+	return &machine{f: f, rec: rec, store: map[string]bool{}}
+}
+
+// driver calls into a subject from inside a bubble. Each call runs in a
+// goroutine, so that one that blocks is reported, not hung on. Once a call
+// is stuck, the driver makes no further call: the stuck one may hold a
+// lock, and a goroutine waiting for a mutex is not durably blocked, so the
+// bubble could never become quiescent again.
+type driver struct{ stuck bool }
+
+// call runs f and reports whether it returned by the time the bubble is
+// quiescent; after a stuck call it runs nothing and reports false.
+func (d *driver) call(f func()) bool {
+	if d.stuck {
+		return false
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	synctest.Wait()
+	if !isClosed(done) {
+		d.stuck = true
+		return false
+	}
+	return true
+}
+
+func (x *machine) storeKeys() []string {
+	var ks []string
+	for k, ok := range x.store {
+		if ok {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func (x *machine) Apply(s Step) error {
+	var h *mHandler
+	if s.Op == OpBlock || s.Op == OpUnblock || s.Op == OpRemove {
+		if s.Handler >= len(x.handlers) {
+			return nil
+		}
+		h = x.handlers[s.Handler]
+		if h.removed && s.Op != OpUnblock {
+			return nil
+		}
+	}
+	x.rec.Step(s.String(), "", "")
+	switch s.Op {
+	case OpEmit:
+		kind := Add
+		if x.store[s.Key] {
+			kind = Update
+			if s.Delete {
+				kind = Delete
+			}
+		}
+		if !x.call(func() { x.f.Emit(kind, s.Key) }) {
+			return props.Broke("Non-blocking distribute", "Emit(%s) of %s did not return (handlers blocked: %v)", eventOf(kind, s.Key), s.Key, x.blockedNames())
+		}
+		x.store[s.Key] = kind != Delete
+		if x.started {
+			for _, h := range x.handlers {
+				if !h.removed {
+					h.exp.seq = append(h.exp.seq, eventOf(kind, s.Key))
+				}
+			}
+		}
+	case OpAddHandler:
+		if len(x.handlers) >= MaxHandlers {
+			return nil
+		}
+		nh := &mHandler{p: newProbe(fmt.Sprintf("h%d", len(x.handlers)))}
+		var err error
+		if !x.call(func() { nh.reg, err = x.f.AddHandler(nh.p) }) {
+			return props.Broke("Non-blocking distribute", "AddHandler did not return")
+		}
+		if err != nil {
+			return props.Broke("AddHandler", "AddHandler on a running fan-out: %v", err)
+		}
+		if x.started {
+			nh.exp.init, nh.hasInit = x.storeKeys(), true
+		}
+		x.handlers = append(x.handlers, nh)
+	case OpBlock:
+		if !h.blocked {
+			h.blocked = true
+			h.p.block()
+		}
+	case OpUnblock:
+		if h.blocked {
+			h.blocked = false
+			h.p.unblock()
+		}
+	case OpRemove:
+		var err error
+		if !x.call(func() { err = x.f.RemoveHandler(h.reg) }) {
+			return props.Broke("Non-blocking distribute", "RemoveHandler(%s) did not return", h.p.name)
+		}
+		if err != nil {
+			return props.Broke("Remove", "RemoveHandler(%s): %v", h.p.name, err)
+		}
+		h.removed = true
+		h.lossy = h.blocked
+		if !x.started {
+			h.hasInit = true // never gets an initial list
+		}
+	case OpStart:
+		if x.started {
+			return nil
+		}
+		if !x.call(x.f.Start) {
+			return props.Broke("Non-blocking distribute", "Start did not return")
+		}
+		x.started = true
+		for _, h := range x.handlers {
+			if !h.removed {
+				h.exp.init, h.hasInit = x.storeKeys(), true
+			}
+		}
+	}
+	return x.settle()
+}
+
+func (x *machine) blockedNames() []string {
+	var ns []string
+	for _, h := range x.handlers {
+		if h.blocked && !h.removed {
+			ns = append(ns, h.p.name)
+		}
+	}
+	return ns
+}
+
+// settle checks every handler at a quiescent point.
+func (x *machine) settle() error {
+	synctest.Wait()
+	for _, h := range x.handlers {
+		if err := x.check(h, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check compares one handler with its expectation. final: the machine has
+// stopped the fan-out after unblocking every handler.
+func (x *machine) check(h *mHandler, final bool) error {
+	if h.p.overlap.Load() {
+		return props.Broke("Serial delivery", "%s: two handler calls overlapped", h.p.name)
+	}
+	got := h.p.received()
+	if !h.hasInit && len(got) > 0 {
+		return props.Broke("Delivery", "%s received %v before the fan-out started", h.p.name, got)
+	}
+	exact := !h.blocked && !h.lossy && (h.hasInit || !final)
+	if msg := h.exp.conforms(got, exact); msg != "" {
+		x.rec.Step(h.p.name+" received", strings.Join(append(prefixed(h.exp.init), h.exp.seq...), " "), strings.Join(got, " "))
+		return props.Broke("Delivery", "%s: %s", h.p.name, msg)
+	}
+	if final {
+		return nil
+	}
+	if h.removed {
+		if !h.blocked && !isClosed(h.reg.Done()) {
+			return props.Broke("Remove", "%s was removed and is not in a handler call, but its Done channel is open", h.p.name)
+		}
+		return nil
+	}
+	if isClosed(h.reg.Done()) {
+		return props.Broke("Remove", "%s's Done channel closed although it was not removed and the fan-out runs", h.p.name)
+	}
+	// Sync: true exactly when the fan-out runs and every initial add for
+	// this handler has returned.
+	want := x.started && h.hasInit && h.p.returned() >= len(h.exp.init)
+	if got := h.reg.HasSynced(); got != want {
+		x.rec.Step(h.p.name+" HasSynced", fmt.Sprint(want), fmt.Sprint(got))
+		return props.Broke("Handler sync", "%s: HasSynced() = %v with %d of %d initial adds returned (started: %v)", h.p.name, got, min(h.p.returned(), len(h.exp.init)), len(h.exp.init), x.started)
+	}
+	return nil
+}
+
+func prefixed(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = initEv(k)
+	}
+	return out
+}
+
+// Close unblocks every handler, stops the fan-out and checks that every
+// handler still registered received everything.
+func (x *machine) Close() error {
+	for _, h := range x.handlers {
+		if h.blocked {
+			h.blocked = false
+			h.p.unblock()
+		}
+	}
+	synctest.Wait()
+	for _, h := range x.handlers {
+		if err := x.check(h, false); err != nil {
+			return err
+		}
+	}
+	if !x.call(x.f.Stop) {
+		return props.Broke("Shutdown", "Stop did not return with no handler call in progress")
+	}
+	for _, h := range x.handlers {
+		if err := x.check(h, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}

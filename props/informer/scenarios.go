@@ -1,0 +1,688 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	sinf "github.com/kverify/kverify/spec/informer"
+	"go.uber.org/goleak"
+	"pgregory.net/rapid"
+)
+
+// IsolationN is the number of events emitted past a blocked handler.
+const IsolationN = 200
+
+// script is a valid event sequence of n events over a few keys named
+// prefix0..prefix6: add a key
+// when it is absent, else update or delete it.
+type script struct {
+	kinds []Kind
+	keys  []string
+}
+
+func newScript(prefix string, n int) script {
+	var s script
+	present := map[string]bool{}
+	for i := range n {
+		k := fmt.Sprintf("%s%d", prefix, i%7)
+		kind := Add
+		if present[k] {
+			kind = Update
+			if i%3 == 0 {
+				kind = Delete
+			}
+		}
+		present[k] = kind != Delete
+		s.kinds = append(s.kinds, kind)
+		s.keys = append(s.keys, k)
+	}
+	return s
+}
+
+func (s script) events() []string {
+	out := make([]string, len(s.kinds))
+	for i := range s.kinds {
+		out[i] = eventOf(s.kinds[i], s.keys[i])
+	}
+	return out
+}
+
+func (s script) emit(f FanOut, done *atomic.Int32) {
+	for i := range s.kinds {
+		f.Emit(s.kinds[i], s.keys[i])
+		if done != nil {
+			done.Add(1)
+		}
+	}
+}
+
+func addHandler(d *driver, f FanOut, p *probe) (Registration, error) {
+	var reg Registration
+	var err error
+	if !d.call(func() { reg, err = f.AddHandler(p) }) {
+		return nil, props.Broke("Non-blocking distribute", "AddHandler(%s) did not return", p.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("AddHandler(%s): %w", p.name, err)
+	}
+	return reg, nil
+}
+
+func isolation(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, _ props.Config) error {
+		return inBubble(t, func() error {
+			f := s.New()
+			d := &driver{}
+			stuck := newProbe("blocked")
+			stuck.blockAt(0)
+			others := []*probe{newProbe("h1"), newProbe("h2")}
+			defer func() {
+				stuck.unblock()
+				d.call(f.Stop)
+			}()
+			for _, p := range append([]*probe{stuck}, others...) {
+				if _, err := addHandler(d, f, p); err != nil {
+					return err
+				}
+			}
+			if !d.call(f.Start) {
+				return props.Broke("Non-blocking distribute", "Start did not return")
+			}
+			sc := newScript("k", IsolationN)
+			want := expectation{seq: sc.events()}
+			var emitted atomic.Int32
+			if !d.call(func() { sc.emit(f, &emitted) }) {
+				return props.Broke("Non-blocking distribute", "with one handler blocked in a call, Emit blocked after %d of %d emits", emitted.Load(), IsolationN)
+			}
+			for _, p := range others {
+				if msg := want.conforms(p.received(), true); msg != "" {
+					return props.Broke("Isolation", "with another handler blocked, %s: %s", p.name, msg)
+				}
+				if p.overlap.Load() {
+					return props.Broke("Serial delivery", "%s: two handler calls overlapped", p.name)
+				}
+			}
+			if msg := want.conforms(stuck.received(), false); msg != "" {
+				return props.Broke("Delivery", "blocked handler: %s", msg)
+			}
+			stuck.unblock()
+			synctest.Wait()
+			if msg := want.conforms(stuck.received(), true); msg != "" {
+				return props.Broke("Isolation", "released handler: %s", msg)
+			}
+			if stuck.overlap.Load() {
+				return props.Broke("Serial delivery", "the released handler's calls overlapped")
+			}
+			if !d.call(f.Stop) {
+				return props.Broke("Shutdown", "Stop did not return")
+			}
+			return nil
+		})
+	}
+}
+
+// SyncKeys is the size of the initial list in the sync check.
+const SyncKeys = 3
+
+func syncCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, _ props.Config) error {
+		return inBubble(t, func() error {
+			f := s.New()
+			d := &driver{}
+			var cleanup []*probe
+			defer func() {
+				for _, p := range cleanup {
+					p.unblock()
+				}
+				d.call(f.Stop)
+			}()
+			keys := make([]string, SyncKeys)
+			for i := range keys {
+				keys[i] = fmt.Sprintf("s%d", i)
+				if !d.call(func() { f.Emit(Add, keys[i]) }) {
+					return props.Broke("Non-blocking distribute", "Emit before Start did not return")
+				}
+			}
+			synctest.Wait()
+
+			// watch makes p's handler record a too-early HasSynced at the
+			// start of any of its initial adds.
+			watch := func(p *probe) (*atomic.Pointer[Registration], *atomic.Value) {
+				var reg atomic.Pointer[Registration]
+				var early atomic.Value
+				p.onCall = func(i int, ev string) {
+					if r := reg.Load(); r != nil && i < SyncKeys && (*r).HasSynced() {
+						early.CompareAndSwap(nil, ev)
+					}
+				}
+				return &reg, &early
+			}
+			phase := func(name string, p *probe, reg Registration, early *atomic.Value) error {
+				synctest.Wait()
+				got := p.received()
+				want := expectation{init: keys}
+				if msg := want.conforms(got, true); msg != "" {
+					return props.Broke("Delivery", "%s handler: %s", name, msg)
+				}
+				if p.waiting.Load() != 1 {
+					return props.Broke("Handler sync", "%s handler: its last initial add is not in progress (received %v)", name, got)
+				}
+				if reg.HasSynced() {
+					return props.Broke("Handler sync", "%s handler: HasSynced() is true while its last initial add (%s) is still in OnAdd", name, got[len(got)-1])
+				}
+				if ev := early.Load(); ev != nil {
+					return props.Broke("Handler sync", "%s handler: HasSynced() was true at the start of initial add %v", name, ev)
+				}
+				p.unblock()
+				synctest.Wait()
+				if !reg.HasSynced() {
+					return props.Broke("Handler sync", "%s handler: HasSynced() is false after every initial add returned", name)
+				}
+				return nil
+			}
+
+			// Added before Start: synced only after Start and its initial list.
+			pre := newProbe("before-start")
+			cleanup = append(cleanup, pre)
+			pre.blockAt(SyncKeys - 1)
+			preReg, preEarly := watch(pre)
+			r, err := addHandler(d, f, pre)
+			if err != nil {
+				return err
+			}
+			preReg.Store(&r)
+			synctest.Wait()
+			if r.HasSynced() {
+				return props.Broke("Handler sync", "a handler added before Start has HasSynced() true before Start")
+			}
+			if !d.call(f.Start) {
+				return props.Broke("Non-blocking distribute", "Start did not return")
+			}
+			if err := phase("added before Start", pre, r, preEarly); err != nil {
+				return err
+			}
+
+			// Added after Start: counts its own initial list.
+			late := newProbe("after-start")
+			cleanup = append(cleanup, late)
+			late.blockAt(SyncKeys - 1)
+			lateReg, lateEarly := watch(late)
+			r2, err := addHandler(d, f, late)
+			if err != nil {
+				return err
+			}
+			lateReg.Store(&r2)
+			if err := phase("added after Start", late, r2, lateEarly); err != nil {
+				return err
+			}
+
+			// Added after Start to an empty store: nothing to wait for.
+			for _, k := range keys {
+				if !d.call(func() { f.Emit(Delete, k) }) {
+					return props.Broke("Non-blocking distribute", "Emit(%s) did not return", deleteEv(k))
+				}
+			}
+			empty := newProbe("empty-store")
+			r3, err := addHandler(d, f, empty)
+			if err != nil {
+				return err
+			}
+			synctest.Wait()
+			if !r3.HasSynced() {
+				return props.Broke("Handler sync", "a handler added after Start to an empty store has HasSynced() false at quiescence")
+			}
+			if !d.call(f.Stop) {
+				return props.Broke("Shutdown", "Stop did not return")
+			}
+			return nil
+		})
+	}
+}
+
+func shutdown(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, _ props.Config) error {
+		if err := inBubble(t, func() error { return removeAndStop(s) }); err != nil {
+			return err
+		}
+		return leak(s)
+	}
+}
+
+// removeAndStop is the bubbled part of the shutdown check.
+func removeAndStop(s Subject) error {
+	f := s.New()
+	d := &driver{}
+	probes := map[string]*probe{}
+	newP := func(name string) *probe {
+		p := newProbe(name)
+		probes[name] = p
+		return p
+	}
+	defer func() {
+		for _, p := range probes {
+			p.unblock()
+		}
+		d.call(f.Stop)
+	}()
+	remove := func(name string, r Registration) error {
+		var err error
+		if !d.call(func() { err = f.RemoveHandler(r) }) {
+			return props.Broke("Non-blocking distribute", "RemoveHandler(%s) did not return", name)
+		}
+		if err != nil {
+			return props.Broke("Remove", "RemoveHandler(%s): %v", name, err)
+		}
+		return nil
+	}
+	emit := func(kind Kind, k string) error {
+		if !d.call(func() { f.Emit(kind, k) }) {
+			return props.Broke("Non-blocking distribute", "Emit(%s) did not return", eventOf(kind, k))
+		}
+		return nil
+	}
+	exact := func(p *probe, want []string) error {
+		if got := p.received(); !slices.Equal(got, want) {
+			return props.Broke("Remove", "%s received %v, want %v", p.name, got, want)
+		}
+		return nil
+	}
+
+	h1 := newP("h1")
+	r1, err := addHandler(d, f, h1)
+	if err != nil {
+		return err
+	}
+	h2 := newP("removed-before-start")
+	r2, err := addHandler(d, f, h2)
+	if err != nil {
+		return err
+	}
+	if err := remove(h2.name, r2); err != nil {
+		return err
+	}
+	if !isClosed(r2.Done()) {
+		return props.Broke("Remove", "a handler removed before Start: Done did not close")
+	}
+	if err := remove(h2.name+" (again)", r2); err != nil {
+		return err
+	}
+	if !d.call(f.Start) {
+		return props.Broke("Non-blocking distribute", "Start did not return")
+	}
+	if err := emit(Add, "a"); err != nil {
+		return err
+	}
+	if err := exact(h2, nil); err != nil {
+		return err
+	}
+
+	h3 := newP("removed-after-start")
+	r3, err := addHandler(d, f, h3)
+	if err != nil {
+		return err
+	}
+	if err := emit(Add, "b"); err != nil {
+		return err
+	}
+	if err := remove(h3.name, r3); err != nil {
+		return err
+	}
+	if !isClosed(r3.Done()) {
+		return props.Broke("Remove", "%s: Done did not close after RemoveHandler with no call in progress", h3.name)
+	}
+	if err := emit(Update, "a"); err != nil {
+		return err
+	}
+	if err := remove(h3.name+" (again)", r3); err != nil {
+		return err
+	}
+	if err := exact(h3, []string{initEv("a"), addEv("b")}); err != nil {
+		return err
+	}
+
+	// Removed while blocked in a call: Done waits for the call.
+	h4 := newP("removed-while-blocked")
+	h4.block()
+	r4, err := addHandler(d, f, h4)
+	if err != nil {
+		return err
+	}
+	if err := emit(Update, "b"); err != nil {
+		return err
+	}
+	if err := remove(h4.name, r4); err != nil {
+		return err
+	}
+	if isClosed(r4.Done()) {
+		return props.Broke("Remove", "%s: Done closed while its handler call is still in progress", h4.name)
+	}
+	h4.unblock()
+	synctest.Wait()
+	if !isClosed(r4.Done()) {
+		return props.Broke("Remove", "%s: Done did not close after its call returned", h4.name)
+	}
+	n4 := len(h4.received())
+	if err := emit(Update, "b"); err != nil {
+		return err
+	}
+	if n := len(h4.received()); n != n4 {
+		return props.Broke("Remove", "%s was called after Done closed: %v", h4.name, h4.received())
+	}
+	want4 := expectation{init: []string{"a", "b"}, seq: []string{updateEv("b")}}
+	if msg := want4.conforms(h4.received(), false); msg != "" {
+		return props.Broke("Delivery", "%s: %s", h4.name, msg)
+	}
+
+	// Stop with a handler call in progress waits for it.
+	h1.block()
+	if err := emit(Delete, "a"); err != nil {
+		return err
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		f.Stop()
+	}()
+	synctest.Wait()
+	if isClosed(stopped) {
+		d.stuck = true // stopped: nothing more to call
+		return props.Broke("Shutdown", "Stop returned while a handler call was in progress")
+	}
+	if isClosed(r1.Done()) {
+		return props.Broke("Shutdown", "Done closed while the handler call is in progress")
+	}
+	h1.unblock()
+	synctest.Wait()
+	if !isClosed(stopped) {
+		d.stuck = true
+		return props.Broke("Shutdown", "Stop did not return after the last handler call returned")
+	}
+	if !isClosed(r1.Done()) {
+		return props.Broke("Shutdown", "Stop returned and a handler's Done is open")
+	}
+	want1 := []string{addEv("a"), addEv("b"), updateEv("a"), updateEv("b"), updateEv("b"), deleteEv("a")}
+	if err := exact(h1, want1); err != nil {
+		return err
+	}
+	for _, p := range probes {
+		if p.overlap.Load() {
+			return props.Broke("Serial delivery", "%s: two handler calls overlapped", p.name)
+		}
+	}
+	return nil
+}
+
+// leak runs a fan-out in real time, outside any bubble (goleak cannot run
+// in one), and checks that Stop leaves no goroutine: once started, and once
+// never started.
+func leak(s Subject) error {
+	before := goleak.IgnoreCurrent()
+	for _, start := range []bool{true, false} {
+		f := s.New()
+		p := newProbe("h")
+		if _, err := addHandlerWithin(f, p); err != nil {
+			return err
+		}
+		if start {
+			if err := within("Start", f.Start); err != nil {
+				return err
+			}
+			if err := within("Emit right after Start", func() { f.Emit(Add, "x") }); err != nil {
+				return err
+			}
+			if !eventually(func() bool { return len(p.received()) > 0 }) {
+				return props.Broke("Liveness", "an event was not delivered within %v", props.Watchdog)
+			}
+			late := newProbe("late")
+			r, err := addHandlerWithin(f, late)
+			if err != nil {
+				return err
+			}
+			if err := within("RemoveHandler", func() { err = f.RemoveHandler(r) }); err != nil {
+				return err
+			}
+			if err != nil {
+				return fmt.Errorf("RemoveHandler: %w", err)
+			}
+		}
+		if err := within(fmt.Sprintf("Stop (started: %v)", start), f.Stop); err != nil {
+			return err
+		}
+		if err := goleak.Find(before); err != nil {
+			return props.Broke("No leak", "after Stop (started: %v): %v", start, err)
+		}
+	}
+	return nil
+}
+
+// within runs a subject call in real time, outside any bubble, and turns
+// a call that does not return within props.Watchdog into a violation (the
+// call is abandoned).
+func within(op string, f func()) error {
+	if !props.ReturnsWithin(props.Watchdog, f) {
+		return props.Broke("Non-blocking distribute", "%s did not return within %v", op, props.Watchdog)
+	}
+	return nil
+}
+
+func addHandlerWithin(f FanOut, p *probe) (Registration, error) {
+	var reg Registration
+	var err error
+	if werr := within("AddHandler", func() { reg, err = f.AddHandler(p) }); werr != nil {
+		return nil, werr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("AddHandler: %w", err)
+	}
+	return reg, nil
+}
+
+// eventually polls cond in real time for up to props.Watchdog.
+func eventually(cond func() bool) bool {
+	deadline := time.Now().Add(props.Watchdog)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return true
+}
+
+// StartRounds is how often the start check races an emit against Start.
+const StartRounds = 20
+
+func startRace(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, _ props.Config) error {
+		for round := range StartRounds {
+			f := s.New()
+			p := newProbe("h")
+			if _, err := addHandlerWithin(f, p); err != nil {
+				return err
+			}
+			if err := within("Start", f.Start); err != nil {
+				return err
+			}
+			if !props.ReturnsWithin(props.Watchdog, func() { f.Emit(Add, "a") }) {
+				return props.Broke("Start", "round %d: Emit right after Start did not return within %v", round, props.Watchdog)
+			}
+			if !eventually(func() bool { return len(p.received()) > 0 }) {
+				return props.Broke("Start", "round %d: an event emitted right after Start was not delivered within %v", round, props.Watchdog)
+			}
+			if !props.ReturnsWithin(props.Watchdog, f.Stop) {
+				return props.Broke("Shutdown", "round %d: Stop did not return within %v", round, props.Watchdog)
+			}
+			// Either the initial list or the watch carries the add.
+			if got := p.received(); len(got) != 1 || (got[0] != initEv("a") && got[0] != addEv("a")) {
+				return props.Broke("Delivery", "round %d: received %v, want [init:a] or [add:a]", round, got)
+			}
+		}
+		return nil
+	}
+}
+
+// LookaheadN is the number of notifications a blocked handler falls behind
+// in the lookahead check.
+const LookaheadN = 64
+
+// LookaheadBurst is the larger backlog of the lookahead check.
+const LookaheadBurst = 1500
+
+var errNoBacklog = errors.New("the subject's registrations do not implement Backlog")
+
+func lookahead(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, _ props.Config) error {
+		err := inBubble(t, func() error {
+			f := s.New()
+			d := &driver{}
+			p := newProbe("h")
+			defer func() {
+				p.unblock()
+				d.call(f.Stop)
+			}()
+			r, err := addHandler(d, f, p)
+			if err != nil {
+				return err
+			}
+			b, ok := r.(Backlog)
+			if !ok {
+				return errNoBacklog
+			}
+			if !d.call(f.Start) {
+				return props.Broke("Non-blocking distribute", "Start did not return")
+			}
+			// Strictly alternating: each emit is handled before the next.
+			sc := newScript("k", LookaheadN)
+			for i := range sc.kinds {
+				if !d.call(func() { f.Emit(sc.kinds[i], sc.keys[i]) }) {
+					return props.Broke("Non-blocking distribute", "Emit did not return")
+				}
+				if n := b.Pending(); n != 0 {
+					return props.Broke("Lookahead", "after emit %d was handled, Pending() = %d, want 0", i, n)
+				}
+			}
+			if hw := b.HighWater(); hw > 1 {
+				return props.Broke("Lookahead", "a handler that keeps up reached a high-water mark of %d pending, want at most 1 (the one in hand)", hw)
+			}
+			if msg := (expectation{seq: sc.events()}).conforms(p.received(), true); msg != "" {
+				return props.Broke("Delivery", "%s", msg)
+			}
+			// Blocked in a call: everything emitted meanwhile is pending.
+			// Two bursts: the buffer is reused after it drained, and the
+			// second crosses the default chunk size of our ring (1024).
+			seq := sc.events()
+			for i, burst := range []int{LookaheadN, LookaheadBurst} {
+				p.block()
+				plug := fmt.Sprintf("plug%d", i)
+				if !d.call(func() { f.Emit(Add, plug) }) {
+					return props.Broke("Non-blocking distribute", "Emit did not return")
+				}
+				seq = append(seq, addEv(plug))
+				if p.waiting.Load() != 1 {
+					return props.Broke("Delivery", "the handler did not receive %s", plug)
+				}
+				if n := b.Pending(); n != 0 {
+					return props.Broke("Lookahead", "with the handler in a call and nothing else added, Pending() = %d, want 0", n)
+				}
+				sc2 := newScript(fmt.Sprintf("b%d-", i), burst)
+				if !d.call(func() { sc2.emit(f, nil) }) {
+					return props.Broke("Non-blocking distribute", "Emit blocked behind a blocked handler")
+				}
+				seq = append(seq, sc2.events()...)
+				if n := b.Pending(); n != int64(burst) {
+					return props.Broke("Lookahead", "with the handler blocked in a call, %d emits left Pending() = %d", burst, n)
+				}
+				p.unblock()
+				synctest.Wait()
+				if n := b.Pending(); n != 0 {
+					return props.Broke("Lookahead", "after the handler caught up, Pending() = %d, want 0", n)
+				}
+				if hw := b.HighWater(); hw != int64(burst) {
+					return props.Broke("Lookahead", "after %d notifications piled up (the most so far), HighWater() = %d, want %d", burst, hw, burst)
+				}
+				if msg := (expectation{seq: seq}).conforms(p.received(), true); msg != "" {
+					return props.Broke("Delivery", "after burst %d: %s", i, msg)
+				}
+			}
+			if !d.call(f.Stop) {
+				return props.Broke("Shutdown", "Stop did not return")
+			}
+			return nil
+		})
+		if errors.Is(err, errNoBacklog) {
+			t.Skipf("not applicable: %v", err)
+		}
+		return err
+	}
+}
+
+func pumpStep(pump Pump) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+			var m sinf.Pump
+			var (
+				inHand   bool
+				buffered int
+				closed   bool
+				n        int
+			)
+			rt.Repeat(map[string]func(*rapid.T){
+				"step": func(rt *rapid.T) {
+					var ev sinf.Event
+					switch r := rapid.IntRange(0, 19).Draw(rt, "event"); {
+					case r < 10:
+						ev = sinf.Added
+					case r < 19:
+						ev = sinf.Delivered
+					default:
+						ev = sinf.Closed
+					}
+					want, next := "Invalid", m
+					if m.Enabled(ev) {
+						switch ev {
+						case sinf.Added:
+							want = "Hold"
+							if _, has := m.InHand(); has {
+								want = "Stash"
+							}
+							n++
+							next = m.Add(fmt.Sprint(n))
+						case sinf.Delivered:
+							want = "Idle"
+							if len(m.Buffered()) > 0 {
+								want = "Refill"
+							}
+							next, _ = m.Deliver()
+						case sinf.Closed:
+							want = "Stop"
+							next = m.Close()
+						}
+					}
+					gIn, gBuf, gClosed, act := pump.Step(inHand, buffered, closed, ev)
+					_, wIn := next.InHand()
+					wBuf, wClosed := len(next.Buffered()), next.IsClosed()
+					rec.Step(fmt.Sprintf("%v from (inHand=%v buffered=%d closed=%v)", ev, inHand, buffered, closed),
+						fmt.Sprintf("%s -> (%v %d %v)", want, wIn, wBuf, wClosed),
+						fmt.Sprintf("%s -> (%v %d %v)", act, gIn, gBuf, gClosed))
+					if act == "Stash" && !inHand {
+						rec.Fail(rt, "Lookahead", "the pump stashed a notification while nothing was in hand")
+					}
+					if act != want {
+						rec.Fail(rt, "Pump decision", "%v in state (inHand=%v buffered=%d closed=%v): action %s, model %s", ev, inHand, buffered, closed, act, want)
+					}
+					if gIn != wIn || gBuf != wBuf || gClosed != wClosed {
+						rec.Fail(rt, "Pump state", "after %v: (inHand=%v buffered=%d closed=%v), model (%v %d %v)", ev, gIn, gBuf, gClosed, wIn, wBuf, wClosed)
+					}
+					m, inHand, buffered, closed = next, gIn, gBuf, gClosed
+				},
+			})
+		})
+		return props.Save(t, cfg, Component, CheckPumpStep, err)
+	}
+}

@@ -1,0 +1,209 @@
+package subjects
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/kverify/kverify/impl/informer"
+	"github.com/kverify/kverify/props"
+	pinf "github.com/kverify/kverify/props/informer"
+	sinf "github.com/kverify/kverify/spec/informer"
+	"github.com/kverify/kverify/upstream"
+)
+
+// informerEntries binds the informer suite to ours and to client-go.
+func informerEntries() []Entry {
+	return []Entry{
+		{Component: pinf.Component, Subject: Ours, Checks: oursInformerChecks},
+		{Component: pinf.Component, Subject: Upstream, Checks: upstreamInformerChecks, Divergences: upstream.InformerDivergences},
+	}
+}
+
+func oursInformerChecks() []props.Check     { return pinf.Checks(OursInformer()) }
+func upstreamInformerChecks() []props.Check { return pinf.Checks(upstream.Informer()) }
+
+// OursInformer is impl/informer behind the suite's FanOut: a minimal
+// informer whose "source" is a key store, so the suite drives our listener,
+// pump and processor exactly as an informer would.
+func OursInformer() pinf.Subject {
+	return pinf.Subject{
+		New:  func() pinf.FanOut { return newOursFanOut() },
+		Pump: oursPump{},
+	}
+}
+
+// oursFanOut is the minimal informer. emitMu plays client-go's blockDeltas
+// (shared_informer.go:1042-1063,1066-1080): an event and the join of a late
+// handler (its initial list, then UpstreamSynced) never interleave.
+type oursFanOut struct {
+	emitMu  sync.Mutex
+	store   map[string]struct{}
+	proc    *informer.Processor
+	pre     []*informer.Listener // added before Start, not removed
+	started bool
+	stopped bool
+	cancel  context.CancelFunc
+	runDone chan struct{}
+}
+
+func newOursFanOut() *oursFanOut {
+	return &oursFanOut{store: map[string]struct{}{}, proc: informer.NewProcessor(nil)}
+}
+
+// keys is the store's content, sorted (the order of an initial list is not
+// part of the contract; sorted keeps our runs reproducible).
+func (f *oursFanOut) keys() []string {
+	ks := make([]string, 0, len(f.store))
+	for k := range f.store {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func (f *oursFanOut) initialList(l *informer.Listener) {
+	for _, k := range f.keys() {
+		l.Add(informer.Notification{Kind: informer.Add, New: k, InInitialList: true})
+	}
+	l.UpstreamSynced()
+}
+
+func (f *oursFanOut) AddHandler(h pinf.Handler) (pinf.Registration, error) {
+	f.emitMu.Lock()
+	defer f.emitMu.Unlock()
+	l := informer.NewListener(handlerAdapter{h}, informer.ListenerOptions{})
+	if _, err := f.proc.AddListener(l); err != nil {
+		return nil, err
+	}
+	// The processor may not run yet right after Start; the listener then
+	// starts with Run, and Add waits for it (it holds no processor lock).
+	if f.started {
+		f.initialList(l)
+	} else {
+		f.pre = append(f.pre, l)
+	}
+	return oursRegistration{l}, nil
+}
+
+func (f *oursFanOut) RemoveHandler(r pinf.Registration) error {
+	reg, ok := r.(oursRegistration)
+	if !ok {
+		return nil
+	}
+	f.emitMu.Lock()
+	defer f.emitMu.Unlock()
+	f.pre = slices.DeleteFunc(f.pre, func(l *informer.Listener) bool { return l == reg.Listener })
+	f.proc.RemoveListener(reg.Listener)
+	return nil
+}
+
+func (f *oursFanOut) Emit(kind pinf.Kind, key string) {
+	f.emitMu.Lock()
+	defer f.emitMu.Unlock()
+	var n informer.Notification
+	switch kind {
+	case pinf.Add:
+		f.store[key] = struct{}{}
+		n = informer.Notification{Kind: informer.Add, New: key}
+	case pinf.Update:
+		f.store[key] = struct{}{}
+		n = informer.Notification{Kind: informer.Update, Old: key, New: key}
+	case pinf.Delete:
+		delete(f.store, key)
+		n = informer.Notification{Kind: informer.Delete, Old: key}
+	}
+	// Before Start the informer's controller is not running: the event only
+	// changes the store, which handlers get as their initial list.
+	if f.started && !f.stopped {
+		f.proc.Distribute(n, false)
+	}
+}
+
+func (f *oursFanOut) Start() {
+	f.emitMu.Lock()
+	defer f.emitMu.Unlock()
+	if f.started || f.stopped {
+		return
+	}
+	f.started = true
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel, f.runDone = cancel, make(chan struct{})
+	go func() {
+		defer close(f.runDone)
+		f.proc.Run(ctx)
+	}()
+	for _, l := range f.pre {
+		f.initialList(l)
+	}
+	f.pre = nil
+}
+
+func (f *oursFanOut) Stop() {
+	f.emitMu.Lock()
+	if f.stopped {
+		f.emitMu.Unlock()
+		return
+	}
+	f.stopped = true
+	cancel, done := f.cancel, f.runDone
+	f.emitMu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	<-done
+}
+
+// handlerAdapter turns the listener's objects (keys) back into strings.
+type handlerAdapter struct{ h pinf.Handler }
+
+func (a handlerAdapter) OnAdd(obj any, isInInitialList bool) { a.h.OnAdd(keyOf(obj), isInInitialList) }
+func (a handlerAdapter) OnUpdate(oldObj, newObj any)         { a.h.OnUpdate(keyOf(oldObj), keyOf(newObj)) }
+func (a handlerAdapter) OnDelete(obj any)                    { a.h.OnDelete(keyOf(obj)) }
+
+func keyOf(obj any) string {
+	s, _ := obj.(string)
+	return s
+}
+
+// oursRegistration is the listener, with its backlog in the suite's terms.
+type oursRegistration struct{ *informer.Listener }
+
+func (r oursRegistration) Pending() int64   { return r.Stats().Pending }
+func (r oursRegistration) HighWater() int64 { return r.Stats().HighWater }
+
+// oursPump is impl/informer's pump decision in the suite's terms.
+type oursPump struct{}
+
+func (oursPump) Step(inHand bool, buffered int, closed bool, ev sinf.Event) (bool, int, bool, string) {
+	var e informer.PumpEvent
+	switch ev {
+	case sinf.Added:
+		e = informer.EventAdded
+	case sinf.Delivered:
+		e = informer.EventDelivered
+	case sinf.Closed:
+		e = informer.EventClosed
+	default:
+		return inHand, buffered, closed, "Invalid"
+	}
+	s, act := informer.PumpState{InHand: inHand, Buffered: buffered, Closed: closed}.Step(e)
+	return s.InHand, s.Buffered, s.Closed, pumpActionName(act)
+}
+
+func pumpActionName(a informer.PumpAction) string {
+	switch a {
+	case informer.Hold:
+		return "Hold"
+	case informer.Stash:
+		return "Stash"
+	case informer.Refill:
+		return "Refill"
+	case informer.Idle:
+		return "Idle"
+	case informer.Stop:
+		return "Stop"
+	}
+	return "Invalid"
+}
