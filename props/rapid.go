@@ -102,7 +102,8 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 			v := s.last
 			s.mu.Unlock()
 			if v == nil {
-				v = &Violation{Guarantee: "no panic", Detail: "rapid failed outside a recorded step"}
+				// No check recorded it: a panic or a deadlock in the subject.
+				v = &Violation{Guarantee: "Termination", Detail: reportCause(tb.report.String())}
 			}
 			v.Detail += "\n" + strings.TrimSpace(tb.report.String())
 			return v
@@ -121,6 +122,22 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 // started (use defer), or the bubble reports a deadlock.
 func Bubble(t *testing.T, body func()) {
 	var p, invalid any
+	defer func() {
+		// A subject that leaves goroutines blocked makes synctest panic
+		// with "deadlock" after body returned; a violation body recorded
+		// first is the better report.
+		if r := recover(); r != nil {
+			if p == nil && invalid == nil {
+				panic(r)
+			}
+		}
+		if invalid != nil {
+			panic(invalid) // not a failure: rapid discards this case
+		}
+		if p != nil {
+			panic(p)
+		}
+	}()
 	synctest.Test(t, func(*testing.T) {
 		defer func() {
 			r := recover()
@@ -136,12 +153,6 @@ func Bubble(t *testing.T, body func()) {
 		}()
 		body()
 	})
-	if invalid != nil {
-		panic(invalid) // not a failure: rapid discards this case
-	}
-	if p != nil {
-		panic(p)
-	}
 }
 
 // captureTB is a rapid.TB that records a failure instead of failing the
@@ -189,4 +200,14 @@ func (c *captureTB) Failed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.failed
+}
+
+// reportCause is the cause line of a rapid report ("[rapid] panic after N
+// tests: <cause>").
+func reportCause(report string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(report), "\n")
+	if _, cause, ok := strings.Cut(line, " tests: "); ok {
+		return "the subject panicked or deadlocked: " + cause
+	}
+	return line
 }

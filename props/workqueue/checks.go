@@ -100,6 +100,11 @@ func machineCheck(s Subject, name string, mode Mode) func(*testing.T, props.Conf
 						}
 					},
 				})
+				// Every run ends with a checked ShutDown: it must release
+				// every blocked Get.
+				if err := x.Apply(Step{Kind: wq.ShutDown}); err != nil {
+					rec.Errorf(rt, err)
+				}
 			})
 		})
 		return props.Save(t, cfg, Component, name, err)

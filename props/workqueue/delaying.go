@@ -734,24 +734,8 @@ func (x *dmachine) order(got, head []string) string {
 // calls returned against what the model allows, and the Len law.
 func (x *dmachine) settle(ph phase) error {
 	synctest.Wait()
-	var returned, blocked []int
-	results := map[int]getResult{}
-	for i := range x.workers {
-		w := &x.workers[i]
-		if w.getting == nil {
-			continue
-		}
-		select {
-		case r := <-w.getting:
-			returned = append(returned, i)
-			results[i] = r
-		default:
-			blocked = append(blocked, i)
-		}
-	}
-	for _, i := range returned {
-		x.rec.Step(fmt.Sprintf("w%d:Get returned", i), "", fmtResult(results[i]))
-	}
+	g := pollGets(&x.workers, x.rec)
+	returned, blocked, results := g.returned, g.blocked, g.results
 	where := ""
 	switch ph {
 	case phaseEarly:
@@ -759,14 +743,9 @@ func (x *dmachine) settle(ph phase) error {
 	case phaseReady:
 		where = " (at a ready time)"
 	}
-	pending := len(returned) + len(blocked)
 	queue := x.m.Queue().Queue()
 	shut := x.m.IsShuttingDown()
-	wantItems := min(pending, len(queue))
-	wantReturned := wantItems
-	if shut {
-		wantReturned = pending
-	}
+	wantItems, wantReturned := g.want(len(queue), shut)
 	if len(returned) != wantReturned {
 		switch {
 		case len(returned) > wantReturned && len(queue) == 0 && !shut:
@@ -786,13 +765,8 @@ func (x *dmachine) settle(ph phase) error {
 		}
 	}
 	head := queue[:wantItems]
-	var gotItems []string
-	for _, i := range returned {
-		if r := results[i]; !r.shutdown {
-			gotItems = append(gotItems, r.key)
-		}
-	}
-	if !slices.Equal(slices.Sorted(slices.Values(gotItems)), slices.Sorted(slices.Values(head))) {
+	gotItems := g.items()
+	if !g.tookHead(head) {
 		for _, k := range gotItems {
 			if x.m.Queue().Processing(k) {
 				return props.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.Queue().ProcessingKeys())
@@ -809,33 +783,14 @@ func (x *dmachine) settle(ph phase) error {
 	for _, k := range gotItems {
 		delete(x.moved, k)
 	}
-	for _, i := range returned {
-		w := &x.workers[i]
-		w.getting = nil
-		if r := results[i]; !r.shutdown {
-			w.held, w.holding = r.key, true
-		}
+	g.hand(&x.workers)
+	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue().Queue(), x.m.Queue().ProcessingKeys())
+	if err != nil {
+		return err
 	}
-	if x.drain != nil {
-		done := false
-		select {
-		case <-x.drain:
-			done = true
-		default:
-		}
-		want := x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain})
-		switch {
-		case done && !want:
-			x.rec.Step("ShutDownWithDrain returned", "blocked", "returned")
-			return props.Broke("Drain", "ShutDownWithDrain returned with items queued %v or processing %v", x.m.Queue().Queue(), x.m.Queue().ProcessingKeys())
-		case !done && want:
-			x.rec.Step("ShutDownWithDrain returned", "returned", "blocked")
-			return props.Broke("Drain", "ShutDownWithDrain still blocked although the model lets it return (nothing queued or processing, or ShutDown called since; queue %v, processing %v)", x.m.Queue().Queue(), x.m.Queue().ProcessingKeys())
-		case done:
-			x.rec.Step("ShutDownWithDrain returned", "", "returned")
-			x.drain = nil
-			x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDownWithDrain})
-		}
+	if done {
+		x.drain = nil
+		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDownWithDrain})
 	}
 	if n, want := x.q.Len(), len(x.m.Queue().Queue()); n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))

@@ -205,99 +205,148 @@ func (x *machine) Apply(s Step) error {
 // calls returned against what the model allows, and the Len law.
 func (x *machine) settle() error {
 	synctest.Wait()
-	var returned, blocked []int
-	results := map[int]getResult{}
-	for i := range x.workers {
-		w := &x.workers[i]
-		if w.getting == nil {
-			continue
-		}
-		select {
-		case r := <-w.getting:
-			returned = append(returned, i)
-			results[i] = r
-		default:
-			blocked = append(blocked, i)
-		}
-	}
-	for _, i := range returned {
-		x.rec.Step(fmt.Sprintf("w%d:Get returned", i), "", fmtResult(results[i]))
-	}
-	pending := len(returned) + len(blocked)
+	g := pollGets(&x.workers, x.rec)
 	queue := x.m.Queue()
 	shut := x.m.IsShuttingDown()
-	wantItems := min(pending, len(queue))
-	wantReturned := wantItems
-	if shut {
-		wantReturned = pending
-	}
-	if len(returned) != wantReturned {
+	wantItems, wantReturned := g.want(len(queue), shut)
+	if n := len(g.returned); n != wantReturned {
 		switch {
-		case len(returned) > wantReturned && len(queue) == 0 && !shut:
-			return props.Broke("Blocking Get", "%d Get(s) returned from an empty running queue: %s", len(returned)-wantReturned, describe(returned, results))
-		case len(returned) > wantReturned:
-			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %v: %s", len(returned), len(queue), queue, describe(returned, results))
+		case n > wantReturned && len(queue) == 0 && !shut:
+			return props.Broke("Blocking Get", "%d Get(s) returned from an empty running queue: %s", n-wantReturned, describe(g.returned, g.results))
+		case n > wantReturned:
+			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %v: %s", n, len(queue), queue, describe(g.returned, g.results))
+		case shut:
+			return props.Broke("Shutdown wakes Gets", "%d Get(s) still blocked on a shut-down queue (queued %v)", len(g.blocked), queue)
 		default:
-			return props.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %v (shutting down: %v)", len(blocked), len(queue), queue, shut)
+			return props.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %v", len(g.blocked), len(queue), queue)
 		}
 	}
-	// The returned Gets must have taken exactly the head of the FIFO; which
-	// worker took which of those items is the scheduler's choice.
 	head := queue[:wantItems]
-	var gotItems []string
-	for _, i := range returned {
-		if r := results[i]; !r.shutdown {
-			gotItems = append(gotItems, r.key)
-		}
-	}
-	if !slices.Equal(slices.Sorted(slices.Values(gotItems)), slices.Sorted(slices.Values(head))) {
-		for _, k := range gotItems {
+	if !g.tookHead(head) {
+		got := g.items()
+		for _, k := range got {
 			if x.m.Processing(k) {
 				return props.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.ProcessingKeys())
 			}
 		}
-		if len(gotItems) < len(head) {
+		if len(got) < len(head) {
 			return props.Broke("Shutdown", "Get returned shutdown with items still queued %v", queue)
 		}
-		return props.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %v)", gotItems, head, queue)
+		return props.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %v)", got, head, queue)
 	}
 	// The model pops the same multiset; it tracks the processing set, not
 	// which worker holds what, so the order of its pops does not matter.
 	for range wantItems {
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.Get})
 	}
-	for _, i := range returned {
-		w := &x.workers[i]
-		w.getting = nil
-		if r := results[i]; !r.shutdown {
-			w.held, w.holding = r.key, true
-		}
+	g.hand(&x.workers)
+	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue(), x.m.ProcessingKeys())
+	if err != nil {
+		return err
 	}
-	if x.drain != nil {
-		done := false
-		select {
-		case <-x.drain:
-			done = true
-		default:
-		}
-		want := x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain})
-		switch {
-		case done && !want:
-			x.rec.Step("ShutDownWithDrain returned", "blocked", "returned")
-			return props.Broke("Drain", "ShutDownWithDrain returned with items queued %v or processing %v", x.m.Queue(), x.m.ProcessingKeys())
-		case !done && want:
-			x.rec.Step("ShutDownWithDrain returned", "returned", "blocked")
-			return props.Broke("Drain", "ShutDownWithDrain still blocked with nothing queued or processing")
-		case done:
-			x.rec.Step("ShutDownWithDrain returned", "", "returned")
-			x.drain = nil
-			x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDownWithDrain})
-		}
+	if done {
+		x.drain = nil
+		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDownWithDrain})
 	}
 	if n, want := x.q.Len(), len(x.m.Queue()); n != want {
 		return props.Broke("Len law", "Len() = %d, model %d (queue %v)", n, want, x.m.Queue())
 	}
 	return nil
+}
+
+// gets is what the Gets in flight did by a quiescent point.
+type gets struct {
+	returned, blocked []int
+	results           map[int]getResult
+}
+
+// pollGets collects, after synctest.Wait, which in-flight Gets returned and
+// which are still blocked, and records the returns.
+func pollGets(ws *[Workers]worker, rec *props.Recorder) gets {
+	g := gets{results: map[int]getResult{}}
+	for i := range ws {
+		w := &ws[i]
+		if w.getting == nil {
+			continue
+		}
+		select {
+		case r := <-w.getting:
+			g.returned = append(g.returned, i)
+			g.results[i] = r
+		default:
+			g.blocked = append(g.blocked, i)
+		}
+	}
+	for _, i := range g.returned {
+		rec.Step(fmt.Sprintf("w%d:Get returned", i), "", fmtResult(g.results[i]))
+	}
+	return g
+}
+
+// want is what the model allows: with queued items ready and the queue
+// shutting down or not, how many returned Gets carry an item and how many
+// Gets must have returned at all.
+func (g gets) want(queued int, shut bool) (items, returned int) {
+	pending := len(g.returned) + len(g.blocked)
+	items = min(pending, queued)
+	if shut {
+		return items, pending
+	}
+	return items, items
+}
+
+// items are the items the returned Gets took.
+func (g gets) items() []string {
+	var out []string
+	for _, i := range g.returned {
+		if r := g.results[i]; !r.shutdown {
+			out = append(out, r.key)
+		}
+	}
+	return out
+}
+
+// tookHead reports whether the returned Gets took exactly the FIFO's head;
+// which worker took which of those items is the scheduler's choice.
+func (g gets) tookHead(head []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(g.items())), slices.Sorted(slices.Values(head)))
+}
+
+// hand gives each returned worker its item and ends its Get.
+func (g gets) hand(ws *[Workers]worker) {
+	for _, i := range g.returned {
+		w := &ws[i]
+		w.getting = nil
+		if r := g.results[i]; !r.shutdown {
+			w.held, w.holding = r.key, true
+		}
+	}
+}
+
+// drainReturned reports whether an in-flight ShutDownWithDrain returned
+// (drain is nil when none is in flight), checks it against what the model
+// allows and records the outcome.
+func drainReturned(drain chan struct{}, allowed bool, rec *props.Recorder, queue, processing []string) (bool, error) {
+	if drain == nil {
+		return false, nil
+	}
+	done := false
+	select {
+	case <-drain:
+		done = true
+	default:
+	}
+	switch {
+	case done && !allowed:
+		rec.Step("ShutDownWithDrain returned", "blocked", "returned")
+		return false, props.Broke("Drain", "ShutDownWithDrain returned with items queued %v or processing %v", queue, processing)
+	case !done && allowed:
+		rec.Step("ShutDownWithDrain returned", "returned", "blocked")
+		return false, props.Broke("Drain", "ShutDownWithDrain still blocked although the model lets it return (nothing queued or processing, or ShutDown called since; queue %v, processing %v)", queue, processing)
+	case done:
+		rec.Step("ShutDownWithDrain returned", "", "returned")
+	}
+	return done, nil
 }
 
 // Close shuts the subject down and releases every blocked call.
