@@ -7,8 +7,8 @@ var ringMutants = []Mutant{
 	// Growing: upstream's doubling ring.
 	{ID: "ring-grow-copy-order", Component: "ring", File: growingGo,
 		Bug: "growth while wrapped copies the front of the array (the newer values) before the older ones",
-		Old: "	k := copy(data, r.data[r.beg:])\n	copy(data[k:], r.data[:r.beg])",
-		New: "	k := copy(data, r.data[:r.beg])\n	copy(data[k:], r.data[r.beg:])"},
+		Old: "		k := copy(data, r.data[r.beg:])\n		copy(data[k:], r.data[:r.n-k])",
+		New: "		k := copy(data, r.data[:r.n-(len(r.data)-r.beg)])\n		copy(data[k:], r.data[r.beg:])"},
 	{ID: "ring-grow-keeps-beg", Component: "ring", File: growingGo,
 		Bug: "growth moves the values to the front of the new array but keeps the old read position",
 		Old: "	r.data, r.beg = data, 0", New: "	r.data = data"},

@@ -13,16 +13,17 @@ func concat(lists ...[]Mutant) []Mutant {
 }
 
 const queueGo = "impl/workqueue/queue.go"
-const orderGo = "impl/workqueue/order.go"
 
 var workqueueMutants = []Mutant{
-	{ID: "wq-lifo", Component: "workqueue", File: orderGo,
-		Bug: "the FIFO pops the newest item instead of the oldest",
-		Old: "	item := f.buf[f.head]\n	f.buf[f.head] = zero\n	f.head++\n	if f.head == len(f.buf) {\n		f.head = 0\n	}\n	f.n--",
-		New: "	last := (f.head + f.n - 1) % len(f.buf)\n	item := f.buf[last]\n	f.buf[last] = zero\n	f.n--"},
-	{ID: "wq-pop-no-zero", Component: "workqueue", File: orderGo,
-		Bug: "Pop keeps a reference to the popped item in the ring",
-		Old: "	f.buf[f.head] = zero\n", New: "	_ = zero\n"},
+	// The default Order is a FIFO over impl/ring's growing ring: these two
+	// break the ring as the workqueue uses it.
+	{ID: "wq-lifo", Component: "workqueue", File: growingGo,
+		Bug: "the FIFO's ring pops the newest item instead of the oldest",
+		Old: "	x := r.data[r.beg]\n	r.data[r.beg] = zero\n	r.beg++\n	if r.beg == len(r.data) {\n		r.beg = 0\n	}\n	r.n--",
+		New: "	last := (r.beg + r.n - 1) % len(r.data)\n	x := r.data[last]\n	r.data[last] = zero\n	r.n--"},
+	{ID: "wq-pop-no-zero", Component: "workqueue", File: growingGo,
+		Bug: "the FIFO's ring keeps a reference to a popped item",
+		Old: "	r.data[r.beg] = zero\n", New: "	_ = zero\n"},
 	{ID: "wq-add-while-processing-pushes", Component: "workqueue", File: queueGo,
 		Bug: "Add of an item being processed pushes it, so two workers can hold it",
 		Old: "	if s&processing != 0 {\n		return // Done will queue it\n	}\n", New: ""},

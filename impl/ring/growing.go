@@ -56,16 +56,36 @@ func (r *Growing[T]) WriteOne(x T) {
 	r.n++
 }
 
-// grow doubles the array. It is called only when the buffer is full, so the
-// values are data[beg:] followed by data[:beg].
+// grow doubles the array. It is called only when the buffer is full.
 func (r *Growing[T]) grow() {
 	size := 2 * len(r.data)
 	if size == 0 {
 		size = DefaultSize
 	}
+	r.resize(size)
+}
+
+// Shrink reallocates the array to size slots if the values fit, and
+// reports whether it did. Growing never shrinks on its own (upstream's
+// semantics); a caller with its own policy for giving memory back, such as
+// the workqueue's FIFO, calls Shrink.
+func (r *Growing[T]) Shrink(size int) bool {
+	if size < r.n || size >= len(r.data) {
+		return false
+	}
+	r.resize(size)
+	return true
+}
+
+// resize moves the values, oldest first, to the front of a new array.
+func (r *Growing[T]) resize(size int) {
 	data := make([]T, size)
-	k := copy(data, r.data[r.beg:])
-	copy(data[k:], r.data[:r.beg])
+	if r.beg+r.n <= len(r.data) {
+		copy(data, r.data[r.beg:r.beg+r.n])
+	} else {
+		k := copy(data, r.data[r.beg:])
+		copy(data[k:], r.data[:r.n-k])
+	}
 	r.data, r.beg = data, 0
 }
 

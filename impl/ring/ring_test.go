@@ -134,3 +134,32 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Errorf("Chunked: %v allocs per write-read", n)
 	}
 }
+
+// Shrink reallocates only when the values fit and keeps them in order,
+// also when they wrap around the end of the array.
+func TestGrowingShrink(t *testing.T) {
+	var r Growing[int]
+	for i := range 100 {
+		r.WriteOne(i)
+	}
+	for range 90 {
+		r.ReadOne()
+	}
+	for i := 100; i < 110; i++ { // wraps: the array holds 128
+		r.WriteOne(i)
+	}
+	if r.Shrink(19) {
+		t.Fatalf("Shrink(19) with %d values succeeded", r.Len())
+	}
+	if r.Shrink(r.Cap()) {
+		t.Fatal("Shrink to the current capacity succeeded")
+	}
+	if !r.Shrink(32) || r.Cap() != 32 {
+		t.Fatalf("Shrink(32) failed: cap %d", r.Cap())
+	}
+	for want := 90; want < 110; want++ {
+		if got, ok := r.ReadOne(); !ok || got != want {
+			t.Fatalf("ReadOne = %d, %v; want %d", got, ok, want)
+		}
+	}
+}

@@ -459,7 +459,7 @@ func (x *dmachine) Enabled(s DStep) bool {
 		return x.workers[s.Worker].holding
 	case DTick:
 		next, ok := x.m.NextReadyAt()
-		return ok && next.Sub(time.Now()) <= time.Hour
+		return ok && time.Until(next) <= time.Hour
 	case DSleep:
 		return s.D >= 0 && s.D <= farAway
 	case DAddRateLimited, DForget, DNumRequeues:
@@ -512,7 +512,7 @@ func (x *dmachine) Apply(s DStep) error {
 		return x.sleepTo(time.Now().Add(s.D))
 	case DTick:
 		next, _ := x.m.NextReadyAt()
-		x.rec.Step(DStep{Kind: DSleep, D: next.Sub(time.Now())}.String(), "", "")
+		x.rec.Step(DStep{Kind: DSleep, D: time.Until(next)}.String(), "", "")
 		return x.sleepTo(next)
 	case DLen:
 		n, m := x.q.Len(), len(x.m.Queue().Queue())
@@ -648,12 +648,12 @@ func (x *dmachine) sleepTo(target time.Time) error {
 			break
 		}
 		if early := next.Add(-1); early.After(time.Now()) {
-			time.Sleep(early.Sub(time.Now()))
+			time.Sleep(time.Until(early))
 			if err := x.settle(phaseEarly); err != nil {
 				return err
 			}
 		}
-		time.Sleep(next.Sub(time.Now()))
+		time.Sleep(time.Until(next))
 		x.advance(time.Now())
 		if err := x.settle(phaseReady); err != nil {
 			return err
@@ -663,7 +663,7 @@ func (x *dmachine) sleepTo(target time.Time) error {
 		}
 		x.justMoved = nil
 	}
-	if d := target.Sub(time.Now()); d > 0 {
+	if d := time.Until(target); d > 0 {
 		time.Sleep(d)
 	}
 	return x.settle(phaseStep)
@@ -900,7 +900,7 @@ func deadlineCheck(s Subject) func(*testing.T, props.Config) error {
 					if pt.Before(t0) {
 						continue
 					}
-					time.Sleep(pt.Sub(time.Now()))
+					time.Sleep(time.Until(pt))
 					synctest.Wait()
 					lo, hi := 0, 0
 					for _, at := range ready {
