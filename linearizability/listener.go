@@ -38,7 +38,6 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/kverify/kverify/impl/informer"
 	sinf "github.com/kverify/kverify/spec/informer"
 )
 
@@ -440,38 +439,20 @@ func SaveListenerFailure(dir, name string, history []porcupine.Operation, info p
 }
 
 // FanOut is what the listener workload drives: a processor with handlers
-// registered before it runs.
+// registered before it runs. Values are strings; an adapter maps them to
+// its implementation's notifications (of any kind) and back.
 type FanOut interface {
-	// AddHandler registers h; only before Run.
-	AddHandler(h informer.Handler)
-	// Distribute hands n to every handler's listener, without waiting for
+	// AddHandler registers a handler that receives each value through
+	// deliver; only before Run.
+	AddHandler(deliver func(v string))
+	// Distribute hands v to every handler's listener, without waiting for
 	// any handler. It is called from several goroutines at once, while
 	// Run runs.
-	Distribute(n informer.Notification)
+	Distribute(v string)
 	// Run runs the fan-out until ctx is done, then stops it and returns
 	// once every goroutine it started has exited.
 	Run(ctx context.Context)
 }
-
-// ProcessorFanOut is impl/informer's Processor, each handler behind a
-// Listener made with opts.
-func ProcessorFanOut(opts informer.ListenerOptions) FanOut {
-	return &processorFanOut{p: informer.NewProcessor(nil), opts: opts}
-}
-
-type processorFanOut struct {
-	p    *informer.Processor
-	opts informer.ListenerOptions
-}
-
-func (f *processorFanOut) AddHandler(h informer.Handler) {
-	if _, err := f.p.AddListener(informer.NewListener(h, f.opts)); err != nil {
-		panic(err) // only before Run: the processor cannot have stopped
-	}
-}
-
-func (f *processorFanOut) Distribute(n informer.Notification) { f.p.Distribute(n, false) }
-func (f *processorFanOut) Run(ctx context.Context)            { f.p.Run(ctx) }
 
 // ListenerWorkload describes a listener scenario. Zero fields take
 // defaults.
@@ -519,14 +500,9 @@ type recordingHandler struct {
 	rng      *rand.Rand
 }
 
-func (h *recordingHandler) OnAdd(obj any, _ bool) { h.deliver(obj) }
-func (h *recordingHandler) OnUpdate(_, obj any)   { h.deliver(obj) }
-func (h *recordingHandler) OnDelete(obj any)      { h.deliver(obj) }
-
-func (h *recordingHandler) deliver(obj any) {
+func (h *recordingHandler) deliver(v string) {
 	call := h.lastEnd.Load() // before ret: Call < Return even if calls overlap
 	ret := h.rec.clk.Add(1)
-	v, _ := obj.(string)
 	h.rec.appendOp(porcupine.Operation{ClientId: h.client, Call: call, Return: ret,
 		Input: ListenerInput{Listener: h.listener, Op: ListenerDeliver}, Output: ListenerOutput{Value: v}})
 	h.calls.Add(1)
@@ -551,7 +527,7 @@ func (r *Recorder) appendOp(op porcupine.Operation) {
 
 // RunListenerWorkload registers cfg.Listeners recording handlers with f,
 // runs it, and has cfg.Distributors goroutines each call Distribute
-// cfg.Adds times at once (values "d<distributor>.<n>", kinds mixed), each
+// cfg.Adds times at once (values "d<distributor>.<n>"), each
 // call recorded as an Add on every listener (client id = distributor). The
 // handlers record every call as a Deliver (client id = Distributors +
 // listener) and now and then stall, so the listeners buffer. Once the
@@ -566,7 +542,7 @@ func RunListenerWorkload(f FanOut, cfg ListenerWorkload) []porcupine.Operation {
 		hs[i] = &recordingHandler{rec: rec, listener: i, client: cfg.Distributors + i,
 			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Distributors+i)))}
 		hs[i].lastEnd.Store(rec.clk.Add(1)) // before Run: the first delivery is later
-		f.AddHandler(hs[i])
+		f.AddHandler(hs[i].deliver)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -582,17 +558,8 @@ func RunListenerWorkload(f FanOut, cfg ListenerWorkload) []porcupine.Operation {
 			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(d)))
 			for n := range cfg.Adds {
 				v := fmt.Sprintf("d%d.%d", d, n)
-				var note informer.Notification
-				switch rng.IntN(3) {
-				case 0:
-					note = informer.Notification{Kind: informer.Add, New: v}
-				case 1:
-					note = informer.Notification{Kind: informer.Update, Old: v, New: v}
-				default:
-					note = informer.Notification{Kind: informer.Delete, Old: v}
-				}
 				start := rec.clk.Add(1)
-				f.Distribute(note)
+				f.Distribute(v)
 				end := rec.clk.Add(1)
 				for l := range cfg.Listeners {
 					rec.appendOp(porcupine.Operation{ClientId: d, Call: start, Return: end,

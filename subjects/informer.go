@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kverify/kverify/impl/informer"
+	"github.com/kverify/kverify/linearizability"
 	"github.com/kverify/kverify/props"
 	pinf "github.com/kverify/kverify/props/informer"
 	sinf "github.com/kverify/kverify/spec/informer"
@@ -30,6 +31,9 @@ func OursInformer() pinf.Subject {
 	return pinf.Subject{
 		New:  func() pinf.FanOut { return newOursFanOut() },
 		Pump: oursPump{},
+		Linear: func() linearizability.FanOut {
+			return OursListenerFanOut(informer.ListenerOptions{})
+		},
 	}
 }
 
@@ -206,4 +210,52 @@ func pumpActionName(a informer.PumpAction) string {
 		return "Stop"
 	}
 	return "Invalid"
+}
+
+// OursListenerFanOut is our processor behind the per-listener
+// linearizability workload: each value becomes a notification (kinds
+// mixed, so every handler method is exercised) and comes back as the
+// object of the handler call.
+func OursListenerFanOut(opts informer.ListenerOptions) linearizability.FanOut {
+	return &listenerFanOut{p: informer.NewProcessor(nil), opts: opts}
+}
+
+type listenerFanOut struct {
+	p    *informer.Processor
+	opts informer.ListenerOptions
+}
+
+func (f *listenerFanOut) AddHandler(deliver func(string)) {
+	if _, err := f.p.AddListener(informer.NewListener(deliverFunc(deliver), f.opts)); err != nil {
+		panic(err) // only before Run: the processor cannot have stopped
+	}
+}
+
+func (f *listenerFanOut) Distribute(v string) {
+	var n informer.Notification
+	switch len(v) % 3 {
+	case 0:
+		n = informer.Notification{Kind: informer.Add, New: v}
+	case 1:
+		n = informer.Notification{Kind: informer.Update, Old: v, New: v}
+	default:
+		n = informer.Notification{Kind: informer.Delete, Old: v}
+	}
+	f.p.Distribute(n, false)
+}
+
+func (f *listenerFanOut) Run(ctx context.Context) { f.p.Run(ctx) }
+
+// deliverFunc is a handler that hands every object to one function. A
+// broken listener may call it with something that is not a value the
+// workload added (nil, say); that arrives as "" and the check flags it.
+type deliverFunc func(string)
+
+func (d deliverFunc) OnAdd(obj any, _ bool) { d(asValue(obj)) }
+func (d deliverFunc) OnUpdate(_, obj any)   { d(asValue(obj)) }
+func (d deliverFunc) OnDelete(obj any)      { d(asValue(obj)) }
+
+func asValue(obj any) string {
+	v, _ := obj.(string)
+	return v
 }

@@ -21,6 +21,7 @@ const (
 	CheckStart     = "processor/start"
 	CheckPumpStep  = "pump/step"
 	CheckLookahead = "listener/lookahead"
+	CheckLinear    = "linear/listener"
 )
 
 // Checks returns every check of the suite that s can take: pump/step only
@@ -46,6 +47,11 @@ func Checks(s Subject) []props.Check {
 		{Name: CheckLookahead, Family: props.FamilyWitness,
 			Guarantee: "a handler that keeps up never has more than the one notification in hand pending (high-water mark 1); with the handler blocked in a call, N emits leave exactly N pending; after release, 0 pending, a high-water mark of N, and everything delivered in order; again for a second, larger burst through the drained buffer",
 			Run:       lookahead(s)},
+	}
+	if s.Linear != nil {
+		cs = append(cs, props.Check{Name: CheckLinear, Family: props.FamilyLinear,
+			Guarantee: "with several goroutines distributing at once and handlers that stall, every listener's history of adds and handler calls is linearizable against a FIFO: each value delivered exactly once, in an order consistent with the adds",
+			Run:       linear(s.Linear)})
 	}
 	if s.Pump != nil {
 		cs = append(cs, props.Check{Name: CheckPumpStep, Family: props.FamilyModel,

@@ -7,6 +7,7 @@
 package informer
 
 import (
+	"github.com/kverify/kverify/linearizability"
 	"github.com/kverify/kverify/spec/informer"
 )
 
@@ -75,4 +76,10 @@ type Pump interface {
 type Subject struct {
 	New  func() FanOut
 	Pump Pump
+	// Linear makes a processor for the per-listener linearizability
+	// check. It needs a Distribute that returns only once every listener
+	// holds the value (so the add's interval contains its effect); nil
+	// skips the check. client-go's informer hands events over
+	// asynchronously through its reflector and FIFO, so it cannot take it.
+	Linear func() linearizability.FanOut
 }

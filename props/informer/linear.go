@@ -1,0 +1,54 @@
+package informer
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/kverify/kverify/linearizability"
+	"github.com/kverify/kverify/props"
+)
+
+// linearScenarios is the number of workloads per round; the budget adds
+// rounds.
+const linearScenarios = 10
+
+func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		seed := rand.Uint64()
+		start := time.Now()
+		for i := uint64(0); ; i++ {
+			var h []porcupine.Operation
+			run := func() {
+				h = linearizability.RunListenerWorkload(newFanOut(), linearizability.ListenerWorkload{Seed: seed + i, Drain: 2 * time.Second})
+			}
+			// The workload waits up to Drain for the handlers, then for Run
+			// to return after its context is cancelled; a fan-out that never
+			// stops must fail here, not at the test timeout.
+			if !props.ReturnsWithin(2*time.Second+props.Watchdog, run) {
+				return props.Broke("Stop returns", "seed %d: the fan-out's Run did not return within %v of its context being cancelled", seed+i, props.Watchdog)
+			}
+			if err := linearizability.CheckListenerDrained(h, 10*time.Second); err != nil {
+				dir := cfg.TraceDir
+				if dir == "" {
+					dir = t.ArtifactDir()
+				}
+				var le *linearizability.ListenerError
+				var info porcupine.LinearizationInfo
+				if errors.As(err, &le) {
+					info = le.Info
+				}
+				html, js, serr := linearizability.SaveListenerFailure(dir, "informer-linear-listener-seed"+strconv.FormatUint(seed+i, 10), h, info)
+				return props.Broke("Linearizability", "seed %d (%d operations): %v\n  history: %s\n  visualisation: %s (save error: %v)", seed+i, len(h), err, js, html, serr)
+			}
+			if i+1 >= linearScenarios && time.Since(start) >= cfg.Budget {
+				t.Logf("%d scenarios from seed %d", i+1, seed)
+				return nil
+			}
+		}
+	}
+}
+
