@@ -51,4 +51,3 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Conf
 		}
 	}
 }
-
