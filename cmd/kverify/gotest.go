@@ -96,7 +96,6 @@ func goTest(root string, o goTestOpts) *goTestRun {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), o.env...)
-	cmd.Stderr = nil
 	out, err := cmd.StdoutPipe()
 	r := &goTestRun{results: map[string]*result{}}
 	if err != nil {

@@ -1,7 +1,7 @@
 // Command kverify runs kverify's conformance checks and reports them.
 //
 //	kverify verify  [--component LIST] [--subject ours|upstream|mutant:ID|all] [--budget D] [--checks N]
-//	kverify mutants [--component LIST] [--budget D]
+//	kverify mutants [--component LIST] [--list] [--parallel N]
 //	kverify replay  TRACE.json [--subject S]
 //	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE]
 //

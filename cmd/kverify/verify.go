@@ -182,7 +182,6 @@ func runSubject(root, subject string, c commonFlags, env []string, nChecks int) 
 	if c.verbose {
 		o.verbose = os.Stderr
 	}
-	label := subject
 	if id, ok := strings.CutPrefix(subject, "mutant:"); ok {
 		m, _ := mutants.ByID(id)
 		dir, err := os.MkdirTemp("", "kverify-mutant-")
@@ -204,7 +203,6 @@ func runSubject(root, subject string, c commonFlags, env []string, nChecks int) 
 	if run.buildFail {
 		return nil, fmt.Errorf("build failed:\n%s", tail(run.output.String(), 30))
 	}
-	_ = label
 	return run, nil
 }
 
