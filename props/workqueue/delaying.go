@@ -152,10 +152,9 @@ func (s DStep) String() string {
 
 // ParseDStep is the inverse of DStep.String.
 func ParseDStep(s string) (DStep, error) {
-	if w, op, ok := strings.Cut(s, ":"); ok && strings.HasPrefix(w, "w") {
-		n, err := strconv.Atoi(w[1:])
-		if err != nil || n < 0 || n >= Workers {
-			return DStep{}, fmt.Errorf("bad worker in step %q", s)
+	if n, op, ok, err := cutWorker(s); ok {
+		if err != nil {
+			return DStep{}, err
 		}
 		switch op {
 		case "Get":

@@ -44,12 +44,25 @@ func (s Step) String() string {
 	return s.Kind.String()
 }
 
+// cutWorker splits a worker step "w<n>:<op>"; ok reports whether s has that
+// form, err whether the worker number is out of range.
+func cutWorker(s string) (worker int, op string, ok bool, err error) {
+	w, op, ok := strings.Cut(s, ":")
+	if !ok || !strings.HasPrefix(w, "w") {
+		return 0, "", false, nil
+	}
+	n, err := strconv.Atoi(w[1:])
+	if err != nil || n < 0 || n >= Workers {
+		return 0, "", true, fmt.Errorf("bad worker in step %q", s)
+	}
+	return n, op, true, nil
+}
+
 // ParseStep is the inverse of Step.String.
 func ParseStep(s string) (Step, error) {
-	if w, op, ok := strings.Cut(s, ":"); ok && strings.HasPrefix(w, "w") {
-		n, err := strconv.Atoi(w[1:])
-		if err != nil || n < 0 || n >= Workers {
-			return Step{}, fmt.Errorf("bad worker in step %q", s)
+	if n, op, ok, err := cutWorker(s); ok {
+		if err != nil {
+			return Step{}, err
 		}
 		k, err := wq.ParseKind(op)
 		if err != nil || (k != wq.Get && k != wq.Done) {
