@@ -493,13 +493,7 @@ func (x *dmachine) Apply(s DStep) error {
 		x.q.Add(s.Key)
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.Add, Key: s.Key})
 	case DGet:
-		ch := make(chan getResult, 1)
-		x.workers[s.Worker].getting = ch
-		q := x.q
-		go func() {
-			k, sd := q.Get()
-			ch <- getResult{k, sd}
-		}()
+		x.workers[s.Worker].getting = startGet(x.q)
 	case DDone:
 		w := &x.workers[s.Worker]
 		key := w.held
@@ -531,13 +525,7 @@ func (x *dmachine) Apply(s DStep) error {
 		x.q.ShutDown()
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDown})
 	case DShutDownWithDrain:
-		ch := make(chan struct{})
-		x.drain = ch
-		q := x.q
-		go func() {
-			q.ShutDownWithDrain()
-			close(ch)
-		}()
+		x.drain = startDrain(x.q)
 		x.m = x.m.Begin(wq.Op{Kind: wq.ShutDownWithDrain})
 	case DForget:
 		before := x.lim.snapshot()

@@ -164,13 +164,7 @@ func (x *machine) Apply(s Step) error {
 		x.q.Add(s.Key)
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.Add, Key: s.Key})
 	case wq.Get:
-		ch := make(chan getResult, 1)
-		x.workers[s.Worker].getting = ch
-		q := x.q
-		go func() {
-			k, sd := q.Get()
-			ch <- getResult{k, sd}
-		}()
+		x.workers[s.Worker].getting = startGet(x.q)
 	case wq.Done:
 		key := s.Key
 		if key == "" {
@@ -199,13 +193,7 @@ func (x *machine) Apply(s Step) error {
 		x.q.ShutDown()
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDown})
 	case wq.ShutDownWithDrain:
-		ch := make(chan struct{})
-		x.drain = ch
-		q := x.q
-		go func() {
-			q.ShutDownWithDrain()
-			close(ch)
-		}()
+		x.drain = startDrain(x.q)
 		x.m = x.m.Begin(wq.Op{Kind: wq.ShutDownWithDrain})
 	default:
 		return fmt.Errorf("unknown step %v", s)
@@ -265,6 +253,28 @@ func (x *machine) settle() error {
 		return props.Broke("Len law", "Len() = %d, model %d (queue %v)", n, want, x.m.Queue())
 	}
 	return nil
+}
+
+// startGet calls q.Get in a goroutine; its result arrives on the returned
+// channel, buffered so the goroutine exits even if nobody reads it.
+func startGet(q Queue) chan getResult {
+	ch := make(chan getResult, 1)
+	go func() {
+		k, sd := q.Get()
+		ch <- getResult{k, sd}
+	}()
+	return ch
+}
+
+// startDrain calls q.ShutDownWithDrain in a goroutine; the returned channel
+// is closed when it returns.
+func startDrain(q Queue) chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		q.ShutDownWithDrain()
+	}()
+	return ch
 }
 
 // gets is what the Gets in flight did by a quiescent point.
