@@ -1,4 +1,4 @@
-# kverify: the README's two commands are `make gate` and `make test`.
+# kverify: `make gate` and `make test` run the README's two setup commands.
 GO        ?= go
 KVERIFY   := $(GO) run ./cmd/kverify
 # Deeper exploration for `make verify`: extra time per randomized check,
