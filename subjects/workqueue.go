@@ -15,8 +15,8 @@ func OursWorkqueue() pwq.Subject {
 	return pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
 			cfg := wq.Config[string]{Clock: d.Clock}
-			if d.Metrics {
-				cfg.Name, cfg.Metrics = "kverify", nopProvider{}
+			if m := recorderFor(d); m != nil {
+				cfg.Name, cfg.Metrics = "kverify", recProvider{m}
 			}
 			return wq.New(cfg)
 		},
@@ -33,23 +33,32 @@ func replayWorkqueue(s func() pwq.Subject) func(*testing.T, *traces.Trace) error
 func oursWorkqueue() []props.Check     { return pwq.Checks(OursWorkqueue()) }
 func upstreamWorkqueue() []props.Check { return pwq.Checks(upstream.Workqueue()) }
 
-type nopProvider struct{}
+// recProvider hands out a props Metrics recorder's metrics as wq's
+// metric types.
+type recProvider struct{ m *pwq.Metrics }
 
-type nopMetric struct{}
-
-func (nopMetric) Inc()            {}
-func (nopMetric) Dec()            {}
-func (nopMetric) Set(float64)     {}
-func (nopMetric) Observe(float64) {}
-
-func (nopProvider) NewDepthMetric(string) wq.GaugeMetric            { return nopMetric{} }
-func (nopProvider) NewAddsMetric(string) wq.CounterMetric           { return nopMetric{} }
-func (nopProvider) NewLatencyMetric(string) wq.HistogramMetric      { return nopMetric{} }
-func (nopProvider) NewWorkDurationMetric(string) wq.HistogramMetric { return nopMetric{} }
-func (nopProvider) NewUnfinishedWorkSecondsMetric(string) wq.SettableGaugeMetric {
-	return nopMetric{}
+// recorderFor is the recorder a factory wires in: the check's, or a
+// throwaway one when a check only wants metrics on.
+func recorderFor(d pwq.Deps) *pwq.Metrics {
+	if d.Recorder != nil {
+		return d.Recorder
+	}
+	if d.Metrics {
+		return new(pwq.Metrics)
+	}
+	return nil
 }
-func (nopProvider) NewLongestRunningProcessorSecondsMetric(string) wq.SettableGaugeMetric {
-	return nopMetric{}
+
+func (p recProvider) NewDepthMetric(string) wq.GaugeMetric       { return &p.m.DepthGauge }
+func (p recProvider) NewAddsMetric(string) wq.CounterMetric      { return &p.m.AddsCounter }
+func (p recProvider) NewLatencyMetric(string) wq.HistogramMetric { return &p.m.Latency }
+func (p recProvider) NewWorkDurationMetric(string) wq.HistogramMetric {
+	return &p.m.WorkDuration
 }
-func (nopProvider) NewRetriesMetric(string) wq.CounterMetric { return nopMetric{} }
+func (p recProvider) NewUnfinishedWorkSecondsMetric(string) wq.SettableGaugeMetric {
+	return &p.m.UnfinishedWork
+}
+func (p recProvider) NewLongestRunningProcessorSecondsMetric(string) wq.SettableGaugeMetric {
+	return &p.m.LongestRunning
+}
+func (p recProvider) NewRetriesMetric(string) wq.CounterMetric { return &p.m.RetriesCounter }

@@ -13,8 +13,8 @@ import (
 func delaying() func(pwq.Deps) pwq.Delaying {
 	return func(d pwq.Deps) pwq.Delaying {
 		cfg := workqueue.TypedDelayingQueueConfig[string]{Clock: d.Clock}
-		if d.Metrics {
-			cfg.Name, cfg.MetricsProvider = "kverify", nopProvider{}
+		if m := recorderFor(d); m != nil {
+			cfg.Name, cfg.MetricsProvider = "kverify", recProvider{m}
 		}
 		return workqueue.NewTypedDelayingQueueWithConfig(cfg)
 	}
@@ -25,8 +25,8 @@ func delaying() func(pwq.Deps) pwq.Delaying {
 func rateLimiting() func(pwq.Deps, prl.Limiter) pwq.RateLimiting {
 	return func(d pwq.Deps, l prl.Limiter) pwq.RateLimiting {
 		cfg := workqueue.TypedRateLimitingQueueConfig[string]{Clock: d.Clock}
-		if d.Metrics {
-			cfg.Name, cfg.MetricsProvider = "kverify", nopProvider{}
+		if m := recorderFor(d); m != nil {
+			cfg.Name, cfg.MetricsProvider = "kverify", recProvider{m}
 		}
 		return workqueue.NewTypedRateLimitingQueueWithConfig[string](l, cfg)
 	}

@@ -14,8 +14,8 @@ func Workqueue() pwq.Subject {
 	return pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
 			cfg := workqueue.TypedQueueConfig[string]{Clock: d.Clock}
-			if d.Metrics {
-				cfg.Name, cfg.MetricsProvider = "kverify", nopProvider{}
+			if m := recorderFor(d); m != nil {
+				cfg.Name, cfg.MetricsProvider = "kverify", recProvider{m}
 			}
 			return workqueue.NewTypedWithConfig(cfg)
 		},
@@ -42,27 +42,33 @@ var queueDivergences = []props.Divergence{
 	},
 }
 
-// nopProvider is a metrics provider that is not client-go's internal noop,
-// so that a named queue starts its metrics goroutine (queue.go:175-179).
-type nopProvider struct{}
+// recProvider hands out a props Metrics recorder's metrics as client-go's
+// metric types. It is not client-go's internal noop provider, so a named
+// queue starts its metrics goroutine (queue.go:175-179).
+type recProvider struct{ m *pwq.Metrics }
 
-type nopMetric struct{}
+// recorderFor is the recorder a factory wires in: the check's, or a
+// throwaway one when a check only wants metrics on.
+func recorderFor(d pwq.Deps) *pwq.Metrics {
+	if d.Recorder != nil {
+		return d.Recorder
+	}
+	if d.Metrics {
+		return new(pwq.Metrics)
+	}
+	return nil
+}
 
-func (nopMetric) Inc()            {}
-func (nopMetric) Dec()            {}
-func (nopMetric) Set(float64)     {}
-func (nopMetric) Observe(float64) {}
-
-func (nopProvider) NewDepthMetric(string) workqueue.GaugeMetric       { return nopMetric{} }
-func (nopProvider) NewAddsMetric(string) workqueue.CounterMetric      { return nopMetric{} }
-func (nopProvider) NewLatencyMetric(string) workqueue.HistogramMetric { return nopMetric{} }
-func (nopProvider) NewWorkDurationMetric(string) workqueue.HistogramMetric {
-	return nopMetric{}
+func (p recProvider) NewDepthMetric(string) workqueue.GaugeMetric       { return &p.m.DepthGauge }
+func (p recProvider) NewAddsMetric(string) workqueue.CounterMetric      { return &p.m.AddsCounter }
+func (p recProvider) NewLatencyMetric(string) workqueue.HistogramMetric { return &p.m.Latency }
+func (p recProvider) NewWorkDurationMetric(string) workqueue.HistogramMetric {
+	return &p.m.WorkDuration
 }
-func (nopProvider) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
-	return nopMetric{}
+func (p recProvider) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return &p.m.UnfinishedWork
 }
-func (nopProvider) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
-	return nopMetric{}
+func (p recProvider) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return &p.m.LongestRunning
 }
-func (nopProvider) NewRetriesMetric(string) workqueue.CounterMetric { return nopMetric{} }
+func (p recProvider) NewRetriesMetric(string) workqueue.CounterMetric { return &p.m.RetriesCounter }

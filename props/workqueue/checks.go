@@ -27,6 +27,7 @@ const (
 	CheckDoneUnheld = "queue/done-unheld"
 	CheckRetention  = "queue/retention"
 	CheckLeak       = "queue/leak"
+	CheckMetrics    = "queue/metrics"
 )
 
 // Checks returns every check of the suite that s can take.
@@ -41,6 +42,9 @@ func Checks(s Subject) []props.Check {
 		{Name: CheckDoneUnheld, Family: props.FamilyModel,
 			Guarantee: "Done of an item that is not being processed changes nothing",
 			Run:       machineCheck(s, CheckDoneUnheld, Mode{Misuse: true})},
+		{Name: CheckMetrics, Family: props.FamilyModel,
+			Guarantee: "with metrics on, depth counts the dirty items, adds the times an item became dirty, and queue latency and work duration are observed once per item handed out and once per Done",
+			Run:       machineCheck(s, CheckMetrics, Mode{Metrics: true})},
 		{Name: CheckRetention, Family: props.FamilyRetention,
 			Guarantee: "an item that was handed out and marked Done is not referenced by the queue",
 			Run:       retention(s)},
@@ -60,6 +64,7 @@ var modeFor = map[string]Mode{
 	CheckModel:      {},
 	CheckDrain:      {FullDrain: true},
 	CheckDoneUnheld: {Misuse: true},
+	CheckMetrics:    {Metrics: true},
 }
 
 func stepGen(mode Mode) *rapid.Generator[Step] {
@@ -91,7 +96,7 @@ func machineCheck(s Subject, name string, mode Mode) func(*testing.T, props.Conf
 		gen := stepGen(mode)
 		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
 			props.Bubble(t, func() {
-				x := newMachine(s.New(Deps{Clock: clock.RealClock{}}), mode, rec)
+				x := newMachine(s, mode, rec)
 				defer x.Close()
 				rt.Repeat(map[string]func(*rapid.T){
 					"step": func(rt *rapid.T) {
@@ -120,7 +125,7 @@ func RunSteps(t *testing.T, s Subject, mode Mode, steps []Step, rec *props.Recor
 	}
 	var err error
 	props.Bubble(t, func() {
-		x := newMachine(s.New(Deps{Clock: clock.RealClock{}}), mode, rec)
+		x := newMachine(s, mode, rec)
 		defer x.Close()
 		for _, st := range steps {
 			if err = x.Apply(st); err != nil {

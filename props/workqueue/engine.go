@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"fmt"
+	"k8s.io/utils/clock"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,6 +93,9 @@ type Mode struct {
 	FullDrain bool
 	// Misuse adds Done of items that are not being processed.
 	Misuse bool
+	// Metrics turns the queue's metrics on and checks them against the
+	// model after every step.
+	Metrics bool
 }
 
 type getResult struct {
@@ -115,10 +119,24 @@ type machine struct {
 	workers [Workers]worker
 	drain   chan struct{} // non-nil while ShutDownWithDrain is in flight
 	rec     *props.Recorder
+
+	// With Mode.Metrics: the subject's metrics, and what the model says
+	// they must have counted.
+	metrics                   *Metrics
+	wantAdds, wantGets, dones int64
 }
 
-func newMachine(q Queue, mode Mode, rec *props.Recorder) *machine {
-	return &machine{q: q, mode: mode, rec: rec}
+// newMachine makes a fresh queue from s (with metrics on for
+// Mode.Metrics) and a machine to drive it. Call it inside the bubble.
+func newMachine(s Subject, mode Mode, rec *props.Recorder) *machine {
+	x := &machine{mode: mode, rec: rec}
+	deps := Deps{Clock: clock.RealClock{}}
+	if mode.Metrics {
+		x.metrics = new(Metrics)
+		deps.Recorder = x.metrics
+	}
+	x.q = s.New(deps)
+	return x
 }
 
 // Enabled reports whether the step is meaningful now; disabled steps are
@@ -161,6 +179,9 @@ func (x *machine) Apply(s Step) error {
 	want, got := "", ""
 	switch s.Kind {
 	case wq.Add:
+		if !x.m.Dirty(s.Key) && !x.m.IsShuttingDown() {
+			x.wantAdds++ // a newly dirty item is what the adds metric counts
+		}
 		x.q.Add(s.Key)
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.Add, Key: s.Key})
 	case wq.Get:
@@ -170,6 +191,7 @@ func (x *machine) Apply(s Step) error {
 		if key == "" {
 			w := &x.workers[s.Worker]
 			key, w.held, w.holding = w.held, "", false
+			x.dones++
 		}
 		x.q.Done(key)
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.Done, Key: key})
@@ -240,6 +262,7 @@ func (x *machine) settle() error {
 	for range wantItems {
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.Get})
 	}
+	x.wantGets += int64(wantItems)
 	g.hand(&x.workers)
 	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue(), x.m.ProcessingKeys())
 	if err != nil {
@@ -251,6 +274,34 @@ func (x *machine) settle() error {
 	}
 	if n, want := x.q.Len(), len(x.m.Queue()); n != want {
 		return props.Broke("Len law", "Len() = %d, model %d (queue %v)", n, want, x.m.Queue())
+	}
+	return x.checkMetrics()
+}
+
+// checkMetrics compares the subject's metrics with the model: depth is the
+// number of dirty items (queued, or re-added while processing), adds the
+// number of times an item became dirty, and latency and work duration are
+// observed once per item handed out and once per Done of a held item.
+func (x *machine) checkMetrics() error {
+	if x.metrics == nil {
+		return nil
+	}
+	var dirty int64
+	for _, k := range Keys {
+		if x.m.Dirty(k) {
+			dirty++
+		}
+	}
+	m := x.metrics
+	switch {
+	case m.DepthGauge.Value() != dirty:
+		return props.Broke("Metrics", "depth = %d, model has %d dirty item(s) (queue %v, processing %v)", m.DepthGauge.Value(), dirty, x.m.Queue(), x.m.ProcessingKeys())
+	case m.AddsCounter.Value() != x.wantAdds:
+		return props.Broke("Metrics", "adds = %d, model made items dirty %d time(s)", m.AddsCounter.Value(), x.wantAdds)
+	case m.Latency.Count() != x.wantGets:
+		return props.Broke("Metrics", "%d queue-latency observation(s), %d item(s) handed out", m.Latency.Count(), x.wantGets)
+	case m.WorkDuration.Count() != x.dones:
+		return props.Broke("Metrics", "%d work-duration observation(s), %d Done(s) of held items", m.WorkDuration.Count(), x.dones)
 	}
 	return nil
 }

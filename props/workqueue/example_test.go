@@ -30,6 +30,7 @@ func ExampleChecks() {
 	// queue/model        model
 	// queue/drain        model
 	// queue/done-unheld  model
+	// queue/metrics      model
 	// queue/retention    retention
 	// queue/leak         leak
 	// linear/fifo        linear

@@ -50,6 +50,10 @@ type Deps struct {
 	// Metrics asks for a queue with metrics on (named, with a provider), so
 	// that leak checks cover the goroutines metrics start.
 	Metrics bool
+	// Recorder, when set, asks for metrics on with a provider whose
+	// metrics are Recorder's (depth, adds, latency, work duration,
+	// unfinished work, longest running, retries).
+	Recorder *Metrics
 }
 
 // Subject is an implementation under test. New is required; a nil
