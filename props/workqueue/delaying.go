@@ -522,7 +522,10 @@ func (x *dmachine) Apply(s DStep) error {
 			return props.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, x.m.IsShuttingDown())
 		}
 	case DShutDown:
-		x.q.ShutDown()
+		if !shutDown(x.q) {
+			x.rec.Step(s.String(), "returned", "blocked")
+			return props.Broke("Shutdown returns", "ShutDown did not return within %v", props.Watchdog)
+		}
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDown})
 	case DShutDownWithDrain:
 		x.drain = startDrain(x.q)
@@ -812,7 +815,7 @@ var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // marks the held items done, so that a drain the subject did not release
 // on ShutDown (a violation already reported) does not deadlock the bubble.
 func (x *dmachine) Close() {
-	x.q.ShutDown()
+	shutDown(x.q)
 	for i := range x.workers {
 		if w := &x.workers[i]; w.holding {
 			x.q.Done(w.held)

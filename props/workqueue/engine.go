@@ -212,7 +212,10 @@ func (x *machine) Apply(s Step) error {
 			return props.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, out.Flag)
 		}
 	case wq.ShutDown:
-		x.q.ShutDown()
+		if !shutDown(x.q) {
+			x.rec.Step(s.String(), "returned", "blocked")
+			return props.Broke("Shutdown returns", "ShutDown did not return within %v", props.Watchdog)
+		}
 		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDown})
 	case wq.ShutDownWithDrain:
 		x.drain = startDrain(x.q)
@@ -425,9 +428,15 @@ func drainReturned(drain chan struct{}, allowed bool, rec *props.Recorder, queue
 
 // Close shuts the subject down and releases every blocked call.
 func (x *machine) Close() {
-	x.q.ShutDown()
+	shutDown(x.q)
 	synctest.Wait()
 }
+
+// shutDown calls q.ShutDown under the watchdog and reports whether it
+// returned. Inside a bubble the watchdog runs on fake time: a ShutDown that
+// never returns (while, say, a metrics ticker keeps time moving) fails the
+// run instead of spinning forever.
+func shutDown(q Queue) bool { return props.ReturnsWithin(props.Watchdog, q.ShutDown) }
 
 func fmtResult(r getResult) string {
 	if r.shutdown {
