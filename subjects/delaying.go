@@ -13,7 +13,7 @@ type prlLimiter = prl.Limiter
 // the metrics goroutine runs and the leak checks cover it).
 func delayingConfig(d pwq.Deps) wq.DelayingConfig[string] {
 	cfg := wq.DelayingConfig[string]{Config: wq.Config[string]{Clock: d.Clock}}
-	if m := recorderFor(d); m != nil {
+	if m := d.MetricsRecorder(); m != nil {
 		cfg.Name, cfg.Metrics = "kverify", recProvider{m}
 	}
 	return cfg

@@ -15,7 +15,7 @@ func OursWorkqueue() pwq.Subject {
 	return pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
 			cfg := wq.Config[string]{Clock: d.Clock}
-			if m := recorderFor(d); m != nil {
+			if m := d.MetricsRecorder(); m != nil {
 				cfg.Name, cfg.Metrics = "kverify", recProvider{m}
 			}
 			return wq.New(cfg)
@@ -36,18 +36,6 @@ func upstreamWorkqueue() []props.Check { return pwq.Checks(upstream.Workqueue())
 // recProvider hands out a props Metrics recorder's metrics as wq's
 // metric types.
 type recProvider struct{ m *pwq.Metrics }
-
-// recorderFor is the recorder a factory wires in: the check's, or a
-// throwaway one when a check only wants metrics on.
-func recorderFor(d pwq.Deps) *pwq.Metrics {
-	if d.Recorder != nil {
-		return d.Recorder
-	}
-	if d.Metrics {
-		return new(pwq.Metrics)
-	}
-	return nil
-}
 
 func (p recProvider) NewDepthMetric(string) wq.GaugeMetric       { return &p.m.DepthGauge }
 func (p recProvider) NewAddsMetric(string) wq.CounterMetric      { return &p.m.AddsCounter }

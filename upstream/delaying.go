@@ -13,7 +13,7 @@ import (
 func delaying() func(pwq.Deps) pwq.Delaying {
 	return func(d pwq.Deps) pwq.Delaying {
 		cfg := workqueue.TypedDelayingQueueConfig[string]{Clock: d.Clock}
-		if m := recorderFor(d); m != nil {
+		if m := d.MetricsRecorder(); m != nil {
 			cfg.Name, cfg.MetricsProvider = "kverify", recProvider{m}
 		}
 		return workqueue.NewTypedDelayingQueueWithConfig(cfg)
@@ -25,7 +25,7 @@ func delaying() func(pwq.Deps) pwq.Delaying {
 func rateLimiting() func(pwq.Deps, prl.Limiter) pwq.RateLimiting {
 	return func(d pwq.Deps, l prl.Limiter) pwq.RateLimiting {
 		cfg := workqueue.TypedRateLimitingQueueConfig[string]{Clock: d.Clock}
-		if m := recorderFor(d); m != nil {
+		if m := d.MetricsRecorder(); m != nil {
 			cfg.Name, cfg.MetricsProvider = "kverify", recProvider{m}
 		}
 		return workqueue.NewTypedRateLimitingQueueWithConfig[string](l, cfg)

@@ -14,7 +14,7 @@ func Workqueue() pwq.Subject {
 	return pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
 			cfg := workqueue.TypedQueueConfig[string]{Clock: d.Clock}
-			if m := recorderFor(d); m != nil {
+			if m := d.MetricsRecorder(); m != nil {
 				cfg.Name, cfg.MetricsProvider = "kverify", recProvider{m}
 			}
 			return workqueue.NewTypedWithConfig(cfg)
@@ -46,18 +46,6 @@ var queueDivergences = []props.Divergence{
 // metric types. It is not client-go's internal noop provider, so a named
 // queue starts its metrics goroutine (queue.go:175-179).
 type recProvider struct{ m *pwq.Metrics }
-
-// recorderFor is the recorder a factory wires in: the check's, or a
-// throwaway one when a check only wants metrics on.
-func recorderFor(d pwq.Deps) *pwq.Metrics {
-	if d.Recorder != nil {
-		return d.Recorder
-	}
-	if d.Metrics {
-		return new(pwq.Metrics)
-	}
-	return nil
-}
 
 func (p recProvider) NewDepthMetric(string) workqueue.GaugeMetric       { return &p.m.DepthGauge }
 func (p recProvider) NewAddsMetric(string) workqueue.CounterMetric      { return &p.m.AddsCounter }

@@ -56,6 +56,19 @@ type Deps struct {
 	Recorder *Metrics
 }
 
+// MetricsRecorder is the recorder a factory wires into the queue's metrics
+// provider: Recorder, or a throwaway one when only Metrics is asked for;
+// nil means metrics off.
+func (d Deps) MetricsRecorder() *Metrics {
+	if d.Recorder != nil {
+		return d.Recorder
+	}
+	if d.Metrics {
+		return new(Metrics)
+	}
+	return nil
+}
+
 // Subject is an implementation under test. New is required; a nil
 // NewDelaying or NewRateLimiting skips the checks that need it.
 type Subject struct {
