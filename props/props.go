@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,7 +67,17 @@ type Config struct {
 	TraceDir string
 	// Subject names the subject under test, for traces.
 	Subject string
+	// Progress is the check's heartbeat (see Progress): the runner's
+	// watchdog fails a check that reports no progress for HangAfter.
+	Progress *Progress
+
+	// abandoned is set when the runner gave up on the check as hung: its
+	// goroutines must then not touch the finished test.
+	abandoned *atomic.Bool
 }
+
+// Abandoned reports whether the runner has given up on the check as hung.
+func (c Config) Abandoned() bool { return c.abandoned != nil && c.abandoned.Load() }
 
 // Option configures Run.
 type Option func(*runOptions)
@@ -106,6 +117,12 @@ const DivergencePrefix = "DECLARED DIVERGENCE"
 // Run runs every check as a subtest named after it. Options from the
 // environment (KVERIFY_BUDGET, KVERIFY_CHECKS, KVERIFY_TRACE_DIR) apply
 // first, then opts.
+//
+// Each check runs on its own goroutine under a watchdog: a panic becomes a
+// "No panic" violation and a check that makes no progress for HangAfter
+// (see Progress) a "Termination" violation naming its last operations,
+// with the goroutine stacks. A hung check's goroutines cannot be stopped,
+// so the checks after it in the process are skipped as NOT RUN.
 func Run(t *testing.T, checks []Check, opts ...Option) {
 	t.Helper()
 	o := runOptions{divergences: map[string]Divergence{}}
@@ -124,7 +141,16 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 	}
 	for _, c := range checks {
 		t.Run(c.Name, func(t *testing.T) {
-			err := c.Run(t, o.cfg)
+			if by := tainted.Load(); by != nil {
+				t.Skipf("%s: %s hung in this process and its goroutines may still run; run this check in a fresh process (kverify does)", NotRunPrefix, *by)
+			}
+			err := guard(t, c, o.cfg)
+			if _, ok := err.(errGoexit); ok {
+				if t.Failed() {
+					t.FailNow()
+				}
+				return // skipped (t.Skip in the check)
+			}
 			d, divergent := o.divergences[c.Name]
 			switch {
 			case divergent && err != nil:

@@ -1,6 +1,7 @@
 package props
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"runtime"
@@ -18,9 +19,10 @@ import (
 // Recorder collects the steps of one run of a property, so that the run
 // that fails last (rapid's shrunk counterexample) becomes the trace.
 type Recorder struct {
-	steps []traces.Step
-	start time.Time
-	sink  *sink
+	steps    []traces.Step
+	start    time.Time
+	sink     *sink
+	progress *Progress
 }
 
 type sink struct {
@@ -35,7 +37,12 @@ func (r *Recorder) Step(op, want, got string) {
 		s.At = time.Since(r.start)
 	}
 	r.steps = append(r.steps, s)
+	r.progress.Op(op)
 }
+
+// Progress is the heartbeat the recorder reports steps to (nil outside the
+// runner), for engines that report progress between steps.
+func (r *Recorder) Progress() *Progress { return r.progress }
 
 // Timed makes later steps carry the time since now (fake time in a bubble).
 func (r *Recorder) Timed() { r.start = time.Now() }
@@ -94,7 +101,10 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			rapid.Check(tb, func(rt *rapid.T) { prop(rt, &Recorder{sink: s}) })
+			rapid.Check(tb, func(rt *rapid.T) {
+				cfg.Progress.Op("-- new case --")
+				prop(rt, &Recorder{sink: s, progress: cfg.Progress})
+			})
 		}()
 		<-done
 		if tb.failed {
@@ -109,6 +119,9 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 			return v
 		}
 		if time.Since(start) >= cfg.Budget {
+			if cfg.Abandoned() {
+				return nil
+			}
 			t.Logf("passed %d round(s) in %v", round, time.Since(start).Round(time.Millisecond))
 			return nil
 		}
@@ -210,4 +223,18 @@ func reportCause(report string) string {
 		return "the subject panicked or deadlocked: " + cause
 	}
 	return line
+}
+
+// NewRecorder returns a recorder that reports its steps to p (nil: to
+// nobody), for fixed scenarios run outside Rapid with the same engine.
+func NewRecorder(p *Progress) *Recorder { return &Recorder{progress: p} }
+
+// Attach gives err, if it is a violation without a trace, the steps
+// recorded so far as its trace.
+func (r *Recorder) Attach(err error) error {
+	var v *Violation
+	if errors.As(err, &v) && v.Trace == nil {
+		v.Trace = &traces.Trace{Steps: append([]traces.Step(nil), r.steps...)}
+	}
+	return err
 }

@@ -15,16 +15,29 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestSuite runs every check of every registered entry as
 // TestSuite/<component>/<subject>/<check>. KVERIFY_COMPONENTS and
-// KVERIFY_SUBJECTS (comma-separated) narrow the run.
+// KVERIFY_SUBJECTS (comma-separated) narrow the run, and so does
+// KVERIFY_ONLY (comma-separated component/check), with which kverify runs
+// again, in a fresh process, checks that an earlier hang or crash kept from
+// running.
 func TestSuite(t *testing.T) {
 	comps := list("KVERIFY_COMPONENTS")
 	subs := list("KVERIFY_SUBJECTS")
+	only := list("KVERIFY_ONLY")
 	for _, e := range All() {
 		if (comps != nil && !slices.Contains(comps, e.Component)) || (subs != nil && !slices.Contains(subs, e.Subject)) {
 			continue
 		}
+		checks, divs := e.Checks(), e.Divergences
+		if only != nil {
+			keep := func(name string) bool { return slices.Contains(only, e.Component+"/"+name) }
+			checks = slices.DeleteFunc(checks, func(c props.Check) bool { return !keep(c.Name) })
+			divs = slices.DeleteFunc(slices.Clone(divs), func(d props.Divergence) bool { return !keep(d.Check) })
+			if len(checks) == 0 {
+				continue
+			}
+		}
 		t.Run(e.Component+"/"+e.Subject, func(t *testing.T) {
-			props.Run(t, e.Checks(), props.WithDivergences(e.Divergences...), props.WithSubject(subjectName(e.Subject)))
+			props.Run(t, checks, props.WithDivergences(divs...), props.WithSubject(subjectName(e.Subject)))
 		})
 	}
 }

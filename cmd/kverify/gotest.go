@@ -31,6 +31,7 @@ type result struct {
 	Elapsed                   time.Duration
 	Output                    strings.Builder
 	End                       time.Time
+	Crashed                   bool // the test binary died during the check
 }
 
 // run of go test: its results by test name, the time its first test

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,27 +15,45 @@ import (
 )
 
 // mutantsCmd prints the kill matrix: for every catalogued mutant of the
-// chosen components, which checks kill it and how long the suite ran
-// before the first kill. It fails if a mutant survives, if a mutant does
-// not build, or if a check of those components kills no mutant (a check
-// that cannot fail is a defect).
+// chosen components, which checks kill it, how often (with --repeat) and
+// how long the suite ran before the first kill. It fails if a mutant
+// survives a run, misses the time bars, or does not build, or if a check of
+// those components kills no mutant (a check that cannot fail is a defect).
 func mutantsCmd(args []string) int {
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
 	list := fs.Bool("list", false, "only list the catalogue")
 	parallel := fs.Int("parallel", 2, "mutants built and run at once")
+	repeat := fs.Int("repeat", 1, "runs per mutant: the first runs every check (the matrix), the others stop at the first kill (kill rate and time to kill)")
+	medianBar := fs.Duration("median-bar", 2*time.Second, "fail if a mutant's median time to kill exceeds this")
+	worstBar := fs.Duration("worst-bar", 30*time.Second, "fail if a mutant's worst time to kill exceeds this")
+	only := fs.String("mutant", "", "comma-separated mutant IDs (default: every mutant of the components)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		return usageErr(fs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
+	if *repeat < 1 {
+		return usageErr(fs, fmt.Errorf("--repeat must be at least 1"))
+	}
 	comps, err := c.componentList()
 	if err != nil {
 		return usageErr(fs, err)
 	}
 	ms := mutants.For(comps...)
+	if *only != "" {
+		var sel []mutants.Mutant
+		for _, id := range strings.Split(*only, ",") {
+			m, ok := mutants.ByID(id)
+			if !ok {
+				return usageErr(fs, fmt.Errorf("unknown mutant %q", id))
+			}
+			sel = append(sel, m)
+		}
+		ms = sel
+	}
 	if *list {
 		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tFILE\tBUG")
@@ -50,18 +69,9 @@ func mutantsCmd(args []string) int {
 		return 2
 	}
 	info := checkInfo()
-	killers := map[string]int{} // component/check -> mutants killed
-	for key := range info {
-		if contains(comps, strings.SplitN(key, "/", 2)[0]) {
-			killers[key] = 0
-		}
-	}
-	// Each mutant builds its own test binary: run a few at a time.
-	type outcome struct {
-		run *goTestRun
-		err error
-	}
-	outcomes := make([]outcome, len(ms))
+	race := c.useRace()
+	start := time.Now()
+	outcomes := make([]killOutcome, len(ms))
 	sem := make(chan struct{}, max(1, *parallel))
 	var wg sync.WaitGroup
 	for i, m := range ms {
@@ -73,48 +83,44 @@ func mutantsCmd(args []string) int {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			run, err := runSubject(root, "mutant:"+m.ID, c, env, len(info))
-			outcomes[i] = outcome{run, err}
-			fmt.Fprintf(os.Stderr, "  done %s\n", m.ID)
+			o := runMutant(root, m, c, env, race, *repeat)
+			outcomes[i] = o
+			fmt.Fprintf(os.Stderr, "  %-9s %-36s %s\n", o.result(*repeat), m.ID, o.summary())
 		})
 	}
 	wg.Wait()
+
+	killers := map[string]int{} // component/check -> mutants killed
+	for key := range info {
+		if slices.Contains(comps, strings.SplitN(key, "/", 2)[0]) {
+			killers[key] = 0
+		}
+	}
 	bad := false
+	var allTTK []time.Duration
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tRESULT\tTIME TO KILL\tKILLED BY\tBUG")
+	fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tRESULT\tKILLS\tMEDIAN TTK\tWORST TTK\tKILLED BY\tBUG")
 	for i, m := range ms {
-		run, err := outcomes[i].run, outcomes[i].err
-		if err != nil {
-			fmt.Fprintf(tw, "%s\t%s\tBROKEN\t-\t-\t%v\n", m.ID, m.Component, firstLineOf(err.Error()))
-			fmt.Fprintf(os.Stderr, "kverify: mutant %s: %v\n", m.ID, err)
+		o := outcomes[i]
+		if o.err != nil {
+			fmt.Fprintf(tw, "%s\t%s\tBROKEN\t-\t-\t-\t-\t%v\n", m.ID, m.Component, firstLineOf(o.err.Error()))
+			fmt.Fprintf(os.Stderr, "kverify: mutant %s: %v\n", m.ID, o.err)
 			bad = true
 			continue
 		}
-		var by []string
-		var first time.Time
-		for _, r := range leafResults(run, info) {
-			if r.Status != "fail" {
-				continue
-			}
-			by = append(by, r.Check)
-			killers[r.Component+"/"+r.Check]++
-			if first.IsZero() || r.End.Before(first) {
-				first = r.End
-			}
+		for _, k := range o.by {
+			killers[m.Component+"/"+strings.TrimSuffix(k, crashMark)]++
 		}
-		if len(by) == 0 && run.exitErr != nil {
-			// The test binary died (panic, timeout, leak at exit) before a
-			// check could report: killed, but by no check in particular.
-			fmt.Fprintf(tw, "%s\t%s\tkilled\t%v\t(crash: %s)\t%s\n", m.ID, m.Component, "-", crashReason(run.output.String()), m.Bug)
-			continue
-		}
-		if len(by) == 0 {
-			fmt.Fprintf(tw, "%s\t%s\tSURVIVED\t-\t-\t%s\n", m.ID, m.Component, m.Bug)
+		allTTK = append(allTTK, o.ttks...)
+		res := o.result(*repeat)
+		if res != "killed" {
 			bad = true
-			continue
 		}
-		ttk := first.Sub(run.start).Round(time.Millisecond)
-		fmt.Fprintf(tw, "%s\t%s\tkilled\t%v\t%s\t%s\n", m.ID, m.Component, ttk, summarize(by, 3), m.Bug)
+		med, worst := "-", "-"
+		if len(o.ttks) > 0 {
+			med, worst = fmtTTK(median(o.ttks)), fmtTTK(slices.Max(o.ttks))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", m.ID, m.Component, res, len(o.ttks), *repeat, med, worst, summarize(o.by, 3), m.Bug)
 	}
 	tw.Flush()
 	var weak []string
@@ -124,24 +130,139 @@ func mutantsCmd(args []string) int {
 		}
 	}
 	sort.Strings(weak)
-	if len(weak) > 0 {
+	if len(weak) > 0 && *only == "" {
 		fmt.Printf("\nchecks that killed no mutant (add a mutant or strengthen the check): %s\n", strings.Join(weak, ", "))
 		bad = true
 	}
-	fmt.Printf("\n%d mutants, traces: %s\n", len(ms), c.traces)
+	var slow []string
+	for i, m := range ms {
+		o := outcomes[i]
+		if len(o.ttks) == 0 {
+			continue
+		}
+		if median(o.ttks) > *medianBar || slices.Max(o.ttks) > *worstBar {
+			slow = append(slow, m.ID)
+		}
+	}
+	if len(slow) > 0 {
+		fmt.Printf("\nmutants over the time bars (median %v, worst %v): %s\n", *medianBar, *worstBar, strings.Join(slow, ", "))
+		bad = true
+	}
+	if len(allTTK) > 0 {
+		fmt.Printf("\n%d mutants × %d run(s) in %v (race: %v); time to kill over all kills: median %s, 90th percentile %s, worst %s\n",
+			len(ms), *repeat, time.Since(start).Round(time.Second), race, fmtTTK(median(allTTK)), fmtTTK(percentile(allTTK, 0.9)), fmtTTK(slices.Max(allTTK)))
+	}
+	fmt.Printf("traces: %s\n", c.traces)
 	if bad {
 		return 1
 	}
 	return 0
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
+// crashMark marks a check that killed a mutant by crashing the test binary
+// (a panic in one of the subject's goroutines) rather than by a violation.
+const crashMark = "*"
+
+// killOutcome is what the runs of one mutant found.
+type killOutcome struct {
+	by   []string        // checks that killed it in the first (full) run
+	ttks []time.Duration // time to first kill, one per run that killed it
+	runs int
+	err  error
+}
+
+func (o killOutcome) result(repeat int) string {
+	switch {
+	case o.err != nil:
+		return "BROKEN"
+	case len(o.ttks) == 0:
+		return "SURVIVED"
+	case len(o.ttks) < repeat:
+		return "FLAKY"
+	}
+	return "killed"
+}
+
+func (o killOutcome) summary() string {
+	if o.err != nil {
+		return firstLineOf(o.err.Error())
+	}
+	if len(o.ttks) == 0 {
+		return fmt.Sprintf("0/%d", o.runs)
+	}
+	return fmt.Sprintf("%d/%d  median %s  worst %s  by %s", len(o.ttks), o.runs, fmtTTK(median(o.ttks)), fmtTTK(slices.Max(o.ttks)), summarize(o.by, 2))
+}
+
+// runMutant builds m's suite once and runs it repeat times: the first run
+// takes every check (which checks kill it); the others stop at the first
+// failure, for the kill rate and the time to kill.
+func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race bool, repeat int) killOutcome {
+	s, target, extra, err := mutantSuite(root, "mutant:"+m.ID, race)
+	if err != nil {
+		return killOutcome{err: err}
+	}
+	defer s.Close()
+	want := wantedChecks(target, []string{m.Component})
+	wanted := map[string]bool{}
+	for _, w := range want {
+		wanted[w] = true
+	}
+	o := suiteRun{env: append(slices.Concat(env, extra), "KVERIFY_SUBJECTS="+target), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}
+	var out killOutcome
+	rs, first := s.runAll(o, want)
+	out.runs = 1
+	for _, r := range rs {
+		if r.Status == "fail" {
+			name := r.Check
+			if r.Crashed {
+				name += crashMark
+			}
+			out.by = append(out.by, name)
 		}
 	}
-	return false
+	if d, ok := timeToKill(first, wanted); ok {
+		out.ttks = append(out.ttks, d)
+	}
+	o.failfast = true
+	for range repeat - 1 {
+		run := s.run(o, wanted)
+		out.runs++
+		if d, ok := timeToKill(run, wanted); ok {
+			out.ttks = append(out.ttks, d)
+		}
+	}
+	return out
+}
+
+// timeToKill is the time from the run's first check starting to its first
+// wanted check failing.
+func timeToKill(run *goTestRun, wanted map[string]bool) (time.Duration, bool) {
+	var first time.Time
+	for _, name := range run.order {
+		r := run.results[name]
+		if wanted[name] && r.Status == "fail" && (first.IsZero() || r.End.Before(first)) {
+			first = r.End
+		}
+	}
+	if first.IsZero() {
+		return 0, false
+	}
+	return max(0, first.Sub(run.start)), true
+}
+
+func median(ds []time.Duration) time.Duration { return percentile(ds, 0.5) }
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1)+0.5)]
+}
+
+func fmtTTK(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
 }
 
 func firstLineOf(s string) string {
@@ -154,7 +275,7 @@ func firstLineOf(s string) string {
 func crashReason(out string) string {
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "goleak:") || strings.HasPrefix(l, "fatal error:") {
+		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "goleak:") || strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "WARNING: DATA RACE") {
 			return l
 		}
 	}

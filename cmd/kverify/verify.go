@@ -23,6 +23,7 @@ type commonFlags struct {
 	checks     int
 	traces     string
 	verbose    bool
+	race       bool
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -30,7 +31,18 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.budget, "budget", 0, "extra exploration time per randomized check after its first round")
 	fs.IntVar(&c.checks, "checks", 0, "rapid cases per round (default rapid's 100)")
 	fs.StringVar(&c.traces, "traces", "", "directory for counterexample traces (default: a temporary directory)")
-	fs.BoolVar(&c.verbose, "v", false, "print each check as it finishes")
+	fs.BoolVar(&c.verbose, "v", false, "print each check's output as it finishes, not only its result")
+	fs.BoolVar(&c.race, "race", true, "build the suite with the race detector (needs cgo; off without it)")
+}
+
+// useRace reports whether to build with -race, warning once when it was
+// asked for and cannot be had.
+func (c *commonFlags) useRace() bool {
+	if c.race && !raceSupported() {
+		fmt.Fprintln(os.Stderr, "kverify: cgo is off, so the suite runs without -race (the race probes lose most of their power)")
+		c.race = false
+	}
+	return c.race
 }
 
 func (c *commonFlags) componentList() ([]string, error) {
@@ -140,25 +152,29 @@ func verify(args []string) int {
 		return 1
 	}
 	info := checkInfo()
+	race := c.useRace()
 	var all []*result
 	failed := false
 	for _, s := range subs {
-		run, err := runSubject(root, s, c, env, len(info))
+		fmt.Fprintf(os.Stderr, "kverify: %s: building the suite (race: %v)\n", s, race)
+		start := time.Now()
+		rs, err := runSubject(root, s, c, env, comps, race, func(r *result) {
+			fmt.Fprintf(os.Stderr, "  %-10s %-9s %s/%s (%v)\n", r.Status, s, r.Component, r.Check, r.Elapsed.Round(time.Millisecond))
+			if c.verbose && r.Status == "fail" {
+				fmt.Fprint(os.Stderr, indent(tail(r.Output.String(), 40)))
+			}
+		})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "kverify: %s: %v\n", s, err)
 			failed = true
 			continue
 		}
-		rs := leafResults(run, info)
+		fmt.Fprintf(os.Stderr, "kverify: %s: %d checks in %v\n", s, len(rs), time.Since(start).Round(100*time.Millisecond))
 		for _, r := range rs {
 			r.Subject = s
 		}
 		if len(rs) == 0 {
-			fmt.Fprintf(os.Stderr, "kverify: %s: no check ran\n%s", s, run.output.String())
-			failed = true
-		}
-		if run.exitErr != nil && !anyFailed(rs) && !strings.HasPrefix(s, "mutant:") {
-			fmt.Fprintf(os.Stderr, "kverify: %s: go test failed outside the checks: %v\n%s", s, run.exitErr, tail(run.output.String(), 40))
+			fmt.Fprintf(os.Stderr, "kverify: %s: no check ran\n", s)
 			failed = true
 		}
 		all = append(all, rs...)
@@ -172,38 +188,56 @@ func verify(args []string) int {
 	return 0
 }
 
-// runSubject runs the suite for one subject: ours and upstream directly,
-// a mutant as ours with the mutant's overlay.
-func runSubject(root, subject string, c commonFlags, env []string, nChecks int) (*goTestRun, error) {
-	o := goTestOpts{timeout: c.timeout(nChecks), args: []string{"-rapid.nofailfile"}}
-	if strings.HasPrefix(subject, "mutant:") {
-		o.timeout = 3*time.Minute + time.Duration(nChecks)*2*c.budget
-	}
-	if c.verbose {
-		o.verbose = os.Stderr
-	}
-	if id, ok := strings.CutPrefix(subject, "mutant:"); ok {
-		m, _ := mutants.ByID(id)
-		dir, err := os.MkdirTemp("", "kverify-mutant-")
-		if err != nil {
-			return nil, err
+// wantedChecks are the test names of every check the suite registers for
+// subject (ours or upstream) in the given components.
+func wantedChecks(subject string, comps []string) []string {
+	var out []string
+	for _, e := range subjects.All() {
+		if e.Subject != subject || !slices.Contains(comps, e.Component) {
+			continue
 		}
-		defer os.RemoveAll(dir)
-		overlay, err := m.Overlay(root, dir)
-		if err != nil {
-			return nil, err
+		for _, c := range e.Checks() {
+			out = append(out, "TestSuite/"+e.Component+"/"+e.Subject+"/"+c.Name)
 		}
-		o.overlay = overlay
-		subject = subjects.Ours
-		env = append(env, "KVERIFY_MUTANT="+id)
 	}
-	o.env = append(env, "KVERIFY_SUBJECTS="+subject)
-	o.run = "^TestSuite$"
-	run := goTest(root, o)
-	if run.buildFail {
-		return nil, fmt.Errorf("build failed:\n%s", tail(run.output.String(), 30))
+	return out
+}
+
+// mutantSuite builds the suite for subject: ours and upstream as they are,
+// a mutant as ours with the mutant's overlay. It returns the suite, the
+// subject the binary runs and the extra environment.
+func mutantSuite(root, subject string, race bool) (*suite, string, []string, error) {
+	id, ok := strings.CutPrefix(subject, "mutant:")
+	if !ok {
+		s, err := buildSuite(root, "", race)
+		return s, subject, nil, err
 	}
-	return run, nil
+	m, _ := mutants.ByID(id)
+	dir, err := os.MkdirTemp("", "kverify-mutant-")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	defer os.RemoveAll(dir)
+	overlay, err := m.Overlay(root, dir)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	s, err := buildSuite(root, overlay, race)
+	return s, subjects.Ours, []string{"KVERIFY_MUTANT=" + id}, err
+}
+
+// runSubject builds and runs the suite for one subject, every check to a
+// result (see suite.runAll).
+func runSubject(root, subject string, c commonFlags, env []string, comps []string, race bool, finished func(*result)) ([]*result, error) {
+	s, target, extra, err := mutantSuite(root, subject, race)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	want := wantedChecks(target, comps)
+	o := suiteRun{env: append(slices.Concat(env, extra), "KVERIFY_SUBJECTS="+target), timeout: c.timeout(len(want)), finished: finished}
+	rs, _ := s.runAll(o, want)
+	return rs, nil
 }
 
 // leafResults keeps the results of registered checks (not their parents).

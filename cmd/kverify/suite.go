@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kverify/kverify/props"
+)
+
+// suiteImport is the import path of the suite's package.
+const suiteImport = "github.com/kverify/kverify/subjects"
+
+// suite is a built test binary of the subject suite: built once, run as
+// often as needed (fresh processes after a hang or a crash, repeats of the
+// kill matrix).
+type suite struct {
+	root string
+	bin  string
+	dir  string
+}
+
+// buildSuite compiles the suite package, with -race and the overlay (a
+// mutant) if asked.
+func buildSuite(root, overlay string, race bool) (*suite, error) {
+	dir, err := os.MkdirTemp("", "kverify-suite-")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "subjects.test")
+	args := []string{"test", "-c", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	args = append(args, suitePkg)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("build failed: %v\n%s", err, tail(string(out), 30))
+	}
+	return &suite{root: root, bin: bin, dir: dir}, nil
+}
+
+// Close removes the binary.
+func (s *suite) Close() { os.RemoveAll(s.dir) }
+
+// raceSupported reports whether this go command can build with -race (it
+// needs cgo).
+func raceSupported() bool {
+	out, err := exec.Command("go", "env", "CGO_ENABLED").Output()
+	return err == nil && strings.TrimSpace(string(out)) == "1"
+}
+
+// suiteRun configures one run of a suite binary.
+type suiteRun struct {
+	env      []string
+	failfast bool
+	timeout  time.Duration
+	// finished is called as each wanted check reports its result.
+	finished func(*result)
+}
+
+// run runs the binary once under test2json and collects the results of
+// the wanted checks (test names TestSuite/<component>/<subject>/<check>).
+// A check that was running when the binary died (a panic in a subject's
+// goroutine, a fatal error) is reported as failed with the crash output.
+func (s *suite) run(o suiteRun, want map[string]bool) *goTestRun {
+	args := []string{"tool", "test2json", "-t", "-p", suiteImport, s.bin,
+		"-test.v=test2json", "-test.run", "^TestSuite$", "-test.count=1", "-rapid.nofailfile"}
+	if o.failfast {
+		args = append(args, "-test.failfast")
+	}
+	if o.timeout > 0 {
+		args = append(args, "-test.timeout", o.timeout.String())
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join(s.root, "subjects")
+	cmd.Env = append(os.Environ(), o.env...)
+	r := &goTestRun{results: map[string]*result{}}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		r.exitErr = err
+		return r
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		r.exitErr = err
+		return r
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	var last time.Time
+	for sc.Scan() {
+		var ev event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			r.output.WriteString(sc.Text() + "\n")
+			continue
+		}
+		last = ev.Time
+		r.handle(ev, nil)
+		if res, ok := r.results[ev.Test]; ok && want[ev.Test] && isFinal(ev.Action) && o.finished != nil {
+			o.finished(res)
+		}
+	}
+	r.exitErr = cmd.Wait()
+	r.output.WriteString(stderr.String())
+	if r.exitErr != nil {
+		for _, name := range r.order {
+			res := r.results[name]
+			if want[name] && res.Status == "" {
+				res.Status = "fail"
+				res.Crashed = true
+				res.End = last
+				fmt.Fprintf(&res.Output, "\nthe test binary died during this check (%v): %s\n", r.exitErr, crashReason(res.Output.String()+r.output.String()))
+				if o.finished != nil {
+					o.finished(res)
+				}
+			}
+		}
+	}
+	return r
+}
+
+func isFinal(action string) bool { return action == "pass" || action == "fail" || action == "skip" }
+
+// notRun reports whether a result is a check the suite did not run because
+// an earlier check hung in the same process.
+func notRun(r *result) bool {
+	return r.Status == "skip" && strings.Contains(r.Output.String(), props.NotRunPrefix+":")
+}
+
+// runAll runs the binary until every wanted check has a result: checks
+// skipped as NOT RUN after a hang, and checks that never started because
+// the binary crashed, run again in fresh processes (at most a few times,
+// and only while each round settles some). It returns the results in
+// report order and the first run (for the time to first kill).
+func (s *suite) runAll(o suiteRun, want []string) ([]*result, *goTestRun) {
+	wanted := map[string]bool{}
+	for _, w := range want {
+		wanted[w] = true
+	}
+	final := map[string]*result{}
+	var first *goTestRun
+	pending := slices.Clone(want)
+	for round := 0; round < 6 && len(pending) > 0; round++ {
+		ro := o
+		if round > 0 {
+			ro.env = append(slices.Clone(o.env), "KVERIFY_ONLY="+onlyList(pending))
+		}
+		run := s.run(ro, wanted)
+		if first == nil {
+			first = run
+		}
+		settled := 0
+		for _, name := range run.order {
+			r := run.results[name]
+			if !wanted[name] || r.Status == "" || notRun(r) {
+				continue
+			}
+			if _, done := final[name]; !done {
+				final[name] = r
+				settled++
+			}
+		}
+		pending = pending[:0]
+		for _, w := range want {
+			if _, done := final[w]; !done {
+				pending = append(pending, w)
+			}
+		}
+		if settled == 0 {
+			break
+		}
+	}
+	var out []*result
+	for _, w := range want {
+		if r, ok := final[w]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, first
+}
+
+// onlyList is KVERIFY_ONLY for test names: component/check, comma-separated.
+func onlyList(names []string) string {
+	var parts []string
+	for _, n := range names {
+		p := strings.SplitN(n, "/", 4)
+		if len(p) == 4 {
+			parts = append(parts, p[1]+"/"+p[3])
+		}
+	}
+	return strings.Join(parts, ",")
+}
