@@ -204,3 +204,13 @@ func describePerKey(st any) string {
 	}
 	return s
 }
+
+// Describe renders one recorded call and its result, e.g. `Get() -> "a"`.
+func Describe(op porcupine.Operation) string {
+	in, ok1 := op.Input.(Input)
+	out, ok2 := op.Output.(Output)
+	if !ok1 || !ok2 {
+		return fmt.Sprintf("%v -> %v", op.Input, op.Output)
+	}
+	return describe(in, out)
+}

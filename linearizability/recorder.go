@@ -92,3 +92,7 @@ func (c *Client) Len() int {
 func (c *Client) ShutDown() {
 	c.r.Record(c.id, Input{Op: wq.ShutDown}, func() Output { c.q.ShutDown(); return Output{} })
 }
+
+// Now is the recorder's logical clock: every call recorded later has a
+// larger Call, every call that returned before has a smaller Return.
+func (r *Recorder) Now() int64 { return r.clk.Load() }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kverify/kverify/props"
 	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 )
 
 // Subject names.
@@ -31,12 +30,11 @@ type Entry struct {
 }
 
 // Components lists the component names, in table order.
-func Components() []string { return []string{"workqueue", "ring", "informer"} }
+func Components() []string {
+	return []string{"workqueue", "delaying", "ratelimit", "ring", "informer"}
+}
 
 // All returns every registered entry.
 func All() []Entry {
-	return append([]Entry{
-		{Component: "workqueue", Subject: Ours, Checks: oursWorkqueue, Replay: replayWorkqueue(OursWorkqueue)},
-		{Component: "workqueue", Subject: Upstream, Checks: upstreamWorkqueue, Divergences: upstream.WorkqueueDivergences, Replay: replayWorkqueue(upstream.Workqueue)},
-	}, slices.Concat(ringEntries(), informerEntries())...)
+	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries())
 }

@@ -20,18 +20,39 @@ func OursWorkqueue() pwq.Subject {
 			}
 			return wq.New(cfg)
 		},
+		NewWithOrder: func(d pwq.Deps, o pwq.Order) pwq.Queue {
+			return wq.New(wq.Config[string]{Clock: d.Clock, Order: o})
+		},
 		NewDelaying:     oursDelaying(),
 		NewRateLimiting: oursRateLimiting(),
 		Limiters:        OursLimiters(),
 	}
 }
 
+// workqueueEntries bind the work queue family's three components (the
+// plain queue, the delaying queue, the rate limiters with the rate-limiting
+// queue) to ours and to client-go.
+func workqueueEntries() []Entry {
+	var es []Entry
+	for _, c := range []struct {
+		name   string
+		checks func(pwq.Subject) []props.Check
+		divs   []props.Divergence
+	}{
+		{pwq.Component, pwq.QueueChecks, upstream.QueueDivergences},
+		{pwq.ComponentDelaying, pwq.DelayingChecks, upstream.DelayingDivergences},
+		{pwq.ComponentRateLimit, pwq.RateLimitChecks, upstream.LimiterDivergences},
+	} {
+		es = append(es,
+			Entry{Component: c.name, Subject: Ours, Checks: func() []props.Check { return c.checks(OursWorkqueue()) }, Replay: replayWorkqueue(OursWorkqueue)},
+			Entry{Component: c.name, Subject: Upstream, Checks: func() []props.Check { return c.checks(upstream.Workqueue()) }, Divergences: c.divs, Replay: replayWorkqueue(upstream.Workqueue)})
+	}
+	return es
+}
+
 func replayWorkqueue(s func() pwq.Subject) func(*testing.T, *traces.Trace) error {
 	return func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, s(), tr) }
 }
-
-func oursWorkqueue() []props.Check     { return pwq.Checks(OursWorkqueue()) }
-func upstreamWorkqueue() []props.Check { return pwq.Checks(upstream.Workqueue()) }
 
 // recProvider hands out a props Metrics recorder's metrics as wq's
 // metric types.

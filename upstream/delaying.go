@@ -33,7 +33,8 @@ func rateLimiting() func(pwq.Deps, prl.Limiter) pwq.RateLimiting {
 }
 
 // DelayingDivergences are client-go's known differences from the delaying
-// queue contract; they are part of WorkqueueDivergences.
+// queue contract (component delaying); they are part of
+// WorkqueueDivergences.
 var DelayingDivergences = []props.Divergence{
 	{
 		Check:    pwq.CheckDelayingTies,

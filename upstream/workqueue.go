@@ -19,6 +19,9 @@ func Workqueue() pwq.Subject {
 			}
 			return workqueue.NewTypedWithConfig(cfg)
 		},
+		NewWithOrder: func(d pwq.Deps, o pwq.Order) pwq.Queue {
+			return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Clock: d.Clock, Queue: o})
+		},
 		NewDelaying:     delaying(),
 		NewRateLimiting: rateLimiting(),
 		Limiters:        Limiters(),
@@ -27,9 +30,11 @@ func Workqueue() pwq.Subject {
 
 // WorkqueueDivergences are client-go's known differences from the
 // workqueue family's contract: queue, delaying queue and rate limiters.
-var WorkqueueDivergences = slices.Concat(queueDivergences, DelayingDivergences, LimiterDivergences)
+var WorkqueueDivergences = slices.Concat(QueueDivergences, DelayingDivergences, LimiterDivergences)
 
-var queueDivergences = []props.Divergence{
+// QueueDivergences are client-go's known differences from the plain
+// queue's contract.
+var QueueDivergences = []props.Divergence{
 	{
 		Check:    pwq.CheckDrain,
 		Reason:   "ShutDownWithDrain waits only while the processing set is non-empty; items still queued are not waited for, although its doc says it \"waits until all items in the queue have been processed\"",

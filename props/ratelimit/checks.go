@@ -2,9 +2,9 @@ package ratelimit
 
 import "github.com/kverify/kverify/props"
 
-// Component is the kverify component these checks run in: the rate limiters
-// are part of the work queue family, so their traces are saved under it.
-const Component = "workqueue"
+// Component is the kverify component these checks run in, with the
+// rate-limiting queue's checks (props/workqueue.RateLimitChecks).
+const Component = "ratelimit"
 
 // Check names, stable: divergences, traces and the kill matrix refer to them.
 const (

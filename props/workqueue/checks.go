@@ -2,8 +2,8 @@ package workqueue
 
 import (
 	"fmt"
-	"github.com/kverify/kverify/traces"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -12,13 +12,22 @@ import (
 	"github.com/kverify/kverify/props"
 	"github.com/kverify/kverify/props/ratelimit"
 	wq "github.com/kverify/kverify/spec/workqueue"
+	"github.com/kverify/kverify/traces"
 	"go.uber.org/goleak"
 	"k8s.io/utils/clock"
 	"pgregory.net/rapid"
 )
 
-// Component is this suite's name in traces and in kverify's table.
-const Component = "workqueue"
+// The kverify components of the work queue family, each with its own
+// checks: the plain queue (QueueChecks), the delaying queue
+// (DelayingChecks), and the rate limiters with the rate-limiting queue
+// (RateLimitChecks). A component is the unit kverify verifies, replays and
+// mutates, so that each runs on its own, in seconds.
+const (
+	Component          = "workqueue"
+	ComponentDelaying  = "delaying"
+	ComponentRateLimit = ratelimit.Component
+)
 
 // Check names, stable: divergences, traces and the kill matrix refer to them.
 const (
@@ -30,12 +39,29 @@ const (
 	CheckMetrics    = "queue/metrics"
 )
 
-// Checks returns every check of the suite that s can take.
+// Checks returns every check of the work queue family that s can take:
+// QueueChecks, DelayingChecks and RateLimitChecks.
 func Checks(s Subject) []props.Check {
+	return slices.Concat(QueueChecks(s), DelayingChecks(s), RateLimitChecks(s))
+}
+
+// DelayingChecks are the delaying queue's checks (component delaying); none
+// without s.NewDelaying.
+func DelayingChecks(s Subject) []props.Check { return delayingChecks(s) }
+
+// RateLimitChecks are the rate-limiting queue's checks and the rate
+// limiters' (component ratelimit).
+func RateLimitChecks(s Subject) []props.Check {
+	return append(rateLimitingChecks(s), ratelimit.Checks(s.Limiters)...)
+}
+
+// QueueChecks are the plain queue's checks (component workqueue). They run
+// cheapest first, so that a broken queue fails in the first second: the
+// machines that target one feature (with bulk steps of at most
+// SideMaxBulk), then the full machine, the race probe, and the real-time
+// checks.
+func QueueChecks(s Subject) []props.Check {
 	cs := []props.Check{
-		{Name: CheckModel, Family: props.FamilyModel,
-			Guarantee: "with several workers holding items: fair FIFO order, stingy (never handed out twice before Done), adds collapse, a re-add during processing comes back exactly once after Done, blocked Gets wake on Add and on shutdown, Len counts the FIFO",
-			Run:       machineCheck(s, CheckModel, Mode{})},
 		{Name: CheckDrain, Family: props.FamilyModel,
 			Guarantee: "ShutDownWithDrain returns only once every item queued before it has been handed out and marked Done",
 			Run:       machineCheck(s, CheckDrain, Mode{FullDrain: true})},
@@ -45,18 +71,27 @@ func Checks(s Subject) []props.Check {
 		{Name: CheckMetrics, Family: props.FamilyModel,
 			Guarantee: "with metrics on, depth counts the dirty items, adds the times an item became dirty, and queue latency and work duration are observed once per item handed out and once per Done",
 			Run:       machineCheck(s, CheckMetrics, Mode{Metrics: true})},
-		{Name: CheckRetention, Family: props.FamilyRetention,
+	}
+	if s.NewWithOrder != nil {
+		cs = append(cs, props.Check{Name: CheckOrder, Family: props.FamilyModel,
+			Guarantee: "with pluggable storage (client-go's TypedQueueConfig.Queue), the queue Pushes exactly the items that become queued, Touches exactly when an Add collapses into a queued item (never for an item being processed, never after shutdown), Pops once per item handed out, and never Pops an empty storage or Pushes an item it holds",
+			Run:       machineCheck(s, CheckOrder, Mode{Order: true})})
+	}
+	cs = append(cs,
+		props.Check{Name: CheckModel, Family: props.FamilyModel,
+			Guarantee: fmt.Sprintf("with several workers holding items and bursts, drains and steady traffic of up to %d distinct items: fair FIFO order, stingy (never handed out twice before Done), adds collapse, a re-add during processing comes back exactly once after Done, blocked Gets wake on Add and on shutdown (three at once included), Len counts the FIFO", QueueMaxBulk),
+			Run:       machineCheck(s, CheckModel, Mode{})},
+		props.Check{Name: CheckRace, Family: props.FamilyLinear,
+			Guarantee: "two calls on the same item at the same instant (Add/Done, Done/Add, Add/Get, Done/Get, Get/Get, Get/Add, Add/Add, ShutDown/Get, Add/ShutDown, Len/Add, Len/Get, Done/Done, ShutDownWithDrain/Done), swept across each other's duration for hundreds of rounds: every round's history is linearizable against the whole-queue model, and a drain returns once the last item is Done",
+			Run:       raceCheck(s)},
+		props.Check{Name: CheckRetention, Family: props.FamilyRetention,
 			Guarantee: "an item that was handed out and marked Done is not referenced by the queue",
 			Run:       retention(s)},
-		{Name: CheckLeak, Family: props.FamilyLeak,
+		props.Check{Name: CheckLeak, Family: props.FamilyLeak,
 			Guarantee: "no goroutine of the queue survives ShutDown or ShutDownWithDrain (metrics on)",
 			Run:       leak(s)},
-	}
-	cs = append(cs, linearChecks(s)...)
-	cs = append(cs, delayingChecks(s)...)
-	cs = append(cs, rateLimitingChecks(s)...)
-	cs = append(cs, ratelimit.Checks(s.Limiters)...)
-	return cs
+	)
+	return append(cs, linearChecks(s)...)
 }
 
 // modeFor maps a machine check to its mode, for replay.
@@ -65,34 +100,125 @@ var modeFor = map[string]Mode{
 	CheckDrain:      {FullDrain: true},
 	CheckDoneUnheld: {Misuse: true},
 	CheckMetrics:    {Metrics: true},
+	CheckOrder:      {Order: true},
+}
+
+// QueueThresholds are the sizes at which a work queue's storage changes
+// behaviour: our FIFO ring's first capacity and doublings, the size above
+// which it may shrink and its quarter-full mark, and the informer's 1024.
+// Bulk steps reach them and go well past the largest (QueueMaxBulk).
+var QueueThresholds = []int{16, 17, 32, 64, 65, 128, 256, 1024, 2048}
+
+// QueueMaxBulk is the largest bulk step of the queue machines.
+const QueueMaxBulk = 4096
+
+// The operations of the queue machines, in stepGen's order: shrinking
+// moves towards the first.
+const (
+	opAdd = iota
+	opGet
+	opDone
+	opLen
+	opShuttingDown
+	opMisuse
+	opDrainShutDown
+	opShutDown
+	opBurst
+	opDrain
+	opSteady
+)
+
+// stepWeights are the queue machines' operation weights (per 100 steps).
+var stepWeights = []int{opAdd: 27, opGet: 23, opDone: 22, opLen: 6, opShuttingDown: 3, opMisuse: 3, opDrainShutDown: 3, opShutDown: 2, opBurst: 4, opDrain: 4, opSteady: 3}
+
+// SideMaxBulk is the largest bulk step of the machines that target one
+// feature (drain, misuse, metrics, order): past the ring's first growth
+// and shrink points, at a fraction of queue/model's cost.
+const SideMaxBulk = 300
+
+// bulkMax is the largest bulk step of a machine in mode.
+func bulkMax(mode Mode) int {
+	if mode == (Mode{}) {
+		return QueueMaxBulk
+	}
+	return SideMaxBulk
 }
 
 func stepGen(mode Mode) *rapid.Generator[Step] {
+	size := props.Size(bulkMax(mode), QueueThresholds...)
+	op := props.Choice(stepWeights...)
+	worker := rapid.IntRange(0, Workers-1)
+	key := rapid.SampledFrom(Keys)
 	return rapid.Custom(func(t *rapid.T) Step {
-		// Weighted choice; shrinking moves towards 0, that is towards Add.
-		switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
-		case r < 30:
-			return Step{Kind: wq.Add, Key: rapid.SampledFrom(Keys).Draw(t, "key")}
-		case r < 55:
-			return Step{Kind: wq.Get, Worker: rapid.IntRange(0, Workers-1).Draw(t, "worker")}
-		case r < 80:
-			return Step{Kind: wq.Done, Worker: rapid.IntRange(0, Workers-1).Draw(t, "worker")}
-		case r < 86:
+		switch op.Draw(t, "op") {
+		case opAdd:
+			return Step{Kind: wq.Add, Key: key.Draw(t, "key")}
+		case opGet:
+			return Step{Kind: wq.Get, Worker: worker.Draw(t, "worker")}
+		case opDone:
+			return Step{Kind: wq.Done, Worker: worker.Draw(t, "worker")}
+		case opLen:
 			return Step{Kind: wq.Len}
-		case r < 89:
+		case opShuttingDown:
 			return Step{Kind: wq.ShuttingDown}
-		case r < 92 && mode.Misuse:
-			return Step{Kind: wq.Done, Key: rapid.SampledFrom(Keys).Draw(t, "key")}
-		case r < 96:
+		case opMisuse:
+			if mode.Misuse {
+				return Step{Kind: wq.Done, Key: key.Draw(t, "key")}
+			}
+			return Step{Kind: wq.Len}
+		case opDrainShutDown:
 			return Step{Kind: wq.ShutDownWithDrain}
-		default:
+		case opShutDown:
 			return Step{Kind: wq.ShutDown}
+		case opBurst:
+			return Step{Kind: wq.Add, Bulk: Burst, N: size.Draw(t, "n")}
+		case opDrain:
+			return Step{Kind: wq.Get, Bulk: Drain, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
+		default:
+			return Step{Kind: wq.Get, Bulk: Steady, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
 		}
 	})
 }
 
+// queueWitnesses are fixed runs every queue/model check makes before its
+// random exploration, so that states a random run reaches only now and
+// then are reached in every run: several workers blocked in Get when
+// ShutDown (or an Add, or a Done that re-queues) comes, and sizes past
+// every threshold, with the FIFO wrapped when the ring grows and shrinks.
+var queueWitnesses = [][]Step{
+	{{Kind: wq.Get, Worker: 0}, {Kind: wq.Get, Worker: 1}, {Kind: wq.Get, Worker: 2}, {Kind: wq.ShutDown}},
+	{{Kind: wq.Get, Worker: 0}, {Kind: wq.Get, Worker: 1}, {Kind: wq.Get, Worker: 2}, {Kind: wq.ShutDownWithDrain}},
+	{{Kind: wq.Get, Worker: 0}, {Kind: wq.Get, Worker: 1}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Add, Key: "b"},
+		{Kind: wq.Get, Worker: 2}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Done, Worker: 0}, {Kind: wq.Done, Worker: 1}},
+	{{Kind: wq.Add, Key: "a"}, {Kind: wq.Get, Worker: 0}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Get, Worker: 1}, {Kind: wq.Get, Worker: 2},
+		{Kind: wq.Done, Worker: 0}, {Kind: wq.Add, Key: "b"}, {Kind: wq.ShutDown}},
+	{{Kind: wq.Add, Bulk: Burst, N: 20}, {Kind: wq.Get, Bulk: Drain, N: 10}, {Kind: wq.Add, Bulk: Burst, N: 1100},
+		{Kind: wq.Get, Bulk: Drain, N: 1050}, {Kind: wq.Get, Bulk: Steady, N: 2200}, {Kind: wq.Get, Bulk: Drain, N: 100}},
+	{{Kind: wq.Add, Bulk: Burst, N: 300}, {Kind: wq.Get, Bulk: Drain, N: 290}, {Kind: wq.Get, Bulk: Steady, N: 700},
+		{Kind: wq.Add, Key: "a"}, {Kind: wq.Add, Bulk: Burst, N: 40}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Get, Bulk: Drain, N: 60}},
+}
+
+// fits reports whether a witness's bulk steps are within max.
+func fits(steps []Step, max int) bool {
+	for _, st := range steps {
+		if st.N > max {
+			return false
+		}
+	}
+	return true
+}
+
 func machineCheck(s Subject, name string, mode Mode) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
+		for _, steps := range queueWitnesses {
+			if !fits(steps, bulkMax(mode)) {
+				continue
+			}
+			rec := props.NewRecorder(cfg.Progress)
+			if err := RunSteps(t, s, mode, steps, rec); err != nil {
+				return props.Save(t, cfg, Component, name, rec.Attach(err))
+			}
+		}
 		gen := stepGen(mode)
 		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
 			props.Bubble(t, func() {
@@ -123,17 +249,16 @@ func RunSteps(t *testing.T, s Subject, mode Mode, steps []Step, rec *props.Recor
 	if rec == nil {
 		rec = &props.Recorder{}
 	}
-	var err error
-	props.Bubble(t, func() {
+	return bubble(t, func() error {
 		x := newMachine(s, mode, rec)
 		defer x.Close()
 		for _, st := range steps {
-			if err = x.Apply(st); err != nil {
-				return
+			if err := x.Apply(st); err != nil {
+				return err
 			}
 		}
+		return nil
 	})
-	return err
 }
 
 func retention(s Subject) func(*testing.T, props.Config) error {

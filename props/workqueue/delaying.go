@@ -309,8 +309,16 @@ func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, props.Co
 				}
 			})
 		})
-		return props.Save(t, cfg, Component, name, err)
+		return props.Save(t, cfg, componentOf(mode), name, err)
 	}
+}
+
+// componentOf is the component a machine check belongs to.
+func componentOf(mode DMode) string {
+	if mode.RateLimited {
+		return ComponentRateLimit
+	}
+	return ComponentDelaying
 }
 
 // tieWitnesses pin the order of ties before the random exploration: three
@@ -331,7 +339,7 @@ func tiesCheck(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		for _, steps := range tieWitnesses {
 			if err := RunDSteps(t, s, DMode{Ties: true}, steps); err != nil {
-				return props.Save(t, cfg, Component, CheckDelayingTies, err)
+				return props.Save(t, cfg, ComponentDelaying, CheckDelayingTies, err)
 			}
 		}
 		return machine(t, cfg)
@@ -946,7 +954,7 @@ func deadlineCheck(s Subject) func(*testing.T, props.Config) error {
 				}
 			})
 		})
-		return props.Save(t, cfg, Component, CheckDelayingDeadline, err)
+		return props.Save(t, cfg, ComponentDelaying, CheckDelayingDeadline, err)
 	}
 }
 

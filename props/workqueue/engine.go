@@ -21,16 +21,45 @@ var Keys = []string{"a", "b", "c"}
 
 // Step is one operation of a queue machine. Worker is the logical worker
 // for Get and Done; Key the item for Add and, with Misuse, a Done of an item
-// the caller does not hold.
+// the caller does not hold. A bulk step (Bulk != 0) does N operations at
+// once, with fresh keys that no other step uses, so that the queue holds
+// far more distinct items than Keys: sizes past every threshold where an
+// implementation changes behaviour (ring growth, shrinking, chunk
+// boundaries).
 type Step struct {
 	Kind   wq.Kind
 	Key    string
 	Worker int
+	Bulk   Bulk
+	N      int
 }
 
+// Bulk is the kind of a bulk step.
+type Bulk uint8
+
+// The bulk steps.
+const (
+	// Burst adds N fresh keys ("Burst(N)").
+	Burst Bulk = iota + 1
+	// Drain has one worker Get and Done up to N items, stopping when the
+	// queue is empty ("w0:Drain(N)").
+	Drain
+	// Steady has one worker add a fresh key, Get and Done, N times: the
+	// backlog stays the same while the FIFO turns over ("w0:Steady(N)").
+	Steady
+)
+
+var bulkNames = [...]string{Burst: "Burst", Drain: "Drain", Steady: "Steady"}
+
 // String is the trace notation: "Add(a)", "w1:Get", "w1:Done", "Done(a)",
-// "Len", "ShutDown", ...
+// "Len", "ShutDown", "Burst(500)", "w1:Drain(500)", ...
 func (s Step) String() string {
+	switch s.Bulk {
+	case Burst:
+		return fmt.Sprintf("Burst(%d)", s.N)
+	case Drain, Steady:
+		return fmt.Sprintf("w%d:%s(%d)", s.Worker, bulkNames[s.Bulk], s.N)
+	}
 	switch s.Kind {
 	case wq.Add:
 		return "Add(" + s.Key + ")"
@@ -59,11 +88,35 @@ func cutWorker(s string) (worker int, op string, ok bool, err error) {
 	return n, op, true, nil
 }
 
+// parseBulk parses "Name(n)" for a bulk step name.
+func parseBulk(s string) (Bulk, int, bool) {
+	name, arg, ok := strings.Cut(s, "(")
+	if !ok || !strings.HasSuffix(arg, ")") {
+		return 0, 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(arg, ")"))
+	if err != nil || n < 0 {
+		return 0, 0, false
+	}
+	for b, bn := range bulkNames {
+		if bn != "" && bn == name {
+			return Bulk(b), n, true
+		}
+	}
+	return 0, 0, false
+}
+
 // ParseStep is the inverse of Step.String.
 func ParseStep(s string) (Step, error) {
+	if b, n, ok := parseBulk(s); ok && b == Burst {
+		return Step{Kind: wq.Add, Bulk: Burst, N: n}, nil
+	}
 	if n, op, ok, err := cutWorker(s); ok {
 		if err != nil {
 			return Step{}, err
+		}
+		if b, k, ok := parseBulk(op); ok && b != Burst {
+			return Step{Kind: wq.Get, Worker: n, Bulk: b, N: k}, nil
 		}
 		k, err := wq.ParseKind(op)
 		if err != nil || (k != wq.Get && k != wq.Done) {
@@ -96,6 +149,9 @@ type Mode struct {
 	// Metrics turns the queue's metrics on and checks them against the
 	// model after every step.
 	Metrics bool
+	// Order makes the queue with a recording Order (Subject.NewWithOrder)
+	// and checks the queue's calls to it after every step.
+	Order bool
 }
 
 type getResult struct {
@@ -124,6 +180,19 @@ type machine struct {
 	// they must have counted.
 	metrics                   *Metrics
 	wantAdds, wantGets, dones int64
+
+	fresh int // bulk steps' keys so far
+
+	// With Mode.Order: the queue's storage, and the calls the model says
+	// the current step must make.
+	order     *recordingOrder
+	wantOrder expectOrder
+}
+
+// freshKey returns a key no step has used.
+func (x *machine) freshKey() string {
+	x.fresh++
+	return fmt.Sprintf("n%05d", x.fresh)
 }
 
 // newMachine makes a fresh queue from s (with metrics on for
@@ -135,6 +204,11 @@ func newMachine(s Subject, mode Mode, rec *props.Recorder) *machine {
 		x.metrics = new(Metrics)
 		deps.Recorder = x.metrics
 	}
+	if mode.Order {
+		x.order = &recordingOrder{}
+		x.q = s.NewWithOrder(deps, x.order)
+		return x
+	}
 	x.q = s.New(deps)
 	return x
 }
@@ -142,6 +216,18 @@ func newMachine(s Subject, mode Mode, rec *props.Recorder) *machine {
 // Enabled reports whether the step is meaningful now; disabled steps are
 // no-ops, so every byte string decodes to a valid run.
 func (x *machine) Enabled(s Step) bool {
+	switch s.Bulk {
+	case Burst:
+		return true
+	case Drain, Steady:
+		// One worker alone: no other Get in flight may take the items.
+		for i := range x.workers {
+			if w := &x.workers[i]; w.getting != nil || (i == s.Worker && w.holding) {
+				return false
+			}
+		}
+		return true
+	}
 	switch s.Kind {
 	case wq.Get:
 		w := &x.workers[s.Worker]
@@ -158,7 +244,7 @@ func (x *machine) Enabled(s Step) bool {
 		if x.mode.FullDrain {
 			return true
 		}
-		if len(x.m.Queue()) > 0 {
+		if x.m.Len() > 0 {
 			return false
 		}
 		for _, k := range x.m.ProcessingKeys() {
@@ -176,14 +262,17 @@ func (x *machine) Apply(s Step) error {
 	if !x.Enabled(s) {
 		return nil
 	}
+	if s.Bulk != 0 {
+		x.rec.Step(s.String(), "", "")
+		if err := x.bulk(s); err != nil {
+			return err
+		}
+		return x.settled(s)
+	}
 	want, got := "", ""
 	switch s.Kind {
 	case wq.Add:
-		if !x.m.Dirty(s.Key) && !x.m.IsShuttingDown() {
-			x.wantAdds++ // a newly dirty item is what the adds metric counts
-		}
-		x.q.Add(s.Key)
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.Add, Key: s.Key})
+		x.add(s.Key)
 	case wq.Get:
 		x.workers[s.Worker].getting = startGet(x.q)
 	case wq.Done:
@@ -193,19 +282,22 @@ func (x *machine) Apply(s Step) error {
 			key, w.held, w.holding = w.held, "", false
 			x.dones++
 		}
+		if x.m.Processing(key) && x.m.Dirty(key) {
+			x.wantOrder.push++ // re-queued
+		}
 		x.q.Done(key)
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.Done, Key: key})
+		x.m.Apply(wq.Op{Kind: wq.Done, Key: key})
 	case wq.Len:
 		n := x.q.Len()
-		_, out := x.m.Step(wq.Op{Kind: wq.Len})
+		out := x.m.Apply(wq.Op{Kind: wq.Len})
 		want, got = strconv.Itoa(out.N), strconv.Itoa(n)
 		if n != out.N {
 			x.rec.Step(s.String(), want, got)
-			return props.Broke("Len law", "Len() = %d, model %d (queue %v)", n, out.N, x.m.Queue())
+			return props.Broke("Len law", "Len() = %d, model %d (queue %s)", n, out.N, short(x.m.Head(9), out.N))
 		}
 	case wq.ShuttingDown:
 		b := x.q.ShuttingDown()
-		_, out := x.m.Step(wq.Op{Kind: wq.ShuttingDown})
+		out := x.m.Apply(wq.Op{Kind: wq.ShuttingDown})
 		want, got = strconv.FormatBool(out.Flag), strconv.FormatBool(b)
 		if b != out.Flag {
 			x.rec.Step(s.String(), want, got)
@@ -216,15 +308,110 @@ func (x *machine) Apply(s Step) error {
 			x.rec.Step(s.String(), "returned", "blocked")
 			return props.Broke("Shutdown returns", "ShutDown did not return within %v", props.Watchdog)
 		}
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDown})
+		x.m.Apply(wq.Op{Kind: wq.ShutDown})
 	case wq.ShutDownWithDrain:
 		x.drain = startDrain(x.q)
-		x.m = x.m.Begin(wq.Op{Kind: wq.ShutDownWithDrain})
+		x.m.ApplyBegin(wq.Op{Kind: wq.ShutDownWithDrain})
 	default:
 		return fmt.Errorf("unknown step %v", s)
 	}
 	x.rec.Step(s.String(), want, got)
-	return x.settle()
+	return x.settled(s)
+}
+
+// settled is settle, then the order hook's check.
+func (x *machine) settled(s Step) error {
+	if err := x.settle(); err != nil {
+		return err
+	}
+	return x.checkOrder(s.String())
+}
+
+// add adds key to the subject and the model.
+func (x *machine) add(key string) {
+	if !x.m.IsShuttingDown() {
+		switch {
+		case !x.m.Dirty(key) && !x.m.Processing(key):
+			x.wantOrder.push++
+		case x.m.Dirty(key) && !x.m.Processing(key):
+			x.wantOrder.touched = append(x.wantOrder.touched, key)
+		}
+	}
+	if !x.m.Dirty(key) && !x.m.IsShuttingDown() {
+		x.wantAdds++ // a newly dirty item is what the adds metric counts
+	}
+	x.q.Add(key)
+	x.m.Apply(wq.Op{Kind: wq.Add, Key: key})
+}
+
+// bulk runs a bulk step. The worker's Gets are direct calls: the machine
+// calls Get only while the subject's Len says an item is there, so a Get
+// that blocks there is the subject's bug, which synctest reports as a
+// deadlock of the bubble.
+func (x *machine) bulk(s Step) error {
+	switch s.Bulk {
+	case Burst:
+		for range s.N {
+			x.add(x.freshKey())
+		}
+		return nil
+	case Drain:
+		for i := 0; i < s.N && x.m.Len() > 0; i++ {
+			if err := x.getDone(s, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	case Steady:
+		for i := range s.N {
+			x.add(x.freshKey())
+			if x.m.Len() == 0 {
+				continue // shutting down: the add was ignored
+			}
+			if err := x.getDone(s, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown bulk step %v", s)
+}
+
+// getDone is one Get and Done of a bulk step's worker, checked against the
+// model's FIFO head.
+func (x *machine) getDone(s Step, i int) error {
+	if n, want := x.q.Len(), x.m.Len(); n != want {
+		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
+		return props.Broke("Len law", "in %v, before Get %d: Len() = %d, model %d (queue %s)", s, i+1, n, want, short(x.m.Head(9), x.m.Len()))
+	}
+	head := x.m.Head(1)[0]
+	k, shut := x.q.Get()
+	if shut || k != head {
+		got := fmtResult(getResult{k, shut})
+		x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, got)
+		if shut {
+			return props.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Len())
+		}
+		if x.m.Processing(k) {
+			return props.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
+		}
+		return props.Broke("Fair", "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s)", s, i+1, k, head, short(x.m.Head(9), x.m.Len()))
+	}
+	x.m.Apply(wq.Op{Kind: wq.Get})
+	x.wantGets++
+	x.wantOrder.pop++
+	x.q.Done(k)
+	x.m.Apply(wq.Op{Kind: wq.Done, Key: k})
+	x.dones++
+	return nil
+}
+
+// short renders the head of a long queue: its first keys and its length.
+func short(head []string, n int) string {
+	if n <= len(head) {
+		return fmt.Sprint(head)
+	}
+	return fmt.Sprintf("%v ... (%d items)", head[:min(len(head), 8)], n)
 }
 
 // settle waits until the subject is quiescent, then checks which blocked
@@ -232,22 +419,23 @@ func (x *machine) Apply(s Step) error {
 func (x *machine) settle() error {
 	synctest.Wait()
 	g := pollGets(&x.workers, x.rec)
-	queue := x.m.Queue()
+	queued := x.m.Len()
+	qs := func() string { return short(x.m.Head(9), queued) }
 	shut := x.m.IsShuttingDown()
-	wantItems, wantReturned := g.want(len(queue), shut)
+	wantItems, wantReturned := g.want(queued, shut)
 	if n := len(g.returned); n != wantReturned {
 		switch {
-		case n > wantReturned && len(queue) == 0 && !shut:
+		case n > wantReturned && queued == 0 && !shut:
 			return props.Broke("Blocking Get", "%d Get(s) returned from an empty running queue: %s", n-wantReturned, describe(g.returned, g.results))
 		case n > wantReturned:
-			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %v: %s", n, len(queue), queue, describe(g.returned, g.results))
+			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s: %s", n, queued, qs(), describe(g.returned, g.results))
 		case shut:
-			return props.Broke("Shutdown wakes Gets", "%d Get(s) still blocked on a shut-down queue (queued %v)", len(g.blocked), queue)
+			return props.Broke("Shutdown wakes Gets", "%d Get(s) still blocked on a shut-down queue (queued %s)", len(g.blocked), qs())
 		default:
-			return props.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %v", len(g.blocked), len(queue), queue)
+			return props.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %s", len(g.blocked), queued, qs())
 		}
 	}
-	head := queue[:wantItems]
+	head := x.m.Head(wantItems)
 	if !g.tookHead(head) {
 		got := g.items()
 		for _, k := range got {
@@ -256,27 +444,28 @@ func (x *machine) settle() error {
 			}
 		}
 		if len(got) < len(head) {
-			return props.Broke("Shutdown", "Get returned shutdown with items still queued %v", queue)
+			return props.Broke("Shutdown", "Get returned shutdown with items still queued %s", qs())
 		}
-		return props.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %v)", got, head, queue)
+		return props.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %s)", got, head, qs())
 	}
 	// The model pops the same multiset; it tracks the processing set, not
 	// which worker holds what, so the order of its pops does not matter.
 	for range wantItems {
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.Get})
+		x.m.Apply(wq.Op{Kind: wq.Get})
 	}
 	x.wantGets += int64(wantItems)
+	x.wantOrder.pop += wantItems
 	g.hand(&x.workers)
-	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue(), x.m.ProcessingKeys())
+	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Head(9), x.m.ProcessingKeys())
 	if err != nil {
 		return err
 	}
 	if done {
 		x.drain = nil
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDownWithDrain})
+		x.m.Apply(wq.Op{Kind: wq.ShutDownWithDrain})
 	}
-	if n, want := x.q.Len(), len(x.m.Queue()); n != want {
-		return props.Broke("Len law", "Len() = %d, model %d (queue %v)", n, want, x.m.Queue())
+	if n, want := x.q.Len(), x.m.Len(); n != want {
+		return props.Broke("Len law", "Len() = %d, model %d (queue %s)", n, want, short(x.m.Head(9), want))
 	}
 	return x.checkMetrics()
 }
@@ -289,16 +478,11 @@ func (x *machine) checkMetrics() error {
 	if x.metrics == nil {
 		return nil
 	}
-	var dirty int64
-	for _, k := range Keys {
-		if x.m.Dirty(k) {
-			dirty++
-		}
-	}
+	dirty := int64(x.m.Dirties())
 	m := x.metrics
 	switch {
 	case m.DepthGauge.Value() != dirty:
-		return props.Broke("Metrics", "depth = %d, model has %d dirty item(s) (queue %v, processing %v)", m.DepthGauge.Value(), dirty, x.m.Queue(), x.m.ProcessingKeys())
+		return props.Broke("Metrics", "depth = %d, model has %d dirty item(s) (queue %s, processing %v)", m.DepthGauge.Value(), dirty, short(x.m.Head(9), x.m.Len()), x.m.ProcessingKeys())
 	case m.AddsCounter.Value() != x.wantAdds:
 		return props.Broke("Metrics", "adds = %d, model made items dirty %d time(s)", m.AddsCounter.Value(), x.wantAdds)
 	case m.Latency.Count() != x.wantGets:

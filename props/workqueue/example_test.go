@@ -15,8 +15,8 @@ import (
 //
 // Each check becomes a subtest named after the guarantee it holds the
 // queue to; a failure names the broken guarantee and the shortest
-// counterexample. Leaving NewDelaying, NewRateLimiting and Limiters nil
-// skips the checks that need them.
+// counterexample. Leaving NewWithOrder, NewDelaying, NewRateLimiting and
+// Limiters nil skips the checks that need them.
 func ExampleChecks() {
 	subject := pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
@@ -27,10 +27,11 @@ func ExampleChecks() {
 		fmt.Printf("%-18s %s\n", c.Name, c.Family)
 	}
 	// Output:
-	// queue/model        model
 	// queue/drain        model
 	// queue/done-unheld  model
 	// queue/metrics      model
+	// queue/model        model
+	// queue/race         linear
 	// queue/retention    retention
 	// queue/leak         leak
 	// linear/fifo        linear

@@ -75,6 +75,10 @@ type Subject struct {
 	New             func(Deps) Queue
 	NewDelaying     func(Deps) Delaying
 	NewRateLimiting func(Deps, ratelimit.Limiter) RateLimiting
+	// NewWithOrder, if the queue takes pluggable storage, makes a queue
+	// that keeps its waiting items in order (see Order); nil skips
+	// queue/order.
+	NewWithOrder func(Deps, Order) Queue
 	// Limiters are the rate limiters that come with the queue.
 	Limiters ratelimit.Subject
 }

@@ -69,48 +69,67 @@ func (m Model) Queue() workqueue.Model { return m.q }
 // IsShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (m Model) IsShuttingDown() bool { return m.q.IsShuttingDown() }
 
-// AddAfter is AddAfter(key, d) called at time now.
+// AddAfter is AddAfter(key, d) called at time now. m is not changed.
 func (m Model) AddAfter(key string, d time.Duration, now time.Time) Model {
-	if m.q.IsShuttingDown() {
-		return m
-	}
-	if d <= 0 {
-		n := m
-		n.q, _ = m.q.Step(workqueue.Op{Kind: workqueue.Add, Key: key})
-		return n
-	}
-	readyAt := now.Add(d).Round(0)
-	if w, ok := m.waiting[key]; ok && !readyAt.Before(w.readyAt) {
-		return m // the earlier ready time wins
-	}
-	n := m.cloneWaiting()
-	n.seq++
-	n.waiting[key] = wait{readyAt: readyAt, seq: n.seq}
+	n := m.clone()
+	n.ApplyAddAfter(key, d, now)
 	return n
 }
 
+// ApplyAddAfter is AddAfter in place. Like workqueue.Model.Apply, the
+// in-place methods are for checkers that own their model and drive large
+// states; plain copies of a Model share its maps.
+func (m *Model) ApplyAddAfter(key string, d time.Duration, now time.Time) {
+	if m.q.IsShuttingDown() {
+		return
+	}
+	if d <= 0 {
+		m.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: key})
+		return
+	}
+	readyAt := now.Add(d).Round(0)
+	if w, ok := m.waiting[key]; ok && !readyAt.Before(w.readyAt) {
+		return // the earlier ready time wins
+	}
+	if m.waiting == nil {
+		m.waiting = map[string]wait{}
+	}
+	m.seq++
+	m.waiting[key] = wait{readyAt: readyAt, seq: m.seq}
+}
+
 // Advance moves every entry whose ready time is <= now into the queue, in
-// (ready time, order set) order.
+// (ready time, order set) order. m is not changed.
 func (m Model) Advance(now time.Time) Model {
+	n := m.clone()
+	n.ApplyAdvance(now)
+	return n
+}
+
+// ApplyAdvance is Advance in place; it returns the keys moved, in order.
+func (m *Model) ApplyAdvance(now time.Time) []string {
+	var moved []string
 	for {
-		n, ok := m.AdvanceOne(now)
-		if !ok {
-			return m
+		e, ok := m.first()
+		if !ok || e.ReadyAt.After(now) {
+			return moved
 		}
-		m = n
+		delete(m.waiting, e.Key)
+		m.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: e.Key})
+		moved = append(moved, e.Key)
 	}
 }
 
 // AdvanceOne moves the first waiting entry into the queue if its ready time
-// is <= now, and reports whether it did.
+// is <= now, and reports whether it did. m is not changed.
 func (m Model) AdvanceOne(now time.Time) (Model, bool) {
 	e, ok := m.first()
 	if !ok || e.ReadyAt.After(now) {
 		return m, false
 	}
-	n := m.cloneWaiting()
+	n := m.clone()
 	delete(n.waiting, e.Key)
-	n.q, _ = n.q.Step(workqueue.Op{Kind: workqueue.Add, Key: e.Key})
+	n.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: e.Key})
 	return n, true
 }
 
@@ -166,7 +185,7 @@ func (m Model) Enabled(op workqueue.Op) bool { return m.q.Enabled(op) }
 
 // Step applies the plain queue operation op and returns the new state and
 // the expected output; see workqueue.Model.Step. ShutDown and
-// ShutDownWithDrain also drop every waiting entry.
+// ShutDownWithDrain also drop every waiting entry. m is not changed.
 func (m Model) Step(op workqueue.Op) (Model, workqueue.Out) {
 	n := m
 	var out workqueue.Out
@@ -177,8 +196,18 @@ func (m Model) Step(op workqueue.Op) (Model, workqueue.Out) {
 	return n, out
 }
 
+// Apply is Step in place.
+func (m *Model) Apply(op workqueue.Op) workqueue.Out {
+	out := m.q.Apply(op)
+	if op.Kind == workqueue.ShutDown || op.Kind == workqueue.ShutDownWithDrain {
+		m.waiting = nil
+	}
+	return out
+}
+
 // Begin is the effect of starting ShutDownWithDrain: the queue stops taking
 // new items and every waiting entry is dropped, before the call returns.
+// m is not changed.
 func (m Model) Begin(op workqueue.Op) Model {
 	if op.Kind != workqueue.ShutDownWithDrain {
 		return m
@@ -189,8 +218,27 @@ func (m Model) Begin(op workqueue.Op) Model {
 	return n
 }
 
-func (m Model) cloneWaiting() Model {
+// ApplyBegin is Begin in place.
+func (m *Model) ApplyBegin(op workqueue.Op) {
+	if op.Kind == workqueue.ShutDownWithDrain {
+		m.q.ApplyBegin(op)
+		m.waiting = nil
+	}
+}
+
+// WaitingLen is the number of waiting entries.
+func (m Model) WaitingLen() int { return len(m.waiting) }
+
+// ReadyAt returns key's ready time if it waits.
+func (m Model) ReadyAt(key string) (time.Time, bool) {
+	w, ok := m.waiting[key]
+	return w.readyAt, ok
+}
+
+// clone copies the model so that the copy shares nothing with m.
+func (m Model) clone() Model {
 	n := m
+	n.q = m.q.Clone()
 	n.waiting = make(map[string]wait, len(m.waiting)+1)
 	for k, w := range m.waiting {
 		n.waiting[k] = w

@@ -118,27 +118,82 @@ func (m Model) Enabled(op Op) bool {
 
 // Step applies op to m and returns the new state and the expected output.
 // It must only be called when m.Enabled(op). A ShutDownWithDrain step is the
-// return of the call: its start is modelled by Begin.
+// return of the call: its start is modelled by Begin. m is not changed.
 func (m Model) Step(op Op) (Model, Out) {
+	if !m.mutates(op) {
+		c := m // shares the maps, which Apply leaves alone for this op
+		return m, c.Apply(op)
+	}
+	n := m.clone()
+	out := n.Apply(op)
+	return n, out
+}
+
+// mutates reports whether op changes the state. Step shares the state of
+// an unchanged model instead of copying it.
+func (m Model) mutates(op Op) bool {
 	switch op.Kind {
 	case Add:
-		return m.add(op.Key), Out{}
+		return !m.shuttingDown && !m.dirty[op.Key]
 	case Get:
-		return m.get()
+		return len(m.queue) > 0
 	case Done:
-		return m.done(op.Key), Out{}
+		return m.processing[op.Key]
+	case Len, ShuttingDown:
+		return false
+	}
+	return true
+}
+
+// Apply is Step in place: it changes m and returns the expected output. Use
+// it on a model nothing else shares (Step's results share nothing with
+// their argument; plain copies of a Model do share). It is what checkers
+// that drive large states use: Step copies the state on every change.
+func (m *Model) Apply(op Op) Out {
+	switch op.Kind {
+	case Add:
+		if m.shuttingDown || m.dirty[op.Key] {
+			return Out{}
+		}
+		m.init()
+		m.dirty[op.Key] = true
+		if !m.processing[op.Key] {
+			m.queue = append(m.queue, op.Key)
+		}
+		return Out{}
+	case Get:
+		if len(m.queue) == 0 {
+			return Out{Shutdown: true}
+		}
+		m.init()
+		key := m.queue[0]
+		m.queue[0] = ""
+		m.queue = m.queue[1:]
+		delete(m.dirty, key)
+		m.processing[key] = true
+		return Out{Key: key}
+	case Done:
+		// Done of a key that is not being processed is a no-op: the caller
+		// broke the contract, and the queue must not invent a second copy
+		// of the key (client-go v0.37.2 does; a declared divergence).
+		if !m.processing[op.Key] {
+			return Out{}
+		}
+		delete(m.processing, op.Key)
+		if m.dirty[op.Key] {
+			m.queue = append(m.queue, op.Key)
+		}
+		return Out{}
 	case Len:
-		return m, Out{N: len(m.queue)}
+		return Out{N: len(m.queue)}
 	case ShutDown:
-		n := m.clone()
-		n.shuttingDown, n.released = true, true
-		return n, Out{}
+		m.shuttingDown, m.released = true, true
+		return Out{}
 	case ShutDownWithDrain:
-		n := m.clone()
-		n.shuttingDown = true
-		return n, Out{}
+		m.shuttingDown = true
+		return Out{}
 	case ShuttingDown:
-		return m, Out{Flag: m.shuttingDown}
+		return Out{Flag: m.shuttingDown}
 	}
 	panic(fmt.Sprintf("workqueue model: unknown op %v", op))
 }
@@ -151,48 +206,40 @@ func (m Model) Begin(op Op) Model {
 		return m
 	}
 	n := m.clone()
-	n.shuttingDown, n.released = true, false
+	n.ApplyBegin(op)
 	return n
 }
 
-func (m Model) add(key string) Model {
-	if m.shuttingDown || m.dirty[key] {
-		return m
+// ApplyBegin is Begin in place (see Apply).
+func (m *Model) ApplyBegin(op Op) {
+	if op.Kind == ShutDownWithDrain {
+		m.shuttingDown, m.released = true, false
 	}
-	n := m.clone()
-	n.dirty[key] = true
-	if !n.processing[key] {
-		n.queue = append(n.queue, key)
-	}
-	return n
 }
 
-func (m Model) get() (Model, Out) {
-	if len(m.queue) == 0 {
-		return m, Out{Shutdown: true}
+func (m *Model) init() {
+	if m.dirty == nil {
+		m.dirty = map[string]bool{}
 	}
-	n := m.clone()
-	key := n.queue[0]
-	n.queue = n.queue[1:]
-	delete(n.dirty, key)
-	n.processing[key] = true
-	return n, Out{Key: key}
+	if m.processing == nil {
+		m.processing = map[string]bool{}
+	}
 }
 
-// done ends processing of key. Done of a key that is not being processed is
-// a no-op: the caller broke the contract, and the queue must not invent a
-// second copy of the key (client-go v0.37.2 does; a declared divergence).
-func (m Model) done(key string) Model {
-	if !m.processing[key] {
-		return m
-	}
-	n := m.clone()
-	delete(n.processing, key)
-	if n.dirty[key] {
-		n.queue = append(n.queue, key)
-	}
-	return n
-}
+// Len is the number of queued items (what Len returns), without copying
+// the queue as Queue does.
+func (m Model) Len() int { return len(m.queue) }
+
+// Head returns the first n queued keys (all of them if fewer), oldest first.
+func (m Model) Head(n int) []string { return slices.Clone(m.queue[:min(n, len(m.queue))]) }
+
+// Dirties is the number of dirty keys: queued, or added again while being
+// processed.
+func (m Model) Dirties() int { return len(m.dirty) }
+
+// Clone returns a copy of m that shares nothing with it, for in-place use
+// with Apply.
+func (m Model) Clone() Model { return m.clone() }
 
 func (m Model) clone() Model {
 	n := Model{

@@ -1,0 +1,196 @@
+package props
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing/synctest"
+)
+
+// Race probes look for bugs inside one call: a call that releases its lock
+// between two steps, or updates two structures non-atomically, is wrong
+// only when another call on the same item lands in that window, which a
+// random concurrent workload hits by luck. A probe runs many short rounds;
+// each puts two calls on the same item at the same instant, one on the
+// probe's goroutine and one on a Racer's, and checks the outcome against
+// the serial orders the model allows.
+//
+// The Racer's goroutine lives for the whole probe and spins between
+// rounds, so both calls start hot, on two CPUs, within a few hundred
+// nanoseconds of each other; RaceOffset then delays one of them, narrowly
+// around the same instant on even rounds and across a few microseconds on
+// odd ones. Under -race, whose instrumentation widens every window, a
+// window of a few nanoseconds (an Unlock followed at once by a Lock) is
+// hit in a good share of rounds.
+
+// RaceRounds is the number of rounds a race probe runs for each pair of
+// calls in the default gate; Config.Budget adds more.
+const RaceRounds = 600
+
+// Sweeps of RaceOffset, in spin iterations (about a nanosecond each, with
+// or without -race: the loop touches no memory the race detector watches).
+const (
+	raceNarrow = 100
+	raceWide   = 4096
+)
+
+// RaceOffset is round's offset in spin iterations: in [-raceNarrow,
+// raceNarrow] on even rounds and [-raceWide, raceWide] on odd ones.
+// Consecutive rounds of each sweep are far apart, and every offset comes up
+// once per sweep period (the stride is coprime with the sweep's width).
+func RaceOffset(round int) int {
+	span := raceNarrow
+	if round%2 == 1 {
+		span = raceWide
+	}
+	return (round/2*raceStride)%(2*span+1) - span
+}
+
+const raceStride = 97
+
+var spinSink atomic.Int64
+
+// spin burns about n loop iterations on registers only.
+func spin(n int) {
+	x := 0
+	for i := range n {
+		x += i ^ x>>3
+	}
+	spinSink.Store(int64(x))
+}
+
+// raceJoin is how many spin-wait iterations (pause) the caller waits for
+// the Racer's call before it settles the bubble to find out whether the
+// call blocks.
+const raceJoin = 1 << 12
+
+// Racer is a race probe's second goroutine. Make one inside the probe's
+// synctest bubble with NewRacer, run rounds with Race from the bubble's
+// root goroutine (the only one that may call Race, Settle and Close), and
+// Close it before the bubble ends.
+type Racer struct {
+	released atomic.Int64 // rounds released
+	finished atomic.Int64 // rounds whose call returned
+	parkReq  atomic.Bool  // park instead of spinning: the caller settles
+	parked   atomic.Bool
+	quit     atomic.Bool
+	wake     chan struct{}
+	exited   chan struct{}
+
+	// Set by the caller before a round is released, read by the racer.
+	call   func()
+	offset int
+	// Set by the racer before its round is finished.
+	panicked any
+}
+
+// NewRacer starts a Racer's goroutine. It spins while it waits for a
+// round, so only the caller's goroutine should run meanwhile.
+func NewRacer() *Racer {
+	r := &Racer{wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	go r.loop()
+	return r
+}
+
+func (r *Racer) loop() {
+	defer close(r.exited)
+	var last int64
+	for {
+		for i := 1; r.released.Load() == last; i++ {
+			if r.quit.Load() {
+				return
+			}
+			if r.parkReq.Load() {
+				if r.released.Load() != last {
+					break // released before the caller settled: run it
+				}
+				// Durably blocked, so that the caller's synctest.Wait
+				// can return.
+				r.parked.Store(true)
+				<-r.wake
+				r.parked.Store(false)
+				continue
+			}
+			pause(i)
+		}
+		last = r.released.Load()
+		spin(max(0, r.offset))
+		r.panicked = nil
+		func() {
+			defer func() { r.panicked = recover() }()
+			r.call()
+		}()
+		r.finished.Store(last)
+	}
+}
+
+// Race runs a on the caller's goroutine and b on the racer's, released at
+// the same instant and then delayed by offset spin iterations (b for
+// offset > 0, a for offset < 0). It returns once a has returned and b has
+// returned or, after a short spin, seems to block; then Pending tells
+// which, after Settle if need be. a must not block. The previous round's b
+// must have returned.
+func (r *Racer) Race(offset int, a, b func()) {
+	if r.Pending() {
+		panic("props: Racer.Race while the previous call is still in flight")
+	}
+	r.call, r.offset = b, offset
+	round := r.released.Add(1)
+	spin(max(0, -offset))
+	a()
+	for i := 1; i < raceJoin && r.finished.Load() != round; i++ {
+		pause(i)
+	}
+}
+
+// pause is the body of a spin-wait's i-th iteration: a few dozen
+// nanoseconds of register work between two atomic loads (under -race each
+// load is a call into the detector), and now and then a yield, since the
+// goroutine waited for may be queued on this CPU.
+func pause(i int) {
+	spin(32)
+	if i%64 == 0 {
+		runtime.Gosched()
+	}
+}
+
+// Pending reports whether the last round's b has not returned (yet).
+func (r *Racer) Pending() bool { return r.finished.Load() != r.released.Load() }
+
+// Panicked is the last round's b's panic value, once it returned.
+func (r *Racer) Panicked() any {
+	if r.Pending() {
+		return nil
+	}
+	return r.panicked
+}
+
+// Settle waits until every goroutine of the bubble is durably blocked
+// (synctest.Wait), with the racer parked if its call returned, and reports
+// whether the call is still in flight: blocked.
+func (r *Racer) Settle() (blocked bool) {
+	r.parkReq.Store(true)
+	synctest.Wait()
+	r.parkReq.Store(false)
+	if r.parked.Load() {
+		r.wake <- struct{}{}
+	}
+	return r.Pending()
+}
+
+// Close stops the racer's goroutine once its call has returned; a call
+// still blocked must be released first (shut the subject down), or Close
+// waits for it.
+func (r *Racer) Close() {
+	r.quit.Store(true)
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	<-r.exited
+}
+
+// RaceRound names a round for progress reports and violations.
+func RaceRound(pair string, round int) string {
+	return fmt.Sprintf("race %s, round %d (offset %d)", pair, round, RaceOffset(round))
+}

@@ -1,0 +1,270 @@
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/kverify/kverify/linearizability"
+	"github.com/kverify/kverify/props"
+	"k8s.io/utils/clock"
+)
+
+// CheckRace is the plain queue's race probe.
+const CheckRace = "queue/race"
+
+// op is one call of a race round on behalf of a recording client.
+type op func(c *linearizability.Client) effect
+
+// effect is what a call changed in what the round's workers hold: the item
+// a Get handed out, or the item a Done gave back.
+type effect struct{ got, released string }
+
+func add(k string) op {
+	return func(c *linearizability.Client) effect { c.Add(k); return effect{} }
+}
+
+func done(k string) op {
+	return func(c *linearizability.Client) effect { c.Done(k); return effect{released: k} }
+}
+
+func get(c *linearizability.Client) effect {
+	k, shut := c.Get()
+	if shut {
+		return effect{}
+	}
+	return effect{got: k}
+}
+
+func length(c *linearizability.Client) effect { c.Len(); return effect{} }
+
+func shutDownOp(c *linearizability.Client) effect { c.ShutDown(); return effect{} }
+
+// racePair is two calls on the same item(s) that race in every round,
+// after a setup that puts the queue in the state where their windows are.
+// a runs on the probe's goroutine and must not block; b runs on the
+// racer's and must return once a has (the setups see to it): a b still
+// blocked after both is a violation. A pair that shuts the queue down
+// needs a fresh queue per round; the others run a batch of rounds on one.
+type racePair struct {
+	name  string
+	setup []op
+	a, b  op
+	shuts bool
+}
+
+// racePairs are the pairs of operations that touch the same item. Every
+// round's history (setup, the race, and the drain after it) is checked
+// against the whole-queue model with porcupine.
+var racePairs = []racePair{
+	{name: "Add/Done of a held item", setup: []op{add("x"), get}, a: add("x"), b: done("x")},
+	{name: "Done/Add of a held item", setup: []op{add("x"), get}, a: done("x"), b: add("x")},
+	{name: "Add/Done of a held, re-added item", setup: []op{add("x"), get, add("x")}, a: add("x"), b: done("x")},
+	{name: "Done/Get of a re-added item", setup: []op{add("x"), get, add("x")}, a: done("x"), b: get},
+	{name: "Done/Done of two re-added items", setup: []op{add("x"), add("y"), get, get, add("x"), add("y")}, a: done("x"), b: done("y")},
+	{name: "Done/Add of another item", setup: []op{add("x"), get, add("x")}, a: done("x"), b: add("y")},
+	{name: "Add/Get on an empty queue", a: add("x"), b: get},
+	{name: "Get/Add of a queued item", setup: []op{add("x"), add("y")}, a: get, b: add("x")},
+	{name: "Get/Get of two items", setup: []op{add("x"), add("y")}, a: get, b: get},
+	{name: "Add/Add of one item", a: add("x"), b: add("x")},
+	{name: "Add/Add of two items", setup: []op{add("y"), get}, a: add("x"), b: add("y")},
+	{name: "Len/Add", setup: []op{add("y")}, a: length, b: add("x")},
+	{name: "Len/Get", setup: []op{add("x"), add("y")}, a: length, b: get},
+	{name: "ShutDown/Get on an empty queue", a: shutDownOp, b: get, shuts: true},
+	{name: "ShutDown/Get of a queued item", setup: []op{add("x")}, a: shutDownOp, b: get, shuts: true},
+	{name: "Add/ShutDown", a: add("x"), b: shutDownOp, shuts: true},
+}
+
+// raceBatch is how many rounds of a pair share one queue (and one
+// linearizability check) when the pair does not shut it down.
+const raceBatch = 50
+
+// raceCheck runs every pair for props.RaceRounds rounds (and more while
+// cfg.Budget lasts), then the drain probes.
+func raceCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		return bubble(t, func() error {
+			r := props.NewRacer()
+			defer r.Close()
+			start := time.Now()
+			for round := 0; ; round += raceBatch {
+				for _, p := range racePairs {
+					if err := raceRounds(s, r, p, round, cfg); err != nil {
+						return err
+					}
+				}
+				if err := drainRace(s, r, round, cfg); err != nil {
+					return err
+				}
+				if round+raceBatch >= props.RaceRounds && time.Since(start) >= cfg.Budget {
+					return nil
+				}
+			}
+		})
+	}
+}
+
+// raceRounds runs rounds [first, first+raceBatch) of p: on one queue, or
+// on a fresh queue each for a pair that shuts it down.
+func raceRounds(s Subject, r *props.Racer, p racePair, first int, cfg props.Config) error {
+	if p.shuts {
+		for round := first; round < first+raceBatch; round++ {
+			if err := raceOn(s, r, p, round, round+1, cfg); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return raceOn(s, r, p, first, first+raceBatch, cfg)
+}
+
+// raceOn runs rounds [from, to) of p on one fresh queue. A round is the
+// setup from client 0, a and b from clients 1 and 2 at the same instant,
+// then client 0 marks Done what is held and drains the queue; the queue is
+// shut down and drained at the end. The whole history must be
+// linearizable against the whole-queue model.
+func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Config) error {
+	q := s.New(Deps{Clock: clock.RealClock{}})
+	defer q.ShutDown()
+	rec := &linearizability.Recorder{}
+	c0, ca, cb := rec.Client(q, 0), rec.Client(q, 1), rec.Client(q, 2)
+	var held []string
+	apply := func(e effect) {
+		if e.got != "" {
+			held = append(held, e.got)
+		}
+		if i := slices.Index(held, e.released); e.released != "" && i >= 0 {
+			held = slices.Delete(held, i, i+1)
+		}
+	}
+	drain := func() {
+		for {
+			for len(held) > 0 {
+				k := held[0]
+				held = held[1:]
+				c0.Done(k)
+			}
+			if c0.Len() == 0 {
+				return
+			}
+			apply(get(c0))
+		}
+	}
+	var starts []int64 // the logical time each round started
+	for round := from; round < to; round++ {
+		starts = append(starts, rec.Now())
+		for _, o := range p.setup {
+			apply(o(c0))
+		}
+		cfg.Progress.Op(props.RaceRound(p.name, round))
+		var ea, eb effect
+		r.Race(props.RaceOffset(round), func() { ea = p.a(ca) }, func() { eb = p.b(cb) })
+		if r.Pending() && r.Settle() {
+			// b blocks although a has returned: the setups make every b
+			// return then. Release it before reporting.
+			c0.ShutDown()
+			r.Settle()
+			return raceViolation(p, round, rec.History(), "Liveness", "%s is still blocked after %s returned",
+				linearizability.Describe(lastCall(rec, 2)), linearizability.Describe(lastCall(rec, 1)))
+		}
+		if v := r.Panicked(); v != nil {
+			return props.Broke(GNoPanic, "%s: the racer's call panicked: %v", props.RaceRound(p.name, round), v)
+		}
+		apply(ea)
+		apply(eb)
+		drain()
+	}
+	c0.ShutDown()
+	for {
+		e := get(c0)
+		if e.got == "" {
+			break
+		}
+		c0.Done(e.got)
+	}
+	h := rec.History()
+	if res, _ := linearizability.Check(linearizability.QueueModel(), h, 10*time.Second); res != porcupine.Ok {
+		// Each round starts and ends with an empty queue and nothing
+		// held: report the first round that fails on its own.
+		first, sub := firstFailingRound(h, starts)
+		return raceViolation(p, from+first, sub, "Atomic calls", "the history has no linearization: some call did not take effect atomically (result %s)", res)
+	}
+	return nil
+}
+
+// lastCall is client's last recorded call.
+func lastCall(rec *linearizability.Recorder, client int) porcupine.Operation {
+	h := rec.History()
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].ClientId == client {
+			return h[i]
+		}
+	}
+	return porcupine.Operation{}
+}
+
+// firstFailingRound splits a batch's history at the rounds' start times and
+// returns the first round whose part is not linearizable on its own (the
+// last part also holds the final shutdown and drain), with its part.
+func firstFailingRound(h []porcupine.Operation, starts []int64) (int, []porcupine.Operation) {
+	for i := range starts {
+		var part []porcupine.Operation
+		for _, o := range h {
+			if o.Call >= starts[i] && (i+1 == len(starts) || o.Call < starts[i+1]) {
+				part = append(part, o)
+			}
+		}
+		if res, _ := linearizability.Check(linearizability.QueueModel(), part, 10*time.Second); res != porcupine.Ok {
+			return i, part
+		}
+	}
+	return 0, h
+}
+
+// raceViolation reports a round's history as the counterexample.
+func raceViolation(p racePair, round int, h []porcupine.Operation, guarantee, format string, args ...any) error {
+	var b strings.Builder
+	for _, o := range h {
+		fmt.Fprintf(&b, "\n    client %d [%d,%d] %s", o.ClientId, o.Call, o.Return, linearizability.Describe(o))
+	}
+	return props.Broke(guarantee, "race %s, round %d (offset %d): %s; history (client 0 sets up and drains, clients 1 and 2 race; [call, return] in logical time):%s",
+		p.name, round, props.RaceOffset(round), fmt.Sprintf(format, args...), b.String())
+}
+
+// drainRace races ShutDownWithDrain with the Done (or the Get and Done)
+// that completes the work: the drain must return once the last item is
+// Done.
+func drainRace(s Subject, r *props.Racer, round int, cfg props.Config) error {
+	for i, queued := range []bool{false, true} {
+		round := round + i
+		q := s.New(Deps{Clock: clock.RealClock{}})
+		q.Add("x")
+		k, _ := q.Get()
+		if queued {
+			q.Add("y")
+		}
+		work := func() {
+			q.Done(k)
+			if queued {
+				y, _ := q.Get()
+				q.Done(y)
+			}
+		}
+		cfg.Progress.Op(props.RaceRound("ShutDownWithDrain/Done", round))
+		r.Race(props.RaceOffset(round), work, q.ShutDownWithDrain)
+		blocked := r.Pending() && r.Settle()
+		q.ShutDown()
+		if blocked {
+			r.Settle()
+			what := ""
+			if queued {
+				what = " and the queued y handed out and marked Done"
+			}
+			return props.Broke("Drain", "%s: ShutDownWithDrain is still blocked after %q was marked Done%s, with nothing queued or processing", props.RaceRound("ShutDownWithDrain/Done", round), k, what)
+		}
+	}
+	return nil
+}
