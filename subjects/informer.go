@@ -2,8 +2,10 @@ package subjects
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/linearizability"
@@ -11,6 +13,7 @@ import (
 	pinf "github.com/kverify/kverify/props/informer"
 	sinf "github.com/kverify/kverify/spec/informer"
 	"github.com/kverify/kverify/upstream"
+	"k8s.io/utils/clock"
 )
 
 // informerEntries binds the informer suite to ours and to client-go.
@@ -29,30 +32,47 @@ func upstreamInformerChecks() []props.Check { return pinf.Checks(upstream.Inform
 // pump and processor exactly as an informer would.
 func OursInformer() pinf.Subject {
 	return pinf.Subject{
-		New:  func() pinf.FanOut { return newOursFanOut() },
+		New:  func() pinf.FanOut { return newOursFanOut(0) },
 		Pump: oursPump{},
 		Linear: func() linearizability.FanOut {
 			return OursListenerFanOut(informer.ListenerOptions{})
 		},
+		NewResync: func(check time.Duration) pinf.ResyncFanOut { return newOursFanOut(check) },
+		Slow:      func() (pinf.SlowFanOut, func()) { return newOursFanOut(0), func() {} },
+		// Our listeners contain handler panics themselves (impl/informer's
+		// package doc): nothing to set up.
+		ContainPanics: func(body func() error) error { return body() },
 	}
 }
 
 // oursFanOut is the minimal informer. emitMu plays client-go's blockDeltas
-// (shared_informer.go:1042-1063,1066-1080): an event and the join of a late
-// handler (its initial list, then UpstreamSynced) never interleave.
+// (shared_informer.go:1042-1063,1066-1080): an event, the join of a late
+// handler (its initial list, then UpstreamSynced) and a resync round never
+// interleave.
 type oursFanOut struct {
-	emitMu  sync.Mutex
-	store   map[string]struct{}
-	proc    *informer.Processor
-	pre     []*informer.Listener // added before Start, not removed
-	started bool
-	stopped bool
-	cancel  context.CancelFunc
-	runDone chan struct{}
+	emitMu sync.Mutex
+	store  map[string]struct{}
+	proc   *informer.Processor
+	clock  clock.Clock
+	pre    []*informer.Listener // added before Start, not removed
+	// check is the resync check period, lowered by handlers that ask for
+	// less before Start; defaultPeriod is a handler's period when it does
+	// not ask (client-go: both are NewSharedIndexInformer's resync argument).
+	check, defaultPeriod time.Duration
+	handlers             int // for listener names
+	started              bool
+	stopped              bool
+	cancel               context.CancelFunc
+	runDone, resyncDone  chan struct{}
+
+	reportMu sync.Mutex
+	slow     []pinf.SlowWarning
+	panics   []any
 }
 
-func newOursFanOut() *oursFanOut {
-	return &oursFanOut{store: map[string]struct{}{}, proc: informer.NewProcessor(nil)}
+func newOursFanOut(check time.Duration) *oursFanOut {
+	c := clock.RealClock{} // the bubble's fake clock under synctest
+	return &oursFanOut{store: map[string]struct{}{}, proc: informer.NewProcessor(c), clock: c, check: check, defaultPeriod: check}
 }
 
 // keys is the store's content, sorted (the order of an initial list is not
@@ -74,9 +94,26 @@ func (f *oursFanOut) initialList(l *informer.Listener) {
 }
 
 func (f *oursFanOut) AddHandler(h pinf.Handler) (pinf.Registration, error) {
+	return f.AddHandlerWithResync(h, f.defaultPeriod)
+}
+
+// AddHandlerWithResync registers h with client-go's resync period rules
+// (informer.JoinResync).
+func (f *oursFanOut) AddHandlerWithResync(h pinf.Handler, period time.Duration) (pinf.Registration, error) {
 	f.emitMu.Lock()
 	defer f.emitMu.Unlock()
-	l := informer.NewListener(handlerAdapter{h}, informer.ListenerOptions{})
+	req, eff, check, err := informer.JoinResync(period, f.check, f.started)
+	if err != nil {
+		return nil, err
+	}
+	if check != f.check {
+		f.check = check
+		f.proc.ResyncCheckPeriodChanged(check)
+	}
+	name := fmt.Sprintf("h%d", f.handlers)
+	f.handlers++
+	l := informer.NewListener(handlerAdapter{h}, informer.ListenerOptions{Name: name, SlowHandler: f.onSlow, OnPanic: f.onPanic})
+	l.SetResync(req, eff, f.clock.Now())
 	if _, err := f.proc.AddListener(l); err != nil {
 		return nil, err
 	}
@@ -132,10 +169,17 @@ func (f *oursFanOut) Start() {
 	}
 	f.started = true
 	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel, f.runDone = cancel, make(chan struct{})
+	f.cancel, f.runDone, f.resyncDone = cancel, make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(f.runDone)
 		f.proc.Run(ctx)
+	}()
+	// The check period is fixed from here on, as client-go's reflector
+	// takes it at Run.
+	check := f.check
+	go func() {
+		defer close(f.resyncDone)
+		f.proc.RunResync(ctx, check, &f.emitMu, f.resync)
 	}()
 	for _, l := range f.pre {
 		f.initialList(l)
@@ -150,13 +194,49 @@ func (f *oursFanOut) Stop() {
 		return
 	}
 	f.stopped = true
-	cancel, done := f.cancel, f.runDone
+	cancel, done, resyncDone := f.cancel, f.runDone, f.resyncDone
 	f.emitMu.Unlock()
 	if cancel == nil {
 		return
 	}
 	cancel()
 	<-done
+	<-resyncDone
+}
+
+// resync is a round for the listeners due: a sync update for every key, as
+// client-go's store.Resync and OnUpdate with an unchanged object. RunResync
+// calls it with emitMu held.
+func (f *oursFanOut) resync() {
+	for _, k := range f.keys() {
+		f.proc.Distribute(informer.Notification{Kind: informer.Update, Old: k, New: k}, true)
+	}
+}
+
+func (f *oursFanOut) onSlow(_ string, pending int64, took time.Duration) {
+	f.reportMu.Lock()
+	defer f.reportMu.Unlock()
+	f.slow = append(f.slow, pinf.SlowWarning{Pending: pending, Took: took})
+}
+
+func (f *oursFanOut) onPanic(_ string, recovered any) {
+	f.reportMu.Lock()
+	defer f.reportMu.Unlock()
+	f.panics = append(f.panics, recovered)
+}
+
+// SlowWarnings are the listeners' slow-handler warnings so far.
+func (f *oursFanOut) SlowWarnings() []pinf.SlowWarning {
+	f.reportMu.Lock()
+	defer f.reportMu.Unlock()
+	return slices.Clone(f.slow)
+}
+
+// HandlerPanics are the handler panics the listeners contained so far.
+func (f *oursFanOut) HandlerPanics() []any {
+	f.reportMu.Lock()
+	defer f.reportMu.Unlock()
+	return slices.Clone(f.panics)
 }
 
 // handlerAdapter turns the listener's objects (keys) back into strings.

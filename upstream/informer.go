@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/kverify/kverify/props"
 	pinf "github.com/kverify/kverify/props/informer"
@@ -17,14 +18,34 @@ import (
 // informer fed by fcache.FakeControllerSource, observed through the public
 // handler registration API only. Objects are Pods named after the suite's
 // keys. client-go does not expose its listener's pump or backlog, so the
-// white-box checks are skipped for it.
+// white-box checks are skipped for it. Resync goes through
+// NewSharedIndexInformer's resync period and AddEventHandlerWithResyncPeriod
+// (the reflector's resync timer runs on the bubble's fake clock); the
+// slow-handler warning is read from klog (informer_caps.go); handler panics
+// are contained with utilruntime.ReallyCrash false for the fault check.
 func Informer() pinf.Subject {
-	return pinf.Subject{New: func() pinf.FanOut { return newUpstreamInformer() }}
+	return pinf.Subject{
+		New:           func() pinf.FanOut { return newUpstreamInformer(0) },
+		NewResync:     func(check time.Duration) pinf.ResyncFanOut { return newUpstreamInformer(check) },
+		Slow:          newSlowInformer,
+		ContainPanics: containPanics,
+	}
 }
 
 // InformerDivergences are client-go's known differences from the informer
-// contract. The suite's checks hold for client-go v0.37.2: none is declared.
-var InformerDivergences = []props.Divergence{}
+// contract (impl/informer's package doc states ours and why).
+var InformerDivergences = []props.Divergence{
+	{Check: pinf.CheckSlowWarning,
+		Reason: "client-go traces a handler call that took 100ms or more (utiltrace LogIfLong compares with >=, k8s.io/utils/trace/trace.go:262), not only longer than 100ms; " +
+			"its backlog count is read by the handler goroutine racing with the pump's refill (shared_informer.go:1496 vs :1458), so at a call's start it is the backlog or one less, at random; " +
+			"and the trace is logged only when klog's verbosity is 2 or more (trace.go:195)",
+		Upstream: "tools/cache/shared_informer.go:1496-1503"},
+	{Check: pinf.CheckFaults,
+		Reason: "with utilruntime.ReallyCrash true (the default) a handler panic crashes the process (HandleCrash re-panics, apimachinery util/runtime/runtime.go:114); " +
+			"with it false, the listener sleeps 1s after the panicking call before the next notification instead of delivering it at once, " +
+			"and a panicking initial-list OnAdd skips syncTracker.Finished, so the handler never syncs (kubernetes#129024, shared_informer_test.go:1307)",
+		Upstream: "tools/cache/shared_informer.go:1488-1491,1506-1512"},
+}
 
 // sourceLW is the fake source as a ListerWatcher that says it does not
 // speak WatchList (an initial list streamed over a watch): the fake's Watch
@@ -50,7 +71,9 @@ type upstreamInformer struct {
 	runDone  chan struct{}
 }
 
-func newUpstreamInformer() *upstreamInformer {
+// newUpstreamInformer makes the informer with the given resync period
+// (client-go's resyncCheckPeriod and default handler period).
+func newUpstreamInformer(resync time.Duration) *upstreamInformer {
 	src := fcache.NewFakeControllerSource()
 	// Start the fake's change log past resource version 0. The fake cannot
 	// serve a watch from a version older than its oldest change
@@ -62,7 +85,7 @@ func newUpstreamInformer() *upstreamInformer {
 	src.Delete(pod(seedKey, 0))
 	return &upstreamInformer{
 		source:   src,
-		informer: cache.NewSharedIndexInformer(sourceLW{src}, &v1.Pod{}, 0, cache.Indexers{}),
+		informer: cache.NewSharedIndexInformer(sourceLW{src}, &v1.Pod{}, resync, cache.Indexers{}),
 		versions: map[string]int{},
 	}
 }
@@ -77,11 +100,23 @@ func pod(key string, version int) *v1.Pod {
 }
 
 func (u *upstreamInformer) AddHandler(h pinf.Handler) (pinf.Registration, error) {
-	reg, err := u.informer.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+	return register(u.informer.AddEventHandler(handlerFuncs(h)))
+}
+
+// AddHandlerWithResync is AddEventHandlerWithResyncPeriod.
+func (u *upstreamInformer) AddHandlerWithResync(h pinf.Handler, period time.Duration) (pinf.Registration, error) {
+	return register(u.informer.AddEventHandlerWithResyncPeriod(handlerFuncs(h), period))
+}
+
+func handlerFuncs(h pinf.Handler) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc:    func(obj any, isInInitialList bool) { h.OnAdd(podName(obj), isInInitialList) },
 		UpdateFunc: func(oldObj, newObj any) { h.OnUpdate(podName(oldObj), podName(newObj)) },
 		DeleteFunc: func(obj any) { h.OnDelete(podName(obj)) },
-	})
+	}
+}
+
+func register(reg cache.ResourceEventHandlerRegistration, err error) (pinf.Registration, error) {
 	if err != nil {
 		return nil, err
 	}

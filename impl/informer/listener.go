@@ -1,10 +1,13 @@
 package informer
 
 import (
+	"context"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/utils/clock"
 )
 
@@ -38,9 +41,10 @@ type Handler interface {
 }
 
 // SlowHandlerThreshold and SlowCallThreshold trigger the slow-handler
-// warning as in client-go (shared_informer.go:1496-1503): more than 1024
-// notifications pending when a call starts, and the call takes longer than
-// 100 ms.
+// warning as in client-go (shared_informer.go:1496-1503): strictly more than
+// 1024 notifications pending when a call starts, and the call takes
+// strictly longer than 100 ms (client-go's trace logs at 100 ms already; see
+// the package doc).
 const (
 	SlowHandlerThreshold = 1024
 	SlowCallThreshold    = 100 * time.Millisecond
@@ -53,9 +57,19 @@ type ListenerOptions struct {
 	// Clock times handler calls for the slow-handler warning; real by default.
 	Clock clock.PassiveClock
 	// SlowHandler, if set, is called after a handler call that started with
-	// more than SlowHandlerThreshold pending and took longer than
-	// SlowCallThreshold.
+	// more than SlowHandlerThreshold notifications pending behind it and
+	// took longer than SlowCallThreshold; pending is that backlog.
 	SlowHandler func(name string, pending int64, took time.Duration)
+	// OnPanic is called, on the listener's handler goroutine, with the value
+	// a handler call panicked with; the notification is then skipped and
+	// the next one delivered at once (see the package doc). It must not
+	// panic itself. By default the panic and its stack are reported with
+	// utilruntime.HandleErrorWithContext, which may pause the goroutine for
+	// up to a millisecond (its process-wide error backoff); inside a
+	// testing/synctest bubble, whose clock starts in 2000, that backoff
+	// compares fake with real time and can sleep for years of fake time,
+	// so set OnPanic there.
+	OnPanic func(name string, recovered any)
 	// NewBuffer makes the buffer behind the pump; by default a chunked
 	// buffer that gives memory back after a burst.
 	NewBuffer func() Buffer
@@ -86,7 +100,7 @@ type Listener struct {
 	opts    ListenerOptions
 
 	addCh       chan Notification
-	nextCh      chan Notification
+	nextCh      chan delivery
 	runFinished chan struct{}
 	closeOnce   sync.Once
 	startOnce   sync.Once
@@ -115,11 +129,14 @@ func NewListener(h Handler, opts ListenerOptions) *Listener {
 	if opts.NewBuffer == nil {
 		opts.NewBuffer = defaultBuffer
 	}
+	if opts.OnPanic == nil {
+		opts.OnPanic = reportPanic
+	}
 	return &Listener{
 		handler:     h,
 		opts:        opts,
 		addCh:       make(chan Notification),
-		nextCh:      make(chan Notification),
+		nextCh:      make(chan delivery),
 		runFinished: make(chan struct{}),
 		synced:      make(chan struct{}),
 	}
@@ -207,13 +224,16 @@ func (l *Listener) pump() {
 	var (
 		st     PumpState
 		inHand Notification
-		nextCh chan<- Notification // nil while nothing is in hand
+		nextCh chan<- delivery // nil while nothing is in hand
 	)
 	for {
 		var ev PumpEvent
 		var added Notification
 		select {
-		case nextCh <- inHand:
+		// The backlog travels with the notification: read from the pump's
+		// counters by the handler goroutine, it would race with the refill
+		// that follows the hand-over and be off by one at random.
+		case nextCh <- delivery{n: inHand, behind: int64(st.Buffered)}:
 			ev = EventDelivered
 		case n, ok := <-l.addCh:
 			if !ok {
@@ -241,34 +261,66 @@ func (l *Listener) pump() {
 	}
 }
 
+// delivery is a notification handed to the handler goroutine, with the
+// number of notifications waiting behind it at that moment: the backlog
+// when its handler call starts.
+type delivery struct {
+	n      Notification
+	behind int64
+}
+
 // run calls the handler serially.
 func (l *Listener) run() {
 	defer close(l.runFinished)
-	for n := range l.nextCh {
-		l.call(n)
+	for d := range l.nextCh {
+		l.call(d)
 	}
 }
 
-func (l *Listener) call(n Notification) {
-	pending := l.pending.Load()
-	if pending > SlowHandlerThreshold && l.opts.SlowHandler != nil {
+// call runs the handler for one notification. A panic is contained here,
+// per call, so the loop in run goes on with the next notification.
+func (l *Listener) call(d delivery) {
+	defer l.contain()
+	if d.behind > SlowHandlerThreshold && l.opts.SlowHandler != nil {
 		start := l.opts.Clock.Now()
 		defer func() {
 			if took := l.opts.Clock.Since(start); took > SlowCallThreshold {
-				l.opts.SlowHandler(l.opts.Name, pending, took)
+				l.opts.SlowHandler(l.opts.Name, d.behind, took)
 			}
 		}()
 	}
+	n := d.n
 	switch n.Kind {
 	case Add:
-		l.handler.OnAdd(n.New, n.InInitialList)
 		if n.InInitialList {
-			l.initialOutstanding.Add(-1)
-			l.checkSynced()
+			// Deferred, so that an initial add that panics still counts
+			// as returned: one bad object must not keep the handler from
+			// ever syncing (client-go's does, kubernetes#129024).
+			defer l.initialReturned()
 		}
+		l.handler.OnAdd(n.New, n.InInitialList)
 	case Update:
 		l.handler.OnUpdate(n.Old, n.New)
 	case Delete:
 		l.handler.OnDelete(n.Old)
 	}
+}
+
+// initialReturned counts one initial-list add as returned.
+func (l *Listener) initialReturned() {
+	l.initialOutstanding.Add(-1)
+	l.checkSynced()
+}
+
+// contain recovers a handler panic and reports it; deferred by call.
+func (l *Listener) contain() {
+	if r := recover(); r != nil {
+		l.opts.OnPanic(l.opts.Name, r)
+	}
+}
+
+// reportPanic is the default OnPanic.
+func reportPanic(name string, recovered any) {
+	utilruntime.HandleErrorWithContext(context.Background(), nil, "Observed a panic in an informer event handler; the notification was skipped",
+		"handler", name, "panic", recovered, "stack", string(debug.Stack()))
 }

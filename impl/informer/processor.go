@@ -42,7 +42,9 @@ func NewProcessor(c clock.Clock) *Processor {
 
 // AddListener registers l. If the processor runs, l starts at once; the
 // caller then adds l's initial list and calls l.UpstreamSynced. It reports
-// whether the processor was running.
+// whether the processor was running. l starts in the resync round (it takes
+// sync notifications until the next ShouldResync), as in client-go
+// (shared_informer.go:1198): see the package doc.
 func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

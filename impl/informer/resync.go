@@ -1,6 +1,11 @@
 package informer
 
-import "time"
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
 
 // MinimumResyncPeriod is the smallest resync period a handler can ask
 // for; smaller non-zero requests are raised to it (shared_informer.go:993).
@@ -30,6 +35,82 @@ func DetermineResyncPeriod(desired, check time.Duration) time.Duration {
 		return check
 	}
 	return desired
+}
+
+// JoinResync applies client-go's rules to a handler that joins an informer
+// asking for a resync every requested (shared_informer.go:1005-1030), given
+// the informer's check period and whether it has started. It returns the
+// listener's requested and effective periods (for SetResync) and the
+// informer's check period from then on:
+//
+//   - 0 < requested < 1s is raised to MinimumResyncPeriod;
+//   - a period below the check period lowers the check period to it if the
+//     informer has not started (the caller then re-derives every listener's
+//     period with Processor.ResyncCheckPeriodChanged), and is raised to the
+//     check period if it has (the resync timer already runs);
+//   - with a check period of 0 the informer never resyncs, whatever the
+//     handlers ask for: the effective period is 0.
+//
+// A negative period is an error (client-go would treat it as "as often as
+// the check period", by accident of its comparisons).
+func JoinResync(requested, check time.Duration, started bool) (req, eff, newCheck time.Duration, err error) {
+	if requested < 0 {
+		return 0, 0, check, fmt.Errorf("informer: negative resync period %v", requested)
+	}
+	if check < 0 {
+		return 0, 0, check, fmt.Errorf("informer: negative resync check period %v", check)
+	}
+	req, newCheck = NormalizeResyncPeriod(requested), check
+	if req > 0 && req < check {
+		if started {
+			req = check
+		} else {
+			newCheck = req
+		}
+	}
+	return req, DetermineResyncPeriod(req, newCheck), newCheck, nil
+}
+
+// RunResync is an informer's resync loop (client-go: the reflector's resync
+// timer, reflector.go:443-536, consulting sharedProcessor.shouldResync).
+// Every period on the processor's clock it takes lock (the informer's
+// event lock: a round is then atomic with respect to events and to
+// handlers joining), asks which listeners are due (ShouldResync) and, if
+// any is, calls resync, which must distribute a sync notification
+// (Distribute(n, true)) for every object in the store; then it releases
+// lock and arms the timer for the next round. A period <= 0 disables
+// resync; a nil lock means the caller needs none, a nil resync that rounds
+// only reschedule. RunResync returns when ctx is done; its caller owns the
+// goroutine that runs it.
+func (p *Processor) RunResync(ctx context.Context, period time.Duration, lock sync.Locker, resync func()) {
+	if lock == nil {
+		lock = &sync.Mutex{}
+	}
+	if resync == nil {
+		resync = func() {}
+	}
+	if period <= 0 {
+		<-ctx.Done()
+		return
+	}
+	for {
+		t := p.clock.NewTimer(period)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		p.resyncRound(lock, resync)
+	}
+}
+
+func (p *Processor) resyncRound(lock sync.Locker, resync func()) {
+	lock.Lock()
+	defer lock.Unlock()
+	if p.ShouldResync() {
+		resync()
+	}
 }
 
 // SetResync sets the listener's requested and effective resync periods and

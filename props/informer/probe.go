@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Notation of what a handler received, one string per call:
@@ -41,13 +42,15 @@ type probe struct {
 
 	mu        sync.Mutex
 	got       []string
+	at        []time.Time   // when each call started (fake time in a bubble)
 	gate      chan struct{} // nil: calls do not block
 	blockFrom int
 	onCall    func(index int, ev string) // runs at the start of each call, outside mu
 }
 
-// MaxCalls bounds the calls a probe takes; no check needs more.
-const MaxCalls = 4096
+// MaxCalls bounds the calls a probe takes; no check needs more (the
+// delivery machine's largest bursts and initial lists stay well below).
+const MaxCalls = 1 << 16
 
 func newProbe(name string) *probe { return &probe{name: name} }
 
@@ -77,6 +80,7 @@ func (p *probe) call(ev string) {
 	p.mu.Lock()
 	i := len(p.got)
 	p.got = append(p.got, ev)
+	p.at = append(p.at, time.Now())
 	if i >= MaxCalls {
 		// A runaway subject (one re-delivering forever) would keep the
 		// bubble busy, so synctest.Wait would never return: park this
@@ -135,6 +139,23 @@ func (p *probe) received() []string {
 	return slices.Clone(p.got)
 }
 
+// receivedFrom is a copy of the calls from index i on.
+func (p *probe) receivedFrom(i int) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i >= len(p.got) {
+		return nil
+	}
+	return slices.Clone(p.got[i:])
+}
+
+// receivedAt is a copy of the calls so far and the time each one started.
+func (p *probe) receivedAt() ([]string, []time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.got), slices.Clone(p.at)
+}
+
 // returned is how many calls have returned or are not held at the gate:
 // at a quiescent point, every recorded call but a blocked one.
 func (p *probe) returned() int {
@@ -156,29 +177,72 @@ type expectation struct {
 // any order, each key once) and continue with a prefix of seq; with exact,
 // everything must have arrived. It returns "" or what is wrong.
 func (e expectation) conforms(got []string, exact bool) string {
+	var c cursor
+	return c.advance(e, got, exact)
+}
+
+// cursor is how far a handler's calls have been found to conform to its
+// expectation. Calls and expectation only ever grow, so a later check
+// starts where the last one ended: checking stays linear in the calls even
+// when a machine checks after every step.
+type cursor struct {
+	n    int             // calls checked
+	seen map[string]bool // initial-list keys among them
+}
+
+// advance checks more, the calls from index c.n on, against e (see
+// conforms), and moves past them.
+func (c *cursor) advance(e expectation, more []string, exact bool) string {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
 	n := len(e.init)
-	seen := map[string]bool{}
-	for i, ev := range got {
+	for _, ev := range more {
+		i := c.n
 		if i < n {
 			k, ok := cutPrefix(ev, "init:")
-			if !ok || !slices.Contains(e.init, k) || seen[k] {
-				return fmt.Sprintf("call %d is %s; the initial list is %v (as init adds, each once, before any event)", i, ev, e.init)
+			if ok {
+				_, ok = slices.BinarySearch(e.init, k) // init is sorted
 			}
-			seen[k] = true
+			if !ok || c.seen[k] {
+				return fmt.Sprintf("call %d is %s; the initial list is %s (as init adds, each once, before any event)", i, ev, window(e.init, -1))
+			}
+			c.seen[k] = true
+			c.n++
 			continue
 		}
 		j := i - n
 		if j >= len(e.seq) {
-			return fmt.Sprintf("call %d is %s, beyond the %d initial adds and %d events distributed (%v): an invented or repeated call", i, ev, n, len(e.seq), e.seq)
+			return fmt.Sprintf("call %d is %s, beyond the %d initial adds and %d events distributed (%s): an invented or repeated call", i, ev, n, len(e.seq), window(e.seq, len(e.seq)))
 		}
 		if ev != e.seq[j] {
-			return fmt.Sprintf("call %d is %s, want %s (events in emit order: %v)", i, ev, e.seq[j], e.seq)
+			return fmt.Sprintf("call %d is %s, want %s (events in emit order: %s)", i, ev, e.seq[j], window(e.seq, j))
 		}
+		c.n++
 	}
-	if exact && len(got) != n+len(e.seq) {
-		return fmt.Sprintf("received %d of %d notifications: initial list %v then %v", len(got), n+len(e.seq), e.init, e.seq)
+	if exact && c.n != n+len(e.seq) {
+		return fmt.Sprintf("received %d of %d notifications: initial list %s then %s", c.n, n+len(e.seq), window(e.init, -1), window(e.seq, c.n-n))
 	}
 	return ""
+}
+
+// window shows a long list around index at (its start if at < 0), so that
+// a report about thousands of notifications stays readable.
+func window(xs []string, at int) string {
+	const r = 8
+	if len(xs) <= 4*r {
+		return fmt.Sprint(xs)
+	}
+	at = max(0, min(at, len(xs)))
+	lo, hi := max(0, at-r), min(len(xs), at+r)
+	out := fmt.Sprint(xs[lo:hi])
+	if lo > 0 {
+		out = fmt.Sprintf("[... %d before] ", lo) + out
+	}
+	if hi < len(xs) {
+		out += fmt.Sprintf(" [... %d after]", len(xs)-hi)
+	}
+	return fmt.Sprintf("%d notifications: %s", len(xs), out)
 }
 
 func cutPrefix(s, prefix string) (string, bool) {

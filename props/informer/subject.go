@@ -1,12 +1,18 @@
 // Package informer is the conformance suite for a shared informer's
 // fan-out: per-handler delivery through a listener with a one-item
 // lookahead pump, handler isolation, per-handler sync, handler removal and
-// shutdown. It is black-box: a subject is driven through a source of
-// events and observed through handler calls, so client-go's informer can
-// be checked through its public API.
+// shutdown, delivery across the phases of an informer's life and past the
+// sizes where buffers change shape, resync scheduling and who takes resync
+// notifications, the slow-handler warning's thresholds, and handler faults
+// (panics, handlers blocked forever, slow handlers). It is black-box: a
+// subject is driven through a source of events and observed through
+// handler calls, so client-go's informer can be checked through its public
+// API.
 package informer
 
 import (
+	"time"
+
 	"github.com/kverify/kverify/linearizability"
 	"github.com/kverify/kverify/spec/informer"
 )
@@ -70,9 +76,50 @@ type Pump interface {
 	Step(inHand bool, buffered int, closed bool, ev informer.Event) (bool, int, bool, string)
 }
 
+// ResyncFanOut is a fan-out whose informer resyncs: every check period (the
+// period it was made with; 0: never) it asks which handlers are due and
+// delivers to each of them OnUpdate(k, k) for every key k in the store.
+type ResyncFanOut interface {
+	FanOut
+	// AddHandlerWithResync registers h asking for a resync every period
+	// (0: never), with client-go's rules: a period below 1s is raised to
+	// 1s; one below the informer's check period lowers the check period
+	// before Start and is raised to it after Start. AddHandler uses the
+	// check period the fan-out was made with (client-go's default handler
+	// period, NewSharedIndexInformer's defaultEventHandlerResyncPeriod).
+	AddHandlerWithResync(h Handler, period time.Duration) (Registration, error)
+}
+
+// SlowWarning is one slow-handler warning: a handler call that started with
+// many notifications pending and took long.
+type SlowWarning struct {
+	// Pending is the number of notifications waiting behind the call when
+	// it started, or -1 if the subject does not say.
+	Pending int64
+	// Took is how long the call took, or -1 if the subject does not say.
+	Took time.Duration
+}
+
+// SlowFanOut is a fan-out that reports its slow-handler warnings.
+type SlowFanOut interface {
+	FanOut
+	// SlowWarnings returns every warning issued so far, in order.
+	SlowWarnings() []SlowWarning
+}
+
+// PanicReporter is an optional capability of a FanOut: the values of the
+// handler panics it contained and reported so far, in order.
+type PanicReporter interface {
+	HandlerPanics() []any
+}
+
 // Subject is an implementation under test. New makes a fresh, unstarted
 // fan-out inside the caller's synctest bubble. Pump is nil when the
 // implementation does not expose its pump decision (client-go).
+//
+// The fields after Linear are optional capabilities: a subject without one
+// still compiles, and the checks that need it are not offered (resync) or
+// skip as not applicable.
 type Subject struct {
 	New  func() FanOut
 	Pump Pump
@@ -82,4 +129,21 @@ type Subject struct {
 	// skips the check. client-go's informer hands events over
 	// asynchronously through its reflector and FIFO, so it cannot take it.
 	Linear func() linearizability.FanOut
+
+	// NewResync makes a fresh, unstarted fan-out, inside the caller's
+	// bubble, whose informer checks for due resyncs every checkPeriod (0:
+	// never) on the bubble's clock; nil: the resync checks are not offered.
+	NewResync func(checkPeriod time.Duration) ResyncFanOut
+	// Slow makes a fresh, unstarted fan-out, inside the caller's bubble,
+	// that reports its slow-handler warnings, and a release function that
+	// undoes any process-wide setup this needed (client-go: capturing
+	// klog at verbosity 2); the check calls release after Stop. nil: the
+	// slow-warning check skips as not applicable.
+	Slow func() (f SlowFanOut, release func())
+	// ContainPanics runs body with the subject set up so that a handler
+	// panic cannot crash the process (client-go: utilruntime.ReallyCrash
+	// false and its panic log silenced), undoes that, and returns what body
+	// returned. nil: the subject does not promise to contain handler
+	// panics, and the fault check skips as not applicable.
+	ContainPanics func(body func() error) error
 }
