@@ -102,12 +102,14 @@ func (r *Racer) loop() {
 			}
 			if r.parkReq.Load() {
 				if r.released.Load() != last {
-					break // released before the caller settled: run it
+					break // released before the caller parked it: run it
 				}
 				// Durably blocked, so that the caller's synctest.Wait
-				// can return.
+				// can return and fake time can pass.
 				r.parked.Store(true)
-				<-r.wake
+				if r.released.Load() == last && !r.quit.Load() {
+					<-r.wake
+				}
 				r.parked.Store(false)
 				continue
 			}
@@ -135,6 +137,17 @@ func (r *Racer) Race(offset int, a, b func()) {
 		panic("props: Racer.Race while the previous call is still in flight")
 	}
 	r.call, r.offset = b, offset
+	if r.parkReq.Swap(false) {
+		// Wake a parked racer and let it get back to spinning first:
+		// released at once, it would start microseconds late, cold.
+		for i := 1; r.parked.Load(); i++ {
+			select { // it may have parked just after the request ended
+			case r.wake <- struct{}{}:
+			default:
+			}
+			pause(i)
+		}
+	}
 	round := r.released.Add(1)
 	spin(max(0, -offset))
 	a()
@@ -165,16 +178,17 @@ func (r *Racer) Panicked() any {
 	return r.panicked
 }
 
-// Settle waits until every goroutine of the bubble is durably blocked
-// (synctest.Wait), with the racer parked if its call returned, and reports
-// whether the call is still in flight: blocked.
+// Park makes the racer block (durably) instead of spinning once its call
+// has returned, until the next Race: call it before anything that needs
+// the bubble to become idle, such as time.Sleep or synctest.Wait.
+func (r *Racer) Park() { r.parkReq.Store(true) }
+
+// Settle parks the racer, waits until every goroutine of the bubble is
+// durably blocked (synctest.Wait), and reports whether the racer's call is
+// still in flight: blocked.
 func (r *Racer) Settle() (blocked bool) {
-	r.parkReq.Store(true)
+	r.Park()
 	synctest.Wait()
-	r.parkReq.Store(false)
-	if r.parked.Load() {
-		r.wake <- struct{}{}
-	}
 	return r.Pending()
 }
 

@@ -36,6 +36,7 @@ const SpinAfter = time.Second
 // use and do nothing on a nil *Progress.
 type Progress struct {
 	n        atomic.Uint64
+	verdict  atomic.Pointer[error]
 	mu       sync.Mutex
 	tail     [progressTail]string
 	next     int
@@ -79,6 +80,17 @@ func (p *Progress) Describe(f func() string) {
 	p.mu.Lock()
 	p.describe = f
 	p.mu.Unlock()
+}
+
+// Abandon reports err as the check's result at once, for a check that
+// cannot finish: a subject that panicked while holding its lock leaves the
+// check's cleanup (and its synctest bubble) blocked forever. The runner
+// returns err within a tenth of a second and treats the check's goroutines
+// as it treats a hang's.
+func (p *Progress) Abandon(err error) {
+	if p != nil && err != nil {
+		p.verdict.CompareAndSwap(nil, &err)
+	}
 }
 
 func (p *Progress) count() uint64 { return p.n.Load() }
@@ -178,6 +190,12 @@ func guard(t *testing.T, c Check, cfg Config) error {
 		case err := <-done:
 			return err
 		case now := <-tick.C:
+			if v := p.verdict.Load(); v != nil {
+				name := t.Name()
+				tainted.CompareAndSwap(nil, &name)
+				abandoned.Store(true)
+				return *v
+			}
 			if n := p.count(); n != last {
 				last, since, spinSeen = n, now, ""
 				continue

@@ -253,9 +253,10 @@ func (d *Delaying[T]) fire(now time.Duration) (next time.Duration, ok bool) {
 			return 0, false
 		}
 		e := d.heap[0]
-		if e.at > now {
+		if at := e.at; at > now {
+			// Read under the lock: an AddAfter may lower it at once.
 			d.mu.Unlock()
-			return e.at, true
+			return at, true
 		}
 		d.popLocked()
 		d.q.Add(e.item) // lock order: d.mu, then q.mu

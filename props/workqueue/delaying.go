@@ -66,16 +66,9 @@ func delayingChecks(s Subject) []props.Check {
 	if s.NewDelaying == nil {
 		return nil
 	}
+	// Cheapest first: the fixed scenarios, then the machines, then the
+	// race probe and the deadline walk.
 	return []props.Check{
-		{Name: CheckDelayingModel, Family: props.FamilyModel,
-			Guarantee: "AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins, waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done",
-			Run:       dmachineCheck(s, CheckDelayingModel, DMode{})},
-		{Name: CheckDelayingTies, Family: props.FamilyModel,
-			Guarantee: "items waiting for the same ready time become ready in the order their ready times were set (a lowered ready time goes behind those already set)",
-			Run:       tiesCheck(s)},
-		{Name: CheckDelayingDeadline, Family: props.FamilyTiming,
-			Guarantee: "an item added with AddAfter(x, d) is never ready before now+d and always ready by now+d+10s (client-go's heartbeat), huge delays (math.MaxInt64) never fire, and items become ready in ready-time order",
-			Run:       deadlineCheck(s)},
 		{Name: CheckDelayingImmediate, Family: props.FamilyTiming,
 			Guarantee: "AddAfter with d <= 0 (0, -1ns, -1h, math.MinInt64) adds the item before it returns: Len counts it at once, whether or not the item also waits",
 			Run:       immediateCheck(s)},
@@ -88,6 +81,18 @@ func delayingChecks(s Subject) []props.Check {
 		{Name: CheckDelayingLeak, Family: props.FamilyLeak,
 			Guarantee: "no goroutine of the delaying queue survives ShutDown or ShutDownWithDrain (metrics on, items waiting)",
 			Run:       delayingLeak(s)},
+		{Name: CheckDelayingModel, Family: props.FamilyModel,
+			Guarantee: fmt.Sprintf("AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins (and a wait past both brings the item once), waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done, horizons up to an hour past client-go's 10s heartbeat, and bursts of up to %d waiting items", DelayingMaxBulk),
+			Run:       dmachineCheck(s, CheckDelayingModel, DMode{})},
+		{Name: CheckDelayingTies, Family: props.FamilyModel,
+			Guarantee: "items waiting for the same ready time become ready in the order their ready times were set (a lowered ready time goes behind those already set), bursts of thousands of ties included",
+			Run:       tiesCheck(s)},
+		{Name: CheckDelayingRace, Family: props.FamilyLinear,
+			Guarantee: "two calls on the same item at the same instant (AddAfter/Get, AddAfter/AddAfter with different delays, AddAfter/Add, AddAfter/ShutDown, Len/AddAfter), and a call racing the waiting loop as it moves the item (AddAfter, Get), swept across each other for hundreds of rounds: the queue then behaves as one of the two serial orders does, to the nanosecond",
+			Run:       delayingRaceCheck(s)},
+		{Name: CheckDelayingDeadline, Family: props.FamilyTiming,
+			Guarantee: "an item added with AddAfter(x, d) is never ready before now+d and always ready by now+d+10s (client-go's heartbeat), huge delays (math.MaxInt64) never fire, and items become ready in ready-time order",
+			Run:       deadlineCheck(s)},
 	}
 }
 
@@ -109,9 +114,21 @@ const (
 	DAddRateLimited
 	DForget
 	DNumRequeues
+	// DBurst adds N fresh keys with AddAfter, the i-th with delay
+	// D + burstSpread(i, N): a permutation of N ready times, so the
+	// waiting heap is filled out of order ("Burst(N,D)").
+	DBurst
+	// DDrain has one worker Get and Done up to N ready items ("w0:Drain(N)").
+	DDrain
 )
 
-var dkindNames = [...]string{"AddAfter", "Add", "Get", "Done", "Sleep", "Tick", "Len", "ShuttingDown", "ShutDown", "ShutDownWithDrain", "AddRateLimited", "Forget", "NumRequeues"}
+var dkindNames = [...]string{"AddAfter", "Add", "Get", "Done", "Sleep", "Tick", "Len", "ShuttingDown", "ShutDown", "ShutDownWithDrain", "AddRateLimited", "Forget", "NumRequeues", "Burst", "Drain"}
+
+// burstSpread is the extra delay of a burst's i-th key of n: the keys'
+// ready times are a permutation of n consecutive milliseconds.
+func burstSpread(i, n int) time.Duration {
+	return time.Duration((i*7919)%n) * time.Millisecond
+}
 
 func (k DKind) String() string {
 	if int(k) < len(dkindNames) {
@@ -133,9 +150,13 @@ type DStep struct {
 
 // String is the trace notation: "AddAfter(a,1s)", "Add(a)", "w1:Get",
 // "w1:Done", "Sleep(1.5s)", "Tick", "Len", "ShutDown", "AddRateLimited(a,1s)",
-// "Forget(a)", "NumRequeues(a,3)", ...
+// "Forget(a)", "NumRequeues(a,3)", "Burst(500,1s)", "w0:Drain(500)", ...
 func (s DStep) String() string {
 	switch s.Kind {
+	case DBurst:
+		return fmt.Sprintf("Burst(%d,%s)", s.N, s.D)
+	case DDrain:
+		return fmt.Sprintf("w%d:Drain(%d)", s.Worker, s.N)
 	case DAddAfter, DAddRateLimited:
 		return fmt.Sprintf("%s(%s,%s)", s.Kind, s.Key, s.D)
 	case DAdd, DForget:
@@ -161,6 +182,9 @@ func ParseDStep(s string) (DStep, error) {
 			return DStep{Kind: DGet, Worker: n}, nil
 		case "Done":
 			return DStep{Kind: DDone, Worker: n}, nil
+		}
+		if b, k, ok := parseBulk(op); ok && b == Drain {
+			return DStep{Kind: DDrain, Worker: n, N: k}, nil
 		}
 		return DStep{}, fmt.Errorf("bad worker step %q", s)
 	}
@@ -194,6 +218,16 @@ func ParseDStep(s string) (DStep, error) {
 				return DStep{}, fmt.Errorf("step %q: %w", s, err)
 			}
 			st.Key, st.D = args[0], d
+		case k == DBurst && len(args) == 2:
+			n, err := strconv.Atoi(args[0])
+			if err != nil || n < 0 {
+				return DStep{}, fmt.Errorf("bad step %q", s)
+			}
+			d, err := time.ParseDuration(args[1])
+			if err != nil {
+				return DStep{}, fmt.Errorf("step %q: %w", s, err)
+			}
+			st.N, st.D = n, d
 		case k == DNumRequeues && len(args) == 2:
 			n, err := strconv.Atoi(args[1])
 			if err != nil {
@@ -234,64 +268,128 @@ var dmodeFor = map[string]DMode{
 }
 
 // Durations the machines draw from: simple ones first (rapid shrinks
-// towards the start), with the boundaries 0, ±1ns, MaxWait±, and the
-// extremes that must neither panic nor overflow.
+// towards the start), with the boundaries 0, ±1ns, MaxWait±, horizons well
+// past client-go's 10s heartbeat, and the extremes that must neither panic
+// nor overflow.
 var (
 	dlDelays = []time.Duration{time.Second, 0, 2 * time.Second, 1, 5 * time.Second, MaxWait, 30 * time.Second,
-		time.Millisecond, -1, -time.Second, MaxWait + 1, 2, 15 * time.Second, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1}
-	dlSleeps  = []time.Duration{time.Second, 1, time.Millisecond, 2 * time.Second, 5 * time.Second, MaxWait, 30 * time.Second}
-	tieDelays = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 0}
-	tieSleeps = []time.Duration{time.Second, 2 * time.Second}
+		time.Millisecond, -1, -time.Second, MaxWait + 1, 2, 15 * time.Second, time.Minute, 25 * time.Minute, time.Hour,
+		math.MinInt64, math.MaxInt64, math.MaxInt64 - 1}
+	dlSleeps    = []time.Duration{time.Second, 1, time.Millisecond, 2 * time.Second, 5 * time.Second, MaxWait, 30 * time.Second, time.Minute, 10 * time.Minute, time.Hour}
+	tieDelays   = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 0}
+	tieSleeps   = []time.Duration{time.Second, 2 * time.Second}
+	burstDelays = []time.Duration{time.Second, 0, 25 * time.Second, time.Hour}
 )
+
+// DelayingThresholds are the sizes at which a delaying queue changes
+// behaviour: our heap's shrink floor (64) and client-go's 1000-slot
+// channel of waiting additions, with the ring sizes around them.
+var DelayingThresholds = []int{64, 65, 128, 1000, 1001, 1024, 2048}
+
+// DelayingMaxBulk is the largest bulk step of the delaying machines.
+const DelayingMaxBulk = 3000
+
+// The operations of the delaying machines, in dstepGen's order.
+const (
+	dopAddAfter = iota
+	dopAdd
+	dopGet
+	dopDone
+	dopSleep
+	dopTick
+	dopLen
+	dopShuttingDown
+	dopDelegate
+	dopDrainShutDown
+	dopShutDown
+	dopBurst
+	dopDrain
+)
+
+// dstepWeights are the delaying machines' operation weights.
+var dstepWeights = []int{dopAddAfter: 25, dopAdd: 5, dopGet: 15, dopDone: 12, dopSleep: 9, dopTick: 10, dopLen: 5, dopShuttingDown: 2,
+	dopDelegate: 6, dopDrainShutDown: 3, dopShutDown: 2, dopBurst: 3, dopDrain: 3}
 
 func dstepGen(mode DMode) *rapid.Generator[DStep] {
 	delays, sleeps := dlDelays, dlSleeps
 	if mode.Ties {
 		delays, sleeps = tieDelays, tieSleeps
 	}
+	op := props.Choice(dstepWeights...)
+	size := props.Size(DelayingMaxBulk, DelayingThresholds...)
+	key := rapid.SampledFrom(Keys)
+	worker := rapid.IntRange(0, Workers-1)
 	return rapid.Custom(func(t *rapid.T) DStep {
-		// Weighted choice; shrinking moves towards 0, that is towards AddAfter.
-		switch r := rapid.IntRange(0, 199).Draw(t, "op"); {
-		case r < 60:
+		switch op.Draw(t, "op") {
+		case dopAddAfter:
 			kind := DAddAfter
-			if mode.RateLimited && r >= 25 {
+			if mode.RateLimited && rapid.Bool().Draw(t, "rate limited") {
 				kind = DAddRateLimited
 			}
-			return DStep{Kind: kind, Key: rapid.SampledFrom(Keys).Draw(t, "key"), D: rapid.SampledFrom(delays).Draw(t, "d")}
-		case r < 70:
-			return DStep{Kind: DAdd, Key: rapid.SampledFrom(Keys).Draw(t, "key")}
-		case r < 100:
-			return DStep{Kind: DGet, Worker: rapid.IntRange(0, Workers-1).Draw(t, "worker")}
-		case r < 122:
-			return DStep{Kind: DDone, Worker: rapid.IntRange(0, Workers-1).Draw(t, "worker")}
-		case r < 138:
+			return DStep{Kind: kind, Key: key.Draw(t, "key"), D: rapid.SampledFrom(delays).Draw(t, "d")}
+		case dopAdd:
+			return DStep{Kind: DAdd, Key: key.Draw(t, "key")}
+		case dopGet:
+			return DStep{Kind: DGet, Worker: worker.Draw(t, "worker")}
+		case dopDone:
+			return DStep{Kind: DDone, Worker: worker.Draw(t, "worker")}
+		case dopSleep:
 			return DStep{Kind: DSleep, D: rapid.SampledFrom(sleeps).Draw(t, "sleep")}
-		case r < 158:
+		case dopTick:
 			return DStep{Kind: DTick}
-		case r < 166:
-			return DStep{Kind: DLen}
-		case r < 170:
+		case dopShuttingDown:
 			return DStep{Kind: DShuttingDown}
-		case r < 188:
+		case dopDelegate:
 			if !mode.Delegates {
 				return DStep{Kind: DLen}
 			}
-			if r < 179 {
-				return DStep{Kind: DForget, Key: rapid.SampledFrom(Keys).Draw(t, "key")}
+			if rapid.Bool().Draw(t, "forget") {
+				return DStep{Kind: DForget, Key: key.Draw(t, "key")}
 			}
-			return DStep{Kind: DNumRequeues, Key: rapid.SampledFrom(Keys).Draw(t, "key"), N: rapid.IntRange(0, 9).Draw(t, "n")}
-		case r < 194:
+			return DStep{Kind: DNumRequeues, Key: key.Draw(t, "key"), N: rapid.IntRange(0, 9).Draw(t, "n")}
+		case dopDrainShutDown:
 			return DStep{Kind: DShutDownWithDrain}
-		case r < 197:
+		case dopShutDown:
 			return DStep{Kind: DShutDown}
-		default:
-			return DStep{Kind: DLen}
+		case dopBurst:
+			return DStep{Kind: DBurst, N: size.Draw(t, "n"), D: rapid.SampledFrom(burstDelays).Draw(t, "d")}
+		case dopDrain:
+			return DStep{Kind: DDrain, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
 		}
+		return DStep{Kind: DLen}
 	})
+}
+
+// delayingWitnesses are fixed runs delaying/model makes before its random
+// exploration, so that states a random run reaches only now and then are
+// reached in every run: two AddAfter of one item with different delays
+// (either order, waiting or being processed) followed by a wait past both,
+// horizons past client-go's 10s heartbeat, and bursts past every size
+// threshold with an early item behind a large heap.
+var delayingWitnesses = [][]DStep{
+	{{Kind: DAddAfter, Key: "a", D: 2 * time.Second}, {Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DGet, Worker: 0},
+		{Kind: DSleep, D: 3 * time.Second}, {Kind: DDone, Worker: 0}, {Kind: DLen}},
+	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "a", D: 2 * time.Second}, {Kind: DGet, Worker: 0},
+		{Kind: DSleep, D: 3 * time.Second}, {Kind: DDone, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DSleep, D: time.Second}},
+	{{Kind: DAdd, Key: "a"}, {Kind: DGet, Worker: 0}, {Kind: DAddAfter, Key: "a", D: 2 * time.Second}, {Kind: DAddAfter, Key: "a", D: time.Second},
+		{Kind: DSleep, D: 3 * time.Second}, {Kind: DGet, Worker: 1}, {Kind: DDone, Worker: 0}, {Kind: DSleep, D: time.Second}},
+	{{Kind: DAddAfter, Key: "a", D: 25 * time.Second}, {Kind: DAddAfter, Key: "b", D: MaxWait + 1}, {Kind: DAddAfter, Key: "c", D: time.Hour},
+		{Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}, {Kind: DSleep, D: time.Minute}, {Kind: DSleep, D: time.Hour}},
+	{{Kind: DBurst, N: 1100, D: time.Second}, {Kind: DAddAfter, Key: "a", D: time.Millisecond}, {Kind: DTick},
+		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 1101}},
+	{{Kind: DBurst, N: 3000, D: time.Hour}, {Kind: DBurst, N: 70, D: time.Second}, {Kind: DAddAfter, Key: "a", D: time.Millisecond},
+		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 100}, {Kind: DSleep, D: 2 * time.Hour}, {Kind: DDrain, N: 3000}},
 }
 
 func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
+		if mode == (DMode{}) {
+			for _, steps := range delayingWitnesses {
+				if err := RunDSteps(t, s, mode, steps); err != nil {
+					return props.Save(t, cfg, componentOf(mode), name, err)
+				}
+			}
+		}
 		gen := dstepGen(mode)
 		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
 			props.Bubble(t, func() {
@@ -439,6 +537,8 @@ type dmachine struct {
 	contested map[string]bool
 	justMoved []string
 	lastHuge  bool
+
+	fresh int // bursts' keys so far
 }
 
 func newDMachine(s Subject, mode DMode, rec *props.Recorder) *dmachine {
@@ -471,11 +571,18 @@ func (x *dmachine) Enabled(s DStep) bool {
 		return s.D >= 0 && s.D <= farAway
 	case DAddRateLimited, DForget, DNumRequeues:
 		return x.rl != nil
+	case DDrain:
+		// One worker alone: no other Get in flight may take the items.
+		for i := range x.workers {
+			if w := &x.workers[i]; w.getting != nil || (i == s.Worker && w.holding) {
+				return false
+			}
+		}
 	case DShutDownWithDrain:
 		// Only where every known queue agrees (see Mode.FullDrain): the
 		// drain contract itself is queue/drain's, and a drain begun after
 		// ShutDown is delaying/shutdown-releases-drain's.
-		if x.drain != nil || x.m.IsShuttingDown() || len(x.m.Queue().Queue()) > 0 {
+		if x.drain != nil || x.m.IsShuttingDown() || x.m.Queue().Len() > 0 {
 			return false
 		}
 		for _, k := range x.m.Queue().ProcessingKeys() {
@@ -497,9 +604,19 @@ func (x *dmachine) Apply(s DStep) error {
 	switch s.Kind {
 	case DAddAfter, DAddRateLimited:
 		return x.addAfter(s)
+	case DBurst:
+		x.rec.Step(s.String(), "", "")
+		x.burst(s)
+		return x.settle(phaseStep)
+	case DDrain:
+		x.rec.Step(s.String(), "", "")
+		if err := x.drainReady(s); err != nil {
+			return err
+		}
+		return x.settle(phaseStep)
 	case DAdd:
 		x.q.Add(s.Key)
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.Add, Key: s.Key})
+		x.m.Apply(wq.Op{Kind: wq.Add, Key: s.Key})
 	case DGet:
 		x.workers[s.Worker].getting = startGet(x.q)
 	case DDone:
@@ -507,7 +624,7 @@ func (x *dmachine) Apply(s DStep) error {
 		key := w.held
 		w.held, w.holding = "", false
 		x.q.Done(key)
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.Done, Key: key})
+		x.m.Apply(wq.Op{Kind: wq.Done, Key: key})
 	case DSleep:
 		x.rec.Step(s.String(), "", "")
 		return x.sleepTo(time.Now().Add(s.D))
@@ -516,11 +633,11 @@ func (x *dmachine) Apply(s DStep) error {
 		x.rec.Step(DStep{Kind: DSleep, D: time.Until(next)}.String(), "", "")
 		return x.sleepTo(next)
 	case DLen:
-		n, m := x.q.Len(), len(x.m.Queue().Queue())
+		n, m := x.q.Len(), x.m.Queue().Len()
 		want, got = strconv.Itoa(m), strconv.Itoa(n)
 		if n != m {
 			x.rec.Step(s.String(), want, got)
-			return props.Broke("Len law", "Len() = %d, model %d (queue %v, waiting %v)", n, m, x.m.Queue().Queue(), x.m.Waiting())
+			return props.Broke("Len law", "Len() = %d, model %d (queue %s, waiting %s)", n, m, x.queueString(), x.waitingString())
 		}
 	case DShuttingDown:
 		b := x.q.ShuttingDown()
@@ -534,10 +651,10 @@ func (x *dmachine) Apply(s DStep) error {
 			x.rec.Step(s.String(), "returned", "blocked")
 			return props.Broke("Shutdown returns", "ShutDown did not return within %v", props.Watchdog)
 		}
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDown})
+		x.m.Apply(wq.Op{Kind: wq.ShutDown})
 	case DShutDownWithDrain:
 		x.drain = startDrain(x.q)
-		x.m = x.m.Begin(wq.Op{Kind: wq.ShutDownWithDrain})
+		x.m.ApplyBegin(wq.Op{Kind: wq.ShutDownWithDrain})
 	case DForget:
 		before := x.lim.snapshot()
 		x.rl.Forget(s.Key)
@@ -582,7 +699,7 @@ func (x *dmachine) addAfter(s DStep) error {
 			probe = false // a blocked Get may take the item at once
 		}
 	}
-	x.m = x.m.AddAfter(s.Key, s.D, now)
+	x.m.ApplyAddAfter(s.Key, s.D, now)
 	var before limiterCalls
 	n := 0
 	if s.Kind == DAddRateLimited {
@@ -601,40 +718,103 @@ func (x *dmachine) addAfter(s DStep) error {
 			return props.Broke(GWhenOnce, "AddRateLimited(%s): %v", s.Key, err)
 		}
 	}
-	if want := len(x.m.Queue().Queue()); probe && n != want {
+	if want := x.m.Queue().Len(); probe && n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
 		return props.Broke(GImmediate, "Len() = %d right after %s returned, want %d: the item was not added before the call returned", n, s, want)
 	}
 	return x.settle(phaseStep)
 }
 
+// burst adds s.N fresh keys with AddAfter (see DBurst); in Ties mode they
+// all wait for the same ready time.
+func (x *dmachine) burst(s DStep) {
+	now := time.Now()
+	taken := map[time.Time]bool{} // ready times in use, for untying
+	if !x.mode.Ties {
+		for _, e := range x.m.Waiting() {
+			taken[e.ReadyAt] = true
+		}
+	}
+	for i := range s.N {
+		x.fresh++
+		key := fmt.Sprintf("n%05d", x.fresh)
+		d := s.D
+		if !x.mode.Ties {
+			d += burstSpread(i, s.N)
+			for d > 0 && now.Add(d).Sub(now) <= farAway && taken[now.Add(d).Round(0)] {
+				d++
+			}
+			if d > 0 {
+				taken[now.Add(d).Round(0)] = true
+			}
+		}
+		x.m.ApplyAddAfter(key, d, now)
+		x.q.AddAfter(key, d)
+	}
+}
+
+// drainReady has one worker Get and Done up to s.N ready items, each
+// checked against the model's FIFO head. The Gets are direct calls: the
+// machine calls Get only while the subject's Len says an item is there.
+func (x *dmachine) drainReady(s DStep) error {
+	for i := 0; i < s.N && x.m.Queue().Len() > 0; i++ {
+		if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
+			x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
+			g := "Len law"
+			if n > want {
+				g = x.early()
+			}
+			return props.Broke(g, "in %v, before Get %d: Len() = %d, model %d (queue %s, waiting %s)", s, i+1, n, want, x.queueString(), x.waitingString())
+		}
+		head := x.m.Queue().Head(1)[0]
+		k, shut := x.q.Get()
+		if shut || k != head {
+			x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, fmtResult(getResult{k, shut}))
+			if shut {
+				return props.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Queue().Len())
+			}
+			if x.m.Queue().Processing(k) {
+				return props.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
+			}
+			return props.Broke(x.order([]string{k}, []string{head}), "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s, ready times %s)", s, i+1, k, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)))
+		}
+		x.m.Apply(wq.Op{Kind: wq.Get})
+		delete(x.moved, k)
+		x.q.Done(k)
+		x.m.Apply(wq.Op{Kind: wq.Done, Key: k})
+	}
+	return nil
+}
+
 // untie lengthens d by a nanosecond at a time while key's ready time would
 // equal another waiting key's (see DMode.Ties).
 func (x *dmachine) untie(key string, d time.Duration, now time.Time) time.Duration {
-	waiting := x.m.Waiting()
 	for {
 		at := now.Add(d).Round(0)
-		if at.Sub(now) > farAway {
-			return d // never comes: its order is never seen
-		}
-		clash := false
-		for _, e := range waiting {
-			clash = clash || (e.Key != key && e.ReadyAt.Equal(at))
-		}
-		if !clash {
-			return d
+		if at.Sub(now) > farAway || !x.m.WaitsAt(at, key) {
+			return d // no clash, or it never comes: its order is never seen
 		}
 		d++
 	}
 }
 
 func (x *dmachine) waiting(key string) bool {
-	for _, e := range x.m.Waiting() {
-		if e.Key == key {
-			return true
-		}
+	_, ok := x.m.ReadyAt(key)
+	return ok
+}
+
+// queueString and waitingString render the model's state for violations,
+// shortened when it is large.
+func (x *dmachine) queueString() string {
+	return short(x.m.Queue().Head(9), x.m.Queue().Len())
+}
+
+func (x *dmachine) waitingString() string {
+	w := x.m.Waiting()
+	if len(w) <= 8 {
+		return fmt.Sprint(w)
 	}
-	return false
+	return fmt.Sprintf("%v ... (%d entries)", w[:8], len(w))
 }
 
 // sleepTo advances the fake clock to target, stopping 1ns before and at
@@ -644,6 +824,17 @@ func (x *dmachine) sleepTo(target time.Time) error {
 		next, ok := x.m.NextReadyAt()
 		if !ok || next.After(target) {
 			break
+		}
+		if x.m.WaitingLen() > coarseAbove {
+			// A burst waits: stopping at each of its ready times would
+			// take thousands of steps. Jump to the target; the order the
+			// items became ready in is checked when they are taken.
+			time.Sleep(time.Until(target))
+			x.advance(time.Now())
+			err := x.settle(phaseReady)
+			clear(x.contested)
+			x.justMoved = nil
+			return err
 		}
 		if early := next.Add(-1); early.After(time.Now()) {
 			time.Sleep(time.Until(early))
@@ -667,19 +858,22 @@ func (x *dmachine) sleepTo(target time.Time) error {
 	return x.settle(phaseStep)
 }
 
+// coarseAbove is how many waiting entries a delaying machine still steps
+// through one ready time at a time when it sleeps.
+const coarseAbove = 64
+
 // advance moves what is due in the model, noting which keys moved.
 func (x *dmachine) advance(now time.Time) {
 	q := x.m.Queue()
-	for _, e := range x.m.Waiting() {
-		if e.ReadyAt.After(now) {
-			break
-		}
-		x.justMoved = append(x.justMoved, e.Key)
-		if !slices.Contains(q.Queue(), e.Key) && !q.Processing(e.Key) && !q.IsShuttingDown() {
+	for _, e := range x.m.Due(now) {
+		// Moves only add keys, and the due keys are distinct: their state
+		// before the move is their state now.
+		if !q.Queued(e.Key) && !q.Processing(e.Key) && !q.IsShuttingDown() {
 			x.moved[e.Key] = e.ReadyAt
 		}
+		x.justMoved = append(x.justMoved, e.Key)
 	}
-	x.m = x.m.Advance(now)
+	x.m.ApplyAdvance(now)
 }
 
 // early names a subject that has more ready than the model.
@@ -714,7 +908,7 @@ func (x *dmachine) order(got, head []string) string {
 			h = k
 		}
 	}
-	if g != "" && !slices.Contains(x.m.Queue().Queue(), g) && x.waiting(g) {
+	if g != "" && !x.m.Queue().Queued(g) && x.waiting(g) {
 		return x.early()
 	}
 	tg, okg := x.moved[g]
@@ -741,28 +935,28 @@ func (x *dmachine) settle(ph phase) error {
 	case phaseReady:
 		where = " (at a ready time)"
 	}
-	queue := x.m.Queue().Queue()
+	queued := x.m.Queue().Len()
 	shut := x.m.IsShuttingDown()
-	wantItems, wantReturned := g.want(len(queue), shut)
+	wantItems, wantReturned := g.want(queued, shut)
 	if len(returned) != wantReturned {
 		switch {
-		case len(returned) > wantReturned && len(queue) == 0 && !shut:
+		case len(returned) > wantReturned && queued == 0 && !shut:
 			g := "Blocking Get"
-			if len(x.m.Waiting()) > 0 {
+			if x.m.WaitingLen() > 0 {
 				g = x.early()
 			}
-			return props.Broke(g, "%d Get(s) returned from a queue with nothing ready%s: %s (waiting %v)", len(returned)-wantReturned, where, describe(returned, results), x.m.Waiting())
+			return props.Broke(g, "%d Get(s) returned from a queue with nothing ready%s: %s (waiting %s)", len(returned)-wantReturned, where, describe(returned, results), x.waitingString())
 		case len(returned) > wantReturned:
-			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %v%s: %s", len(returned), len(queue), queue, where, describe(returned, results))
+			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s%s: %s", len(returned), queued, x.queueString(), where, describe(returned, results))
 		default:
 			g := "Liveness"
 			if ph == phaseReady {
 				g = x.late()
 			}
-			return props.Broke(g, "%d Get(s) still blocked with %d item(s) queued %v%s (shutting down: %v)", len(blocked), len(queue), queue, where, shut)
+			return props.Broke(g, "%d Get(s) still blocked with %d item(s) queued %s%s (shutting down: %v)", len(blocked), queued, x.queueString(), where, shut)
 		}
 	}
-	head := queue[:wantItems]
+	head := x.m.Queue().Head(wantItems)
 	gotItems := g.items()
 	if !g.tookHead(head) {
 		for _, k := range gotItems {
@@ -771,26 +965,26 @@ func (x *dmachine) settle(ph phase) error {
 			}
 		}
 		if len(gotItems) < len(head) {
-			return props.Broke("Shutdown", "Get returned shutdown with items still queued %v", queue)
+			return props.Broke("Shutdown", "Get returned shutdown with items still queued %s", x.queueString())
 		}
-		return props.Broke(x.order(gotItems, head), "Gets returned %v, the model's FIFO head is %v (queue %v, ready times %v)%s", gotItems, head, queue, x.readyTimes(queue), where)
+		return props.Broke(x.order(gotItems, head), "Gets returned %v, the model's FIFO head is %v (queue %s, ready times %v)%s", gotItems, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)), where)
 	}
 	for range wantItems {
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.Get})
+		x.m.Apply(wq.Op{Kind: wq.Get})
 	}
 	for _, k := range gotItems {
 		delete(x.moved, k)
 	}
 	g.hand(&x.workers)
-	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue().Queue(), x.m.Queue().ProcessingKeys())
+	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue().Head(9), x.m.Queue().ProcessingKeys())
 	if err != nil {
 		return err
 	}
 	if done {
 		x.drain = nil
-		x.m, _ = x.m.Step(wq.Op{Kind: wq.ShutDownWithDrain})
+		x.m.Apply(wq.Op{Kind: wq.ShutDownWithDrain})
 	}
-	if n, want := x.q.Len(), len(x.m.Queue().Queue()); n != want {
+	if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
 		g := "Len law"
 		switch {
@@ -799,7 +993,7 @@ func (x *dmachine) settle(ph phase) error {
 		case ph == phaseReady:
 			g = x.late()
 		}
-		return props.Broke(g, "Len() = %d, model %d%s (queue %v, waiting %v)", n, want, where, x.m.Queue().Queue(), x.m.Waiting())
+		return props.Broke(g, "Len() = %d, model %d%s (queue %s, waiting %s)", n, want, where, x.queueString(), x.waitingString())
 	}
 	return nil
 }

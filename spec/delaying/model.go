@@ -106,18 +106,41 @@ func (m Model) Advance(now time.Time) Model {
 	return n
 }
 
-// ApplyAdvance is Advance in place; it returns the keys moved, in order.
-func (m *Model) ApplyAdvance(now time.Time) []string {
-	var moved []string
-	for {
-		e, ok := m.first()
-		if !ok || e.ReadyAt.After(now) {
-			return moved
-		}
+// ApplyAdvance is Advance in place; it returns the entries moved, in the
+// order they moved.
+func (m *Model) ApplyAdvance(now time.Time) []Entry {
+	due := m.Due(now)
+	for _, e := range due {
 		delete(m.waiting, e.Key)
 		m.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: e.Key})
-		moved = append(moved, e.Key)
 	}
+	return due
+}
+
+// Due returns the entries whose ready time is <= now, in the order Advance
+// moves them.
+func (m Model) Due(now time.Time) []Entry {
+	type ranked struct {
+		Entry
+		seq uint64
+	}
+	var rs []ranked
+	for k, w := range m.waiting {
+		if !w.readyAt.After(now) {
+			rs = append(rs, ranked{Entry{k, w.readyAt}, w.seq})
+		}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := a.ReadyAt.Compare(b.ReadyAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	es := make([]Entry, len(rs))
+	for i, r := range rs {
+		es[i] = r.Entry
+	}
+	return es
 }
 
 // AdvanceOne moves the first waiting entry into the queue if its ready time
@@ -226,6 +249,16 @@ func (m *Model) ApplyBegin(op workqueue.Op) {
 	}
 }
 
+// WaitsAt reports whether a key other than key waits for ready time at.
+func (m Model) WaitsAt(at time.Time, key string) bool {
+	for k, w := range m.waiting {
+		if k != key && w.readyAt.Equal(at) {
+			return true
+		}
+	}
+	return false
+}
+
 // WaitingLen is the number of waiting entries.
 func (m Model) WaitingLen() int { return len(m.waiting) }
 
@@ -234,6 +267,9 @@ func (m Model) ReadyAt(key string) (time.Time, bool) {
 	w, ok := m.waiting[key]
 	return w.readyAt, ok
 }
+
+// Clone returns a copy of m that shares nothing with it, for in-place use.
+func (m Model) Clone() Model { return m.clone() }
 
 // clone copies the model so that the copy shares nothing with m.
 func (m Model) clone() Model {

@@ -233,6 +233,10 @@ func (m Model) Len() int { return len(m.queue) }
 // Head returns the first n queued keys (all of them if fewer), oldest first.
 func (m Model) Head(n int) []string { return slices.Clone(m.queue[:min(n, len(m.queue))]) }
 
+// Queued reports whether key waits in the FIFO (dirty and not being
+// processed).
+func (m Model) Queued(key string) bool { return m.dirty[key] && !m.processing[key] }
+
 // Dirties is the number of dirty keys: queued, or added again while being
 // processed.
 func (m Model) Dirties() int { return len(m.dirty) }

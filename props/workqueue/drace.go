@@ -1,0 +1,296 @@
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/delaying"
+	wq "github.com/kverify/kverify/spec/workqueue"
+	"k8s.io/utils/clock"
+)
+
+// CheckDelayingRace is the delaying queue's race probe.
+const CheckDelayingRace = "delaying/race"
+
+// dcall is one call of a delaying race round: AddAfter(Key, D), Add(Key),
+// Get, Len or ShutDown.
+type dcall struct {
+	kind DKind
+	key  string
+	d    time.Duration
+}
+
+func (c dcall) String() string { return DStep{Kind: c.kind, Key: c.key, D: c.d}.String() }
+
+// do runs c on the subject; Get's item (or "shutdown") and Len's count
+// come back as the result.
+func (c dcall) do(q Delaying) string {
+	switch c.kind {
+	case DAddAfter:
+		q.AddAfter(c.key, c.d)
+	case DAdd:
+		q.Add(c.key)
+	case DGet:
+		k, shut := q.Get()
+		return fmtResult(getResult{k, shut})
+	case DLen:
+		return fmt.Sprint(q.Len())
+	case DShutDown:
+		q.ShutDown()
+	}
+	return ""
+}
+
+// apply runs c on the model at time now; it reports false for a Get the
+// model cannot return yet.
+func (c dcall) apply(m *delaying.Model, now time.Time) (string, bool) {
+	switch c.kind {
+	case DAddAfter:
+		m.ApplyAddAfter(c.key, c.d, now)
+	case DAdd:
+		m.Apply(wq.Op{Kind: wq.Add, Key: c.key})
+	case DGet:
+		if !m.Enabled(wq.Op{Kind: wq.Get}) {
+			return "", false
+		}
+		out := m.Apply(wq.Op{Kind: wq.Get})
+		return fmtResult(getResult{out.Key, out.Shutdown}), true
+	case DLen:
+		return fmt.Sprint(m.Queue().Len()), true
+	case DShutDown:
+		m.Apply(wq.Op{Kind: wq.ShutDown})
+	}
+	return "", true
+}
+
+// dracePair races a (on the probe's goroutine, never blocking) with b (on
+// the racer's, which must return once a has), after setup. With atFire, the
+// race starts at the instant the waiting loop moves the setup's first
+// AddAfter, so that b runs against the loop instead of a: a is then only a
+// Sleep to that instant.
+type dracePair struct {
+	name   string
+	setup  []dcall
+	a, b   dcall
+	atFire bool
+}
+
+var dracePairs = []dracePair{
+	{name: "AddAfter(x,0)/Get", a: dcall{kind: DAddAfter, key: "x"}, b: dcall{kind: DGet}},
+	{name: "AddAfter/AddAfter of one item", a: dcall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: dcall{kind: DAddAfter, key: "x", d: time.Second}},
+	{name: "AddAfter/AddAfter of a waiting item", setup: []dcall{{kind: DAddAfter, key: "x", d: 3 * time.Second}},
+		a: dcall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: dcall{kind: DAddAfter, key: "x", d: time.Second}},
+	{name: "AddAfter/AddAfter of two items", setup: []dcall{{kind: DAddAfter, key: "w", d: 2 * time.Second}},
+		a: dcall{kind: DAddAfter, key: "x", d: time.Second}, b: dcall{kind: DAddAfter, key: "y", d: time.Second + 1}},
+	{name: "AddAfter(x,0)/AddAfter(x,0)", a: dcall{kind: DAddAfter, key: "x"}, b: dcall{kind: DAddAfter, key: "x"}},
+	{name: "AddAfter/Add of one item", a: dcall{kind: DAddAfter, key: "x", d: time.Second}, b: dcall{kind: DAdd, key: "x"}},
+	{name: "Len/AddAfter(x,0)", setup: []dcall{{kind: DAdd, key: "y"}}, a: dcall{kind: DLen}, b: dcall{kind: DAddAfter, key: "x"}},
+	{name: "AddAfter/ShutDown", setup: []dcall{{kind: DAddAfter, key: "w", d: time.Second}},
+		a: dcall{kind: DAddAfter, key: "x", d: time.Second}, b: dcall{kind: DShutDown}},
+	{name: "loop move/AddAfter of the item", setup: []dcall{{kind: DAddAfter, key: "x", d: time.Second}},
+		b: dcall{kind: DAddAfter, key: "x", d: time.Second}, atFire: true},
+	{name: "loop move/Get", setup: []dcall{{kind: DAddAfter, key: "x", d: time.Second}},
+		b: dcall{kind: DGet}, atFire: true},
+	{name: "loop move/AddAfter of another item", setup: []dcall{{kind: DAddAfter, key: "x", d: time.Second}, {kind: DAddAfter, key: "y", d: 2 * time.Second}},
+		b: dcall{kind: DAddAfter, key: "z", d: time.Millisecond}, atFire: true},
+}
+
+// delayingRaceCheck runs every pair for props.RaceRounds/4 rounds (more
+// while cfg.Budget lasts): each round runs in fake time, so a round costs
+// more than a plain queue's.
+func delayingRaceCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		return bubble(t, func() error {
+			r := props.NewRacer()
+			defer r.Close()
+			start := time.Now()
+			for round := 0; ; round++ {
+				for _, p := range dracePairs {
+					if err := draceRound(s, r, p, round, cfg); err != nil {
+						return err
+					}
+				}
+				if round+1 >= props.RaceRounds/4 && time.Since(start) >= cfg.Budget {
+					return nil
+				}
+			}
+		})
+	}
+}
+
+// draceRound runs one round of p on a fresh queue and compares what the
+// subject does afterwards with both serial orders of a and b: Len at every
+// ready time and 1ns before it, then the order in which the items come out.
+func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Config) error {
+	name := props.RaceRound(p.name, round)
+	cfg.Progress.Op(name)
+	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
+	defer func() {
+		r.Park()
+		q.ShutDown()
+		synctest.Wait()
+	}()
+	var m delaying.Model
+	for _, c := range p.setup {
+		c.do(q)
+		c.apply(&m, time.Now())
+	}
+	r.Park()
+	synctest.Wait() // the loop has taken in the setup
+	var ra, rb string
+	var aPanic any
+	a := func() {
+		defer func() { aPanic = recover() }()
+		ra = p.a.do(q)
+	}
+	if p.atFire {
+		next, _ := m.NextReadyAt()
+		time.Sleep(time.Until(next)) // the loop wakes at the same instant
+		a = func() {}
+	}
+	now := time.Now()
+	b := func() { rb = p.b.do(q) }
+	if round%4 >= 2 && !p.atFire && p.b.kind != DGet {
+		a, b = b, a // neither blocks: the calls also trade goroutines
+	}
+	r.Race(props.RaceOffset(round), a, b)
+	if aPanic != nil {
+		// The subject may have panicked holding its lock: the racer's
+		// call and the cleanup could block for ever, so the verdict goes
+		// out first.
+		err := props.Broke(GNoPanic, "%s: %v panicked: %v", name, p.a, aPanic)
+		cfg.Progress.Abandon(err)
+		return err
+	}
+	if r.Pending() && r.Settle() {
+		q.ShutDown()
+		r.Settle()
+		return props.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p.b, p.a)
+	}
+	if v := r.Panicked(); v != nil {
+		err := props.Broke(GNoPanic, "%s: %v panicked: %v", name, p.b, v)
+		cfg.Progress.Abandon(err)
+		return err
+	}
+	r.Park()
+	// The serial orders the model allows; at the fire instant the loop's
+	// move stands in for a.
+	type cand struct {
+		m      delaying.Model
+		ra, rb string
+	}
+	var cands []cand
+	for _, bFirst := range []bool{false, true} {
+		c := cand{m: m.Clone()}
+		ok := true
+		runA := func() {
+			if p.atFire {
+				c.m.ApplyAdvance(now)
+				return
+			}
+			var okA bool
+			c.ra, okA = p.a.apply(&c.m, now)
+			ok = ok && okA
+		}
+		runB := func() {
+			var okB bool
+			c.rb, okB = p.b.apply(&c.m, now)
+			ok = ok && okB
+		}
+		if bFirst {
+			runB()
+			runA()
+		} else {
+			runA()
+			runB()
+		}
+		if ok {
+			cands = append(cands, c)
+		}
+	}
+	var ms []delaying.Model
+	for _, c := range cands {
+		ms = append(ms, c.m)
+	}
+	ts := readyTimes(ms)
+	got := fmt.Sprintf("a=%s b=%s; %s", ra, rb, observeSubject(q, ts))
+	var wants []string
+	for _, c := range cands {
+		w := fmt.Sprintf("a=%s b=%s; %s", c.ra, c.rb, observeModel(c.m, ts))
+		if w == got {
+			return nil
+		}
+		wants = append(wants, w)
+	}
+	return props.Broke("Atomic calls", "%s: after setup %v, %v raced with %v at t0+%v; the subject gave\n    %s\n  the serial orders allow:\n    %s",
+		name, p.setup, fireName(p), p.b, now.Sub(bubbleStart), got, strings.Join(wants, "\n    "))
+}
+
+func fireName(p dracePair) string {
+	if p.atFire {
+		return "the waiting loop's move"
+	}
+	return p.a.String()
+}
+
+// readyTimes are the instants an observation looks at: every ready time
+// of the candidates within an hour, and 1ns before it, in order.
+func readyTimes(ms []delaying.Model) []time.Time {
+	var ts []time.Time
+	for _, m := range ms {
+		for _, e := range m.Waiting() {
+			if time.Until(e.ReadyAt) <= time.Hour {
+				ts = append(ts, e.ReadyAt.Add(-1), e.ReadyAt)
+			}
+		}
+	}
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	return slices.Compact(ts)
+}
+
+// observeSubject sleeps to each instant of ts, reading Len there, then
+// takes every item with Get and Done: "Len 0 1 ...; items [x y]".
+func observeSubject(q Delaying, ts []time.Time) string {
+	var lens []string
+	for _, t := range ts {
+		if d := time.Until(t); d > 0 {
+			time.Sleep(d)
+		}
+		synctest.Wait()
+		lens = append(lens, fmt.Sprint(q.Len()))
+	}
+	var items []string
+	for q.Len() > 0 {
+		k, shut := q.Get()
+		if shut {
+			items = append(items, "(shutdown)")
+			break
+		}
+		q.Done(k)
+		items = append(items, k)
+		synctest.Wait()
+	}
+	return fmt.Sprintf("Len %s; items %v", strings.Join(lens, " "), items)
+}
+
+// observeModel is observeSubject on the model.
+func observeModel(m delaying.Model, ts []time.Time) string {
+	m = m.Clone()
+	var lens []string
+	for _, t := range ts {
+		m.ApplyAdvance(t)
+		lens = append(lens, fmt.Sprint(m.Queue().Len()))
+	}
+	var items []string
+	for m.Queue().Len() > 0 {
+		out := m.Apply(wq.Op{Kind: wq.Get})
+		m.Apply(wq.Op{Kind: wq.Done, Key: out.Key})
+		items = append(items, out.Key)
+	}
+	return fmt.Sprintf("Len %s; items %v", strings.Join(lens, " "), items)
+}
