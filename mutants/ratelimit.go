@@ -5,6 +5,10 @@ const ratelimitGo = "impl/ratelimit/ratelimit.go"
 // ratelimitMutants break the rate limiters; the ratelimit/* checks of the
 // workqueue suite must kill them.
 var ratelimitMutants = []Mutant{
+	{ID: "rl-exp-when-split", Component: "ratelimit", File: ratelimitGo,
+		Bug: "ItemExponential.When computes the delay outside the lock and then stores the count it read before, so two concurrent Whens of one item count one failure",
+		Old: "	n := r.failures[item]\n	r.failures[item] = saturatingInc(n)\n	return exponentialDelay(r.base, r.max, n)\n}",
+		New: "	n := r.failures[item]\n	r.mu.Unlock()\n	d := exponentialDelay(r.base, r.max, n) // no arithmetic under the lock\n	r.mu.Lock()\n	r.failures[item] = saturatingInc(n)\n	return d\n}"},
 	{ID: "rl-exp-off-by-one", Component: "ratelimit", File: ratelimitGo,
 		Bug: "ItemExponential uses the failure count after the increment, so the first retry already waits 2*base",
 		Old: "	r.failures[item] = saturatingInc(n)\n	return exponentialDelay(r.base, r.max, n)",

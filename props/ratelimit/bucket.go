@@ -42,7 +42,8 @@ func (o bucketOp) String() string {
 var bucketOpGen = rapid.Custom(func(t *rapid.T) bucketOp {
 	switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
 	case r < 65:
-		return bucketOp{Kind: opWhen, Item: rapid.SampledFrom(Items).Draw(t, "item"), N: rapid.IntRange(1, 8).Draw(t, "n")}
+		// Runs reach past the default controller's burst of 100.
+		return bucketOp{Kind: opWhen, Item: rapid.SampledFrom(Items).Draw(t, "item"), N: props.Size(300, 5, 100).Draw(t, "n")}
 	case r < 90:
 		return bucketOp{Kind: opSleep, Sleep: rapid.OneOf(
 			durs(time.Nanosecond, time.Microsecond, time.Millisecond, 50*time.Millisecond, 100*time.Millisecond, time.Second, 10*time.Second),

@@ -66,5 +66,9 @@ func Checks(s Subject) []props.Check {
 			Guarantee: "constructors given invalid parameters (negative base, max, fast or slow delays, negative maxFast, negative or NaN qps, negative burst, an empty MaxOf, a nil or typed-nil limiter in MaxOf or MaxWait) return an error; nothing panics and no limiter returns a negative delay",
 			Run:       badInput(s)})
 	}
+	// Last: the race probe costs most.
+	cs = append(cs, props.Check{Name: CheckRace, Family: props.FamilyLinear,
+		Guarantee: "two calls at the same instant on one limiter (When/When, When/Forget, When/NumRequeues of one item, When/When and Forget/When of two items), swept across each other for hundreds of rounds on the exponential, fast-slow and max-of (with a token bucket) limiters: both results and the state after them are those of one of the two serial orders",
+		Run:       raceCheck(s)})
 	return cs
 }

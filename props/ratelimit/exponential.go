@@ -37,7 +37,10 @@ func itemOpGen(maxRun int) *rapid.Generator[itemOp] {
 		switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
 		case r < 60:
 			n := 1
-			if maxRun > 1 {
+			switch {
+			case maxRun > 8:
+				n = props.Size(maxRun, 3, 10, 100, 1000).Draw(t, "n")
+			case maxRun > 1:
 				n = rapid.IntRange(1, maxRun).Draw(t, "n")
 			}
 			return itemOp{Kind: opWhen, Item: item, N: n}
@@ -257,8 +260,10 @@ func fastSlow(s Subject) func(*testing.T, props.Config) error {
 		durs(0, 1, 5*time.Millisecond, 10*time.Second, math.MaxInt64),
 		dur(rapid.Int64Range(0, math.MaxInt64)),
 	)
-	maxFastGen := rapid.OneOf(rapid.IntRange(0, 6), rapid.SampledFrom([]int{0, 1, math.MaxInt}))
-	ops := rapid.SliceOfN(itemOpGen(4), 1, 40)
+	// maxFast and the runs of Whens reach past client-go's and the
+	// examples' thresholds (3, 10, 100, 1000) as well as the small ones.
+	maxFastGen := rapid.OneOf(rapid.IntRange(0, 6), rapid.SampledFrom([]int{0, 1, math.MaxInt}), props.Size(1100, 3, 10, 100, 1000))
+	ops := rapid.SliceOfN(itemOpGen(1100), 1, 40)
 	return func(t *testing.T, cfg props.Config) error {
 		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
 			fast := delayGen.Draw(rt, "fast")

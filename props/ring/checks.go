@@ -81,22 +81,33 @@ var modeFor = map[string]Mode{
 	CheckCapLaw: {Law: true},
 }
 
+// Thresholds are the sizes at which a ring changes behaviour: the growing
+// ring's first capacity and doublings, and the chunked ring's default
+// chunk (1024, client-go's listener ring size) and its multiples. Bursts
+// and drains reach them and go well past (MaxBulk).
+var Thresholds = []int{16, 17, 32, 64, 1023, 1024, 1025, 2048, 3072}
+
+// MaxBulk is the largest Burst or Drain of the machines.
+const MaxBulk = 5000
+
 func stepGen() *rapid.Generator[Step] {
+	op := props.Choice(35, 30, 8, 7, 10, 10)
+	size := props.Size(MaxBulk, Thresholds...)
 	return rapid.Custom(func(t *rapid.T) Step {
-		// Weighted; shrinking moves towards 0, that is towards Write.
-		switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
-		case r < 35:
+		// Weighted; shrinking moves towards Write.
+		switch op.Draw(t, "op") {
+		case 0:
 			return Step{Kind: Write}
-		case r < 65:
+		case 1:
 			return Step{Kind: Read}
-		case r < 73:
+		case 2:
 			return Step{Kind: Len}
-		case r < 80:
+		case 3:
 			return Step{Kind: Cap}
-		case r < 90:
-			return Step{Kind: Burst, N: rapid.IntRange(2, 40).Draw(t, "n")}
+		case 4:
+			return Step{Kind: Burst, N: size.Draw(t, "n")}
 		default:
-			return Step{Kind: Drain, N: rapid.IntRange(2, 40).Draw(t, "n")}
+			return Step{Kind: Drain, N: size.Draw(t, "n")}
 		}
 	})
 }

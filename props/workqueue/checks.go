@@ -49,10 +49,17 @@ func Checks(s Subject) []props.Check {
 // without s.NewDelaying.
 func DelayingChecks(s Subject) []props.Check { return delayingChecks(s) }
 
-// RateLimitChecks are the rate-limiting queue's checks and the rate
-// limiters' (component ratelimit).
+// RateLimitChecks are the rate limiters' checks and the rate-limiting
+// queue's (component ratelimit), the cheap limiter checks first.
 func RateLimitChecks(s Subject) []props.Check {
-	return append(rateLimitingChecks(s), ratelimit.Checks(s.Limiters)...)
+	cs := ratelimit.Checks(s.Limiters)
+	// The queue's machines go before the limiters' race probe, the costly
+	// one.
+	i := slices.IndexFunc(cs, func(c props.Check) bool { return c.Name == ratelimit.CheckRace })
+	if i < 0 {
+		i = len(cs)
+	}
+	return slices.Concat(cs[:i], rateLimitingChecks(s), cs[i:])
 }
 
 // QueueChecks are the plain queue's checks (component workqueue). They run

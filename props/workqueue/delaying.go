@@ -316,7 +316,11 @@ func dstepGen(mode DMode) *rapid.Generator[DStep] {
 		delays, sleeps = tieDelays, tieSleeps
 	}
 	op := props.Choice(dstepWeights...)
-	size := props.Size(DelayingMaxBulk, DelayingThresholds...)
+	hi := DelayingMaxBulk
+	if mode.RateLimited {
+		hi = SideMaxBulk // the delaying machine covers the sizes
+	}
+	size := props.Size(hi, DelayingThresholds...)
 	key := rapid.SampledFrom(Keys)
 	worker := rapid.IntRange(0, Workers-1)
 	return rapid.Custom(func(t *rapid.T) DStep {

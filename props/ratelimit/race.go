@@ -1,0 +1,187 @@
+package ratelimit
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/ratelimit"
+)
+
+// CheckRace is the rate limiters' race probe.
+const CheckRace = "ratelimit/race"
+
+// lcall is one call on a limiter: When, Forget or NumRequeues of an item.
+type lcall struct {
+	op   string // "When", "Forget", "NumRequeues"
+	item string
+}
+
+func (c lcall) String() string { return c.op + "(" + c.item + ")" }
+
+func (c lcall) do(l Limiter) string {
+	switch c.op {
+	case "When":
+		return l.When(c.item).String()
+	case "Forget":
+		l.Forget(c.item)
+		return ""
+	}
+	return fmt.Sprint(l.NumRequeues(c.item))
+}
+
+func (c lcall) apply(m ratelimit.Model, now time.Time) (ratelimit.Model, string) {
+	switch c.op {
+	case "When":
+		n, d := m.Step(c.item, now)
+		return n, d.String()
+	case "Forget":
+		return m.Reset(c.item), ""
+	}
+	return m, fmt.Sprint(m.NumRequeues(c.item))
+}
+
+// lracePairs are the pairs of calls that touch the same item's (or the
+// same limiter's) state.
+var lracePairs = [][2]lcall{
+	{{"When", "x"}, {"When", "x"}},
+	{{"When", "x"}, {"Forget", "x"}},
+	{{"When", "x"}, {"NumRequeues", "x"}},
+	{{"When", "x"}, {"When", "y"}},
+	{{"Forget", "x"}, {"When", "y"}},
+}
+
+// raceLimiter is one limiter kind the probe races, with its model.
+type raceLimiter struct {
+	name  string
+	make  func() (Limiter, error)
+	model func() ratelimit.Model
+}
+
+func raceLimiters(s Subject) []raceLimiter {
+	var ls []raceLimiter
+	if s.Exponential != nil {
+		ls = append(ls, raceLimiter{"ItemExponential(1ms,1s)",
+			func() (Limiter, error) { return s.Exponential(time.Millisecond, time.Second) },
+			func() ratelimit.Model { return ratelimit.NewExponential(time.Millisecond, time.Second) }})
+	}
+	if s.FastSlow != nil {
+		ls = append(ls, raceLimiter{"ItemFastSlow(1ms,1s,3)",
+			func() (Limiter, error) { return s.FastSlow(time.Millisecond, time.Second, 3) },
+			func() ratelimit.Model { return ratelimit.NewFastSlow(time.Millisecond, time.Second, 3) }})
+	}
+	if s.Exponential != nil && s.Bucket != nil && s.MaxOf != nil {
+		ls = append(ls, raceLimiter{"MaxOf(ItemExponential(1ms,1s), Bucket(10qps,2))",
+			func() (Limiter, error) {
+				e, err := s.Exponential(time.Millisecond, time.Second)
+				if err != nil {
+					return nil, err
+				}
+				b, err := s.Bucket(10, 2)
+				if err != nil {
+					return nil, err
+				}
+				return s.MaxOf(e, b)
+			},
+			func() ratelimit.Model {
+				return ratelimit.NewMaxOf(ratelimit.NewExponential(time.Millisecond, time.Second), ratelimit.NewBucket(10, 2))
+			}})
+	}
+	return ls
+}
+
+// raceCheck races every pair on every limiter kind, after 0 to 4 Whens of
+// each item, for props.RaceRounds rounds (more while cfg.Budget lasts): the
+// two results and the state after them (NumRequeues and the next When of
+// each item) must be those of one of the two serial orders.
+func raceCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		ls := raceLimiters(s)
+		var err error
+		props.Bubble(t, func() {
+			r := props.NewRacer()
+			defer r.Close()
+			start := time.Now()
+			for round := 0; ; round++ {
+				for _, l := range ls {
+					for _, p := range lracePairs {
+						if err = raceRound(l, p, r, round, cfg); err != nil {
+							return
+						}
+					}
+				}
+				if round+1 >= props.RaceRounds/2 && time.Since(start) >= cfg.Budget {
+					return
+				}
+			}
+		})
+		return err
+	}
+}
+
+func raceRound(l raceLimiter, p [2]lcall, r *props.Racer, round int, cfg props.Config) error {
+	name := props.RaceRound(fmt.Sprintf("%s/%s on %s", p[0], p[1], l.name), round)
+	cfg.Progress.Op(name)
+	lim, err := l.make()
+	if err != nil {
+		return fmt.Errorf("%s: %v", l.name, err)
+	}
+	m := l.model()
+	now := time.Now()
+	var setup []string
+	for item, n := range map[string]int{"x": round % 5, "y": round / 5 % 3} {
+		for range n {
+			lim.When(item)
+			m, _ = m.Step(item, now)
+			setup = append(setup, "When("+item+")")
+		}
+	}
+	var ra, rb string
+	var aPanic any
+	r.Race(props.RaceOffset(round), func() {
+		defer func() { aPanic = recover() }()
+		ra = p[0].do(lim)
+	}, func() { rb = p[1].do(lim) })
+	if aPanic == nil && r.Pending() && r.Settle() {
+		aPanic = "the racer's call never returned"
+	}
+	if v := r.Panicked(); v != nil || aPanic != nil {
+		if v == nil {
+			v = aPanic
+		}
+		err := props.Broke("No panic", "%s: %v", name, v)
+		cfg.Progress.Abandon(err)
+		return err
+	}
+	r.Park()
+	after := func(l Limiter) string {
+		return fmt.Sprintf("NumRequeues(x)=%s NumRequeues(y)=%s When(x)=%s When(y)=%s",
+			lcall{"NumRequeues", "x"}.do(l), lcall{"NumRequeues", "y"}.do(l), lcall{"When", "x"}.do(l), lcall{"When", "y"}.do(l))
+	}
+	got := fmt.Sprintf("%s=%s %s=%s; %s", p[0], ra, p[1], rb, after(lim))
+	var wants []string
+	for _, bFirst := range []bool{false, true} {
+		mm, x, y := m, "", ""
+		if bFirst {
+			mm, y = p[1].apply(mm, now)
+			mm, x = p[0].apply(mm, now)
+		} else {
+			mm, x = p[0].apply(mm, now)
+			mm, y = p[1].apply(mm, now)
+		}
+		var nx, ny, wx, wy string
+		_, nx = lcall{"NumRequeues", "x"}.apply(mm, now)
+		_, ny = lcall{"NumRequeues", "y"}.apply(mm, now)
+		mm, wx = lcall{"When", "x"}.apply(mm, now)
+		_, wy = lcall{"When", "y"}.apply(mm, now)
+		want := fmt.Sprintf("%s=%s %s=%s; NumRequeues(x)=%s NumRequeues(y)=%s When(x)=%s When(y)=%s", p[0], x, p[1], y, nx, ny, wx, wy)
+		if want == got {
+			return nil
+		}
+		wants = append(wants, want)
+	}
+	return props.Broke("Atomic calls", "%s, after %v: the limiter gave\n    %s\n  the serial orders allow:\n    %s",
+		name, setup, got, strings.Join(wants, "\n    "))
+}
