@@ -71,6 +71,10 @@ var informerMutants = []Mutant{
 		New: "		close(l.addCh)\n"},
 
 	// processor.go: distribution, membership, run and shutdown.
+	{ID: "inf-processor-close-unlocked", Component: "informer", File: processorGo,
+		Bug: "the processor's shutdown closes its listeners before it takes the lock that marks it stopped, so a Distribute in progress sends on a closed listener",
+		Old: "	<-ctx.Done()\n\n	p.mu.Lock()\n	for l := range p.listeners {\n		l.Close()\n	}\n",
+		New: "	<-ctx.Done()\n\n	p.mu.RLock() // closing is quick: no need to hold up distributions\n	for l := range p.listeners {\n		l.Close()\n	}\n	p.mu.RUnlock()\n	p.mu.Lock()\n"},
 	{ID: "inf-processor-no-wait-start", Component: "informer", File: processorGo,
 		Bug: "Distribute does not wait for Run to start the listeners, so it can block on an unstarted listener while holding the read lock Run needs",
 		Old: "	for !p.started && !p.stopped && len(p.listeners) > 0 {\n		p.running.Wait()\n	}\n",

@@ -5,6 +5,9 @@ const chunkedGo = "impl/ring/chunked.go"
 
 var ringMutants = []Mutant{
 	// Growing: upstream's doubling ring.
+	{ID: "ring-grow-linear-large", Component: "ring", File: growingGo,
+		Bug: "past 2048 slots the ring grows by 1024 instead of doubling (to bound the spike), breaking the doubling law only for large rings",
+		Old: "	size := 2 * len(r.data)\n	if size == 0 {", New: "	size := 2 * len(r.data)\n	if len(r.data) >= 2048 {\n		size = len(r.data) + 1024\n	}\n	if size == 0 {"},
 	{ID: "ring-grow-copy-order", Component: "ring", File: growingGo,
 		Bug: "growth while wrapped copies the front of the array (the newer values) before the older ones",
 		Old: "		k := copy(data, r.data[r.beg:])\n		copy(data[k:], r.data[:r.n-k])",

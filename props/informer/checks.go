@@ -80,6 +80,9 @@ func Checks(s Subject) []props.Check {
 		props.Check{Name: CheckFaults, Family: props.FamilyTiming,
 			Guarantee: "a handler call that panics (in an initial add or an event) is contained and reported once: that notification is skipped, the next one is delivered at once, the handler still syncs, its listener keeps running and closes Done on RemoveHandler; a handler blocked forever stalls only itself (Emit returns, others get everything, RemoveHandler returns at once, Done waits for the call); a handler taking 1s per call gets everything in order, back to back, while the others are not delayed",
 			Run:       faults(s)},
+		props.Check{Name: CheckRace, Family: props.FamilyLinear,
+			Guarantee: "on a started fan-out, two calls at the same instant (Emit/AddHandler, Emit/Emit, Emit/RemoveHandler, Emit/Stop; on the processor, Distribute/Distribute and Distribute/shutdown), swept across each other round by round: both return; a handler added as an event is emitted sees it exactly once, in its initial list or after it; every handler sees concurrent events in the same order; a removed handler gets at most the event and closes Done; Stop leaves every Done closed",
+			Run:       raceCheck(s)},
 		props.Check{Name: CheckDelivery, Family: props.FamilyModel,
 			Guarantee: "with handlers added before and after start, blocked, released and removed at random: each handler receives its initial list once (as init adds), then every event emitted while it is registered exactly once, in emit order, never two calls at a time; a removed handler gets nothing new and its Done closes once no call is in progress; HasSynced is true exactly when the fan-out runs and every initial add for that handler has returned",
 			Run:       delivery(s)})
