@@ -6,6 +6,8 @@ KVERIFY   := $(GO) run ./cmd/kverify
 BUDGET    ?= 30s
 CHECKS    ?= 1000
 FUZZTIME  ?= 60s
+# Runs per mutant in make verify: the kill rate and time to kill.
+REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
@@ -19,11 +21,11 @@ gate:
 test:
 	$(GO) test -race ./...
 
-## verify: ours and upstream with a budget, every mutant, and fuzzing
+## verify: ours and upstream with a budget, every mutant REPEAT times, and fuzzing
 verify:
 	$(KVERIFY) verify --subject ours --budget $(BUDGET) --checks $(CHECKS)
 	$(KVERIFY) verify --subject upstream --budget $(BUDGET) --checks $(CHECKS)
-	$(KVERIFY) mutants
+	$(KVERIFY) mutants --repeat $(REPEAT)
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 
 ## mutants: the kill matrix

@@ -94,6 +94,13 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 		_ = f.Value.Set("true")
 		defer func() { _ = f.Value.Set(old) }()
 	}
+	// Shrinking runs the subject again and again; with bulk steps of
+	// thousands of items rapid's default 30s would make the gate wait that
+	// long to report. The budget keeps what is found within it.
+	if f := flag.Lookup("rapid.shrinktime"); f != nil && f.Value.String() == "30s" {
+		_ = f.Value.Set(ShrinkTime(cfg).String())
+		defer func() { _ = f.Value.Set("30s") }()
+	}
 	s := &sink{}
 	start := time.Now()
 	for round := 1; ; round++ {
@@ -224,6 +231,15 @@ func reportCause(report string) string {
 	}
 	return line
 }
+
+// DefaultShrinkTime bounds rapid's shrinking of a counterexample in the
+// default gate; a budget (Config.Budget) raises it to the budget.
+const DefaultShrinkTime = 3 * time.Second
+
+// ShrinkTime is how long Rapid lets rapid shrink a counterexample:
+// DefaultShrinkTime, or cfg.Budget if that is longer. An explicit
+// -rapid.shrinktime other than rapid's default wins.
+func ShrinkTime(cfg Config) time.Duration { return max(DefaultShrinkTime, cfg.Budget) }
 
 // NewRecorder returns a recorder that reports its steps to p (nil: to
 // nobody), for fixed scenarios run outside Rapid with the same engine.

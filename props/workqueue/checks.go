@@ -65,8 +65,8 @@ func RateLimitChecks(s Subject) []props.Check {
 // QueueChecks are the plain queue's checks (component workqueue). They run
 // cheapest first, so that a broken queue fails in the first second: the
 // machines that target one feature (with bulk steps of at most
-// SideMaxBulk), then the full machine, the race probe, and the real-time
-// checks.
+// SideMaxBulk), the retention and leak witnesses, then the full machine,
+// the race probe, and the real-time linearizability checks.
 func QueueChecks(s Subject) []props.Check {
 	cs := []props.Check{
 		{Name: CheckDrain, Family: props.FamilyModel,
@@ -85,18 +85,18 @@ func QueueChecks(s Subject) []props.Check {
 			Run:       machineCheck(s, CheckOrder, Mode{Order: true})})
 	}
 	cs = append(cs,
-		props.Check{Name: CheckModel, Family: props.FamilyModel,
-			Guarantee: fmt.Sprintf("with several workers holding items and bursts, drains and steady traffic of up to %d distinct items: fair FIFO order, stingy (never handed out twice before Done), adds collapse, a re-add during processing comes back exactly once after Done, blocked Gets wake on Add and on shutdown (three at once included), Len counts the FIFO", QueueMaxBulk),
-			Run:       machineCheck(s, CheckModel, Mode{})},
-		props.Check{Name: CheckRace, Family: props.FamilyLinear,
-			Guarantee: "two calls on the same item at the same instant (Add/Done, Done/Add, Add/Get, Done/Get, Get/Get, Get/Add, Add/Add, ShutDown/Get, Add/ShutDown, Len/Add, Len/Get, Done/Done, ShutDownWithDrain/Done), swept across each other's duration for hundreds of rounds: every round's history is linearizable against the whole-queue model, and a drain returns once the last item is Done",
-			Run:       raceCheck(s)},
 		props.Check{Name: CheckRetention, Family: props.FamilyRetention,
 			Guarantee: "an item that was handed out and marked Done is not referenced by the queue",
 			Run:       retention(s)},
 		props.Check{Name: CheckLeak, Family: props.FamilyLeak,
 			Guarantee: "no goroutine of the queue survives ShutDown or ShutDownWithDrain (metrics on)",
 			Run:       leak(s)},
+		props.Check{Name: CheckModel, Family: props.FamilyModel,
+			Guarantee: fmt.Sprintf("with several workers holding items and bursts, drains and steady traffic of up to %d distinct items: fair FIFO order, stingy (never handed out twice before Done), adds collapse, a re-add during processing comes back exactly once after Done, blocked Gets wake on Add and on shutdown (three at once included), Len counts the FIFO", QueueMaxBulk),
+			Run:       machineCheck(s, CheckModel, Mode{})},
+		props.Check{Name: CheckRace, Family: props.FamilyLinear,
+			Guarantee: "two calls on the same item at the same instant (Add/Done, Done/Add, Add/Get, Done/Get, Get/Get, Get/Add, Add/Add, ShutDown/Get, Add/ShutDown, Len/Add, Len/Get, Done/Done, ShutDownWithDrain/Done), swept across each other's duration for hundreds of rounds: every round's history is linearizable against the whole-queue model, and a drain returns once the last item is Done",
+			Run:       raceCheck(s)},
 	)
 	return append(cs, linearChecks(s)...)
 }

@@ -143,11 +143,7 @@ func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Con
 	r.Park()
 	synctest.Wait() // the loop has taken in the setup
 	var ra, rb string
-	var aPanic any
-	a := func() {
-		defer func() { aPanic = recover() }()
-		ra = p.a.do(q)
-	}
+	a := func() { ra = p.a.do(q) }
 	if p.atFire {
 		next, _ := m.NextReadyAt()
 		time.Sleep(time.Until(next)) // the loop wakes at the same instant
@@ -158,12 +154,16 @@ func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Con
 	if round%4 >= 2 && !p.atFire && p.b.kind != DGet {
 		a, b = b, a // neither blocks: the calls also trade goroutines
 	}
-	r.Race(props.RaceOffset(round), a, b)
+	var aPanic any // the panic of the call on this goroutine
+	r.Race(props.RaceOffset(round), func() {
+		defer func() { aPanic = recover() }()
+		a()
+	}, b)
 	if aPanic != nil {
 		// The subject may have panicked holding its lock: the racer's
 		// call and the cleanup could block for ever, so the verdict goes
 		// out first.
-		err := props.Broke(GNoPanic, "%s: %v panicked: %v", name, p.a, aPanic)
+		err := props.Broke(GNoPanic, "%s: %v or %v panicked: %v", name, fireName(p), p.b, aPanic)
 		cfg.Progress.Abandon(err)
 		return err
 	}

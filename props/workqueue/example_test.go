@@ -30,10 +30,10 @@ func ExampleChecks() {
 	// queue/drain        model
 	// queue/done-unheld  model
 	// queue/metrics      model
-	// queue/model        model
-	// queue/race         linear
 	// queue/retention    retention
 	// queue/leak         leak
+	// queue/model        model
+	// queue/race         linear
 	// linear/fifo        linear
 	// linear/per-key     linear
 }
