@@ -38,12 +38,8 @@ func spinCheck(stop chan struct{}, wg *sync.WaitGroup) Check {
 			cfg.Progress.Op("Add(a)")
 			cfg.Progress.Op("Spin()")
 			go func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
+				// Spins: the subject's bug this test stands for.
+				for !isClosed(stop) {
 				}
 			}()
 			synctest.Wait()
@@ -101,4 +97,13 @@ func TestProgressKeepsTheTail(t *testing.T) {
 	var nilP *Progress
 	nilP.Op("x") // must not panic
 	nilP.Beat()
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

@@ -240,18 +240,6 @@ func runSubject(root, subject string, c commonFlags, env []string, comps []strin
 	return rs, nil
 }
 
-// leafResults keeps the results of registered checks (not their parents).
-func leafResults(run *goTestRun, info map[string]props.Check) []*result {
-	var out []*result
-	for _, name := range run.order {
-		r := run.results[name]
-		if _, ok := info[r.Component+"/"+r.Check]; ok && r.Status != "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func anyFailed(rs []*result) bool {
 	for _, r := range rs {
 		if r.Status == "fail" {

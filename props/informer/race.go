@@ -34,14 +34,13 @@ type fanRace struct {
 
 // fanRound is the state of one round.
 type fanRound struct {
-	f        FanOut
-	h1, h2   *probe
-	r1, r2   Registration
-	h3       *probe
-	r3       Registration
-	stopped  bool
-	addErr   error
-	received map[string][]string
+	f       FanOut
+	h1, h2  *probe
+	r1, r2  Registration
+	h3      *probe
+	r3      Registration
+	stopped bool
+	addErr  error
 }
 
 var initAB = expectation{init: []string{"a", "b"}}

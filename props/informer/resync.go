@@ -213,7 +213,7 @@ func (r *rsRun) advance(to time.Duration) error {
 			r.expect(r.hs[i], segment{at: at.Sub(r.t0), evs: r.keys("update:"), set: true, what: "resync round"})
 		}
 	}
-	if d := r.t0.Add(to).Sub(time.Now()); d > 0 {
+	if d := time.Until(r.t0.Add(to)); d > 0 {
 		time.Sleep(d)
 	}
 	synctest.Wait()
