@@ -208,3 +208,29 @@ func (r *Racer) Close() {
 func RaceRound(pair string, round int) string {
 	return fmt.Sprintf("race %s, round %d (offset %d)", pair, round, RaceOffset(round))
 }
+
+// RaceChecked is Race with what every probe checks after it: a panic of
+// either call becomes a "No panic" violation naming the round, also handed
+// to p.Abandon (a subject that panicked holding its lock can block the
+// probe's cleanup for ever); and blocked reports a b still in flight once
+// a has returned and the bubble has settled.
+func (r *Racer) RaceChecked(p *Progress, round string, offset int, a, b func()) (blocked bool, err error) {
+	var aPanic any
+	r.Race(offset, func() {
+		defer func() { aPanic = recover() }()
+		a()
+	}, b)
+	v := aPanic
+	if v == nil {
+		if r.Pending() && r.Settle() {
+			return true, nil
+		}
+		v = r.Panicked()
+	}
+	if v != nil {
+		err := Broke("No panic", "%s: a call panicked: %v", round, v)
+		p.Abandon(err)
+		return false, err
+	}
+	return false, nil
+}

@@ -43,6 +43,7 @@ type goTestRun struct {
 	buildFail bool
 	output    strings.Builder
 	exitErr   error
+	last      time.Time // the last event's time
 }
 
 type goTestOpts struct {
@@ -97,8 +98,19 @@ func goTest(root string, o goTestOpts) *goTestRun {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), o.env...)
-	out, err := cmd.StdoutPipe()
+	r := runJSON(cmd, nil, o.verbose)
+	if strings.Contains(r.output.String(), "[build failed]") || (r.start.IsZero() && r.exitErr != nil) {
+		r.buildFail = true
+	}
+	return r
+}
+
+// runJSON runs cmd, whose standard output is test2json's event stream,
+// collects the results, calls onEvent (if set) after each event is
+// handled, and waits for it; stderr joins the run's raw output.
+func runJSON(cmd *exec.Cmd, onEvent func(*goTestRun, event), verbose io.Writer) *goTestRun {
 	r := &goTestRun{results: map[string]*result{}}
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		r.exitErr = err
 		return r
@@ -110,20 +122,21 @@ func goTest(root string, o goTestOpts) *goTestRun {
 		return r
 	}
 	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
 		var ev event
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			r.output.WriteString(sc.Text() + "\n")
 			continue
 		}
-		r.handle(ev, o.verbose)
+		r.last = ev.Time
+		r.handle(ev, verbose)
+		if onEvent != nil {
+			onEvent(r, ev)
+		}
 	}
 	r.exitErr = cmd.Wait()
 	r.output.WriteString(stderr.String())
-	if strings.Contains(r.output.String(), "[build failed]") || strings.Contains(stderr.String(), "build failed") || (r.start.IsZero() && r.exitErr != nil) {
-		r.buildFail = true
-	}
 	return r
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -86,42 +84,18 @@ func (s *suite) run(o suiteRun, want map[string]bool) *goTestRun {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join(s.root, "subjects")
 	cmd.Env = append(os.Environ(), o.env...)
-	r := &goTestRun{results: map[string]*result{}}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		r.exitErr = err
-		return r
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		r.exitErr = err
-		return r
-	}
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	var last time.Time
-	for sc.Scan() {
-		var ev event
-		if json.Unmarshal(sc.Bytes(), &ev) != nil {
-			r.output.WriteString(sc.Text() + "\n")
-			continue
-		}
-		last = ev.Time
-		r.handle(ev, nil)
+	r := runJSON(cmd, func(r *goTestRun, ev event) {
 		if res, ok := r.results[ev.Test]; ok && want[ev.Test] && isFinal(ev.Action) && o.finished != nil {
 			o.finished(res)
 		}
-	}
-	r.exitErr = cmd.Wait()
-	r.output.WriteString(stderr.String())
+	}, nil)
 	if r.exitErr != nil {
 		for _, name := range r.order {
 			res := r.results[name]
 			if want[name] && res.Status == "" {
 				res.Status = "fail"
 				res.Crashed = true
-				res.End = last
+				res.End = r.last
 				fmt.Fprintf(&res.Output, "\nthe test binary died during this check (%v): %s\n", r.exitErr, crashReason(res.Output.String()+r.output.String()))
 				if o.finished != nil {
 					o.finished(res)

@@ -172,20 +172,7 @@ func fanRaceRound(s Subject, r *props.Racer, fr fanRace, round int, cfg props.Co
 		synctest.Wait()
 	}
 	settle()
-	var aPanic any
-	r.Race(props.RaceOffset(round), func() {
-		defer func() { aPanic = recover() }()
-		fr.a(x)
-	}, func() { fr.b(x) })
-	if aPanic == nil && r.Pending() && r.Settle() {
-		aPanic = "the racer's call is still blocked after the other returned"
-	}
-	if v := r.Panicked(); v != nil || aPanic != nil {
-		if v == nil {
-			v = aPanic
-		}
-		err := props.Broke("No panic", "%s: %v", name, v)
-		cfg.Progress.Abandon(err)
+	if err := raceChecked(r, cfg, name, round, func() { fr.a(x) }, func() { fr.b(x) }); err != nil {
 		return err
 	}
 	r.Park()
@@ -229,24 +216,11 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *props.Racer,
 		}()
 		f.Distribute("v0")
 		synctest.Wait()
-		var aPanic any
 		second := func() { f.Distribute("v2") }
 		if stop {
 			second = func() { cancel(); <-ran }
 		}
-		r.Race(props.RaceOffset(round), func() {
-			defer func() { aPanic = recover() }()
-			f.Distribute("v1")
-		}, second)
-		if aPanic == nil && r.Pending() && r.Settle() {
-			aPanic = "the racer's call is still blocked after the other returned"
-		}
-		if v := r.Panicked(); v != nil || aPanic != nil {
-			if v == nil {
-				v = aPanic
-			}
-			err := props.Broke("No panic", "%s: %v", name, v)
-			cfg.Progress.Abandon(err)
+		if err := raceChecked(r, cfg, name, round, func() { f.Distribute("v1") }, second); err != nil {
 			return err
 		}
 		r.Park()
@@ -273,4 +247,14 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *props.Racer,
 		// linear/listener holds each listener to one order.
 	}
 	return nil
+}
+
+// raceChecked races a and b; both must return.
+func raceChecked(r *props.Racer, cfg props.Config, name string, round int, a, b func()) error {
+	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), a, b)
+	if err == nil && blocked {
+		err = props.Broke("Liveness", "%s: a call is still blocked after the other returned", name)
+		cfg.Progress.Abandon(err) // its lock may be held: no cleanup
+	}
+	return err
 }

@@ -139,19 +139,12 @@ func raceRound(l raceLimiter, p [2]lcall, r *props.Racer, round int, cfg props.C
 		}
 	}
 	var ra, rb string
-	var aPanic any
-	r.Race(props.RaceOffset(round), func() {
-		defer func() { aPanic = recover() }()
-		ra = p[0].do(lim)
-	}, func() { rb = p[1].do(lim) })
-	if aPanic == nil && r.Pending() && r.Settle() {
-		aPanic = "the racer's call never returned"
+	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), func() { ra = p[0].do(lim) }, func() { rb = p[1].do(lim) })
+	if err != nil {
+		return err
 	}
-	if v := r.Panicked(); v != nil || aPanic != nil {
-		if v == nil {
-			v = aPanic
-		}
-		err := props.Broke("No panic", "%s: %v", name, v)
+	if blocked {
+		err := props.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p[1], p[0])
 		cfg.Progress.Abandon(err)
 		return err
 	}

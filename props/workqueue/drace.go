@@ -100,7 +100,7 @@ var dracePairs = []dracePair{
 		b: dcall{kind: DAddAfter, key: "z", d: time.Millisecond}, atFire: true},
 }
 
-// delayingRaceCheck runs every pair for props.RaceRounds/4 rounds (more
+// delayingRaceCheck runs every pair for props.RaceRounds/2 rounds (more
 // while cfg.Budget lasts): each round runs in fake time, so a round costs
 // more than a plain queue's.
 func delayingRaceCheck(s Subject) func(*testing.T, props.Config) error {
@@ -115,7 +115,7 @@ func delayingRaceCheck(s Subject) func(*testing.T, props.Config) error {
 						return err
 					}
 				}
-				if round+1 >= props.RaceRounds/4 && time.Since(start) >= cfg.Budget {
+				if round+1 >= props.RaceRounds/2 && time.Since(start) >= cfg.Budget {
 					return nil
 				}
 			}
@@ -154,28 +154,14 @@ func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Con
 	if round%4 >= 2 && !p.atFire && p.b.kind != DGet {
 		a, b = b, a // neither blocks: the calls also trade goroutines
 	}
-	var aPanic any // the panic of the call on this goroutine
-	r.Race(props.RaceOffset(round), func() {
-		defer func() { aPanic = recover() }()
-		a()
-	}, b)
-	if aPanic != nil {
-		// The subject may have panicked holding its lock: the racer's
-		// call and the cleanup could block for ever, so the verdict goes
-		// out first.
-		err := props.Broke(GNoPanic, "%s: %v or %v panicked: %v", name, fireName(p), p.b, aPanic)
-		cfg.Progress.Abandon(err)
+	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), a, b)
+	if err != nil {
 		return err
 	}
-	if r.Pending() && r.Settle() {
+	if blocked {
 		q.ShutDown()
 		r.Settle()
 		return props.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p.b, p.a)
-	}
-	if v := r.Panicked(); v != nil {
-		err := props.Broke(GNoPanic, "%s: %v panicked: %v", name, p.b, v)
-		cfg.Progress.Abandon(err)
-		return err
 	}
 	r.Park()
 	// The serial orders the model allows; at the fire instant the loop's

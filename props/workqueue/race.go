@@ -161,30 +161,17 @@ func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Confi
 		}
 		cfg.Progress.Op(props.RaceRound(p.name, round))
 		var ea, eb effect
-		var aPanic any
-		r.Race(props.RaceOffset(round), func() {
-			defer func() { aPanic = recover() }()
-			ea = p.a(ca)
-		}, func() { eb = p.b(cb) })
-		if aPanic != nil {
-			// The subject may have panicked holding its lock: the
-			// cleanup could block for ever, so the verdict goes out first.
-			err := props.Broke(GNoPanic, "%s: the call on the probe's goroutine panicked: %v", props.RaceRound(p.name, round), aPanic)
-			cfg.Progress.Abandon(err)
+		blocked, err := r.RaceChecked(cfg.Progress, props.RaceRound(p.name, round), props.RaceOffset(round), func() { ea = p.a(ca) }, func() { eb = p.b(cb) })
+		if err != nil {
 			return err
 		}
-		if r.Pending() && r.Settle() {
+		if blocked {
 			// b blocks although a has returned: the setups make every b
 			// return then. Release it before reporting.
 			c0.ShutDown()
 			r.Settle()
 			return raceViolation(p, round, rec.History(), "Liveness", "%s is still blocked after %s returned",
 				linearizability.Describe(lastCall(rec, 2)), linearizability.Describe(lastCall(rec, 1)))
-		}
-		if v := r.Panicked(); v != nil {
-			err := props.Broke(GNoPanic, "%s: the racer's call panicked: %v", props.RaceRound(p.name, round), v)
-			cfg.Progress.Abandon(err)
-			return err
 		}
 		apply(ea)
 		apply(eb)

@@ -120,27 +120,7 @@ func (m *Model) ApplyAdvance(now time.Time) []Entry {
 // Due returns the entries whose ready time is <= now, in the order Advance
 // moves them.
 func (m Model) Due(now time.Time) []Entry {
-	type ranked struct {
-		Entry
-		seq uint64
-	}
-	var rs []ranked
-	for k, w := range m.waiting {
-		if !w.readyAt.After(now) {
-			rs = append(rs, ranked{Entry{k, w.readyAt}, w.seq})
-		}
-	}
-	slices.SortFunc(rs, func(a, b ranked) int {
-		if c := a.ReadyAt.Compare(b.ReadyAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	es := make([]Entry, len(rs))
-	for i, r := range rs {
-		es[i] = r.Entry
-	}
-	return es
+	return m.entries(func(w wait) bool { return !w.readyAt.After(now) })
 }
 
 // AdvanceOne moves the first waiting entry into the queue if its ready time
@@ -165,14 +145,19 @@ func (m Model) NextReadyAt() (time.Time, bool) {
 
 // Waiting returns the waiting entries in the order they will be moved into
 // the queue: by ready time, then by the order their ready times were set.
-func (m Model) Waiting() []Entry {
+func (m Model) Waiting() []Entry { return m.entries(func(wait) bool { return true }) }
+
+// entries returns the waiting entries that keep holds, in move order.
+func (m Model) entries(keep func(wait) bool) []Entry {
 	type ranked struct {
 		Entry
 		seq uint64
 	}
-	rs := make([]ranked, 0, len(m.waiting))
+	var rs []ranked
 	for k, w := range m.waiting {
-		rs = append(rs, ranked{Entry{k, w.readyAt}, w.seq})
+		if keep(w) {
+			rs = append(rs, ranked{Entry{k, w.readyAt}, w.seq})
+		}
 	}
 	slices.SortFunc(rs, func(a, b ranked) int {
 		if c := a.ReadyAt.Compare(b.ReadyAt); c != 0 {
