@@ -30,6 +30,7 @@ const (
 	CheckDelayingShutdown  = "delaying/shutdown-unblocks"
 	CheckDelayingRelease   = "delaying/shutdown-releases-drain"
 	CheckDelayingLeak      = "delaying/leak"
+	CheckDelayingMetrics   = "delaying/metrics"
 )
 
 // MaxWait is the longest a delaying queue may keep an item waiting after
@@ -81,6 +82,9 @@ func delayingChecks(s Subject) []props.Check {
 		{Name: CheckDelayingLeak, Family: props.FamilyLeak,
 			Guarantee: "no goroutine of the delaying queue survives ShutDown or ShutDownWithDrain (metrics on, items waiting)",
 			Run:       delayingLeak(s)},
+		{Name: CheckDelayingMetrics, Family: props.FamilyModel,
+			Guarantee: "with metrics on, the retries counter counts every AddAfter made before shutdown, whatever its delay (0, negative, huge, or later than the item's waiting entry), and nothing else, as client-go's does",
+			Run:       dmachineCheck(s, CheckDelayingMetrics, DMode{Metrics: true})},
 		{Name: CheckDelayingModel, Family: props.FamilyModel,
 			Guarantee: fmt.Sprintf("AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins (and a wait past both brings the item once), waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done, horizons up to an hour past client-go's 10s heartbeat, and bursts of up to %d waiting items", DelayingMaxBulk),
 			Run:       dmachineCheck(s, CheckDelayingModel, DMode{})},
@@ -257,6 +261,10 @@ type DMode struct {
 	RateLimited bool
 	// Delegates adds Forget and NumRequeues (with RateLimited).
 	Delegates bool
+	// Metrics turns the queue's metrics on and checks the retries counter:
+	// one per AddAfter (or AddRateLimited) made before shutdown, whatever
+	// its delay, as client-go counts them (delaying_queue.go:255).
+	Metrics bool
 }
 
 // dmodeFor maps the machine checks to their modes, for replay.
@@ -265,6 +273,7 @@ var dmodeFor = map[string]DMode{
 	CheckDelayingTies:         {Ties: true},
 	CheckRateLimitingModel:    {RateLimited: true},
 	CheckRateLimitingDelegate: {RateLimited: true, Delegates: true},
+	CheckDelayingMetrics:      {Metrics: true},
 }
 
 // Durations the machines draw from: simple ones first (rapid shrinks
@@ -317,7 +326,7 @@ func dstepGen(mode DMode) *rapid.Generator[DStep] {
 	}
 	op := props.Choice(dstepWeights...)
 	hi := DelayingMaxBulk
-	if mode.RateLimited {
+	if mode.RateLimited || mode.Metrics {
 		hi = SideMaxBulk // the delaying machine covers the sizes
 	}
 	size := props.Size(hi, DelayingThresholds...)
@@ -543,11 +552,20 @@ type dmachine struct {
 	lastHuge  bool
 
 	fresh int // bursts' keys so far
+
+	// With DMode.Metrics: the subject's metrics, and the AddAfter calls
+	// made before shutdown.
+	metrics     *Metrics
+	wantRetries int64
 }
 
 func newDMachine(s Subject, mode DMode, rec *props.Recorder) *dmachine {
 	x := &dmachine{mode: mode, rec: rec, moved: map[string]time.Time{}, contested: map[string]bool{}}
 	deps := Deps{Clock: clock.RealClock{}}
+	if mode.Metrics {
+		x.metrics = new(Metrics)
+		deps.Recorder = x.metrics
+	}
 	if mode.RateLimited {
 		x.lim = newScriptedLimiter()
 		x.rl = s.NewRateLimiting(deps, x.lim)
@@ -703,6 +721,9 @@ func (x *dmachine) addAfter(s DStep) error {
 			probe = false // a blocked Get may take the item at once
 		}
 	}
+	if !x.m.IsShuttingDown() {
+		x.wantRetries++
+	}
 	x.m.ApplyAddAfter(s.Key, s.D, now)
 	var before limiterCalls
 	n := 0
@@ -751,6 +772,9 @@ func (x *dmachine) burst(s DStep) {
 			if d > 0 {
 				taken[now.Add(d).Round(0)] = true
 			}
+		}
+		if !x.m.IsShuttingDown() {
+			x.wantRetries++
 		}
 		x.m.ApplyAddAfter(key, d, now)
 		x.q.AddAfter(key, d)
@@ -998,6 +1022,11 @@ func (x *dmachine) settle(ph phase) error {
 			g = x.late()
 		}
 		return props.Broke(g, "Len() = %d, model %d%s (queue %s, waiting %s)", n, want, where, x.queueString(), x.waitingString())
+	}
+	if x.metrics != nil {
+		if got := x.metrics.RetriesCounter.Value(); got != x.wantRetries {
+			return props.Broke("Metrics", "retries = %d, want %d: one per AddAfter made before shutdown, whatever its delay%s", got, x.wantRetries, where)
+		}
 	}
 	return nil
 }
