@@ -1,0 +1,81 @@
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	testingclock "k8s.io/utils/clock/testing"
+)
+
+// CheckDelayingFakeClock checks a delaying queue on an injected clock.
+const CheckDelayingFakeClock = "delaying/fake-clock"
+
+// fakeClockCheck drives a delaying queue made with an injected
+// k8s.io/utils FakeClock (Deps.Clock): a step far past several ready times
+// (a late timer) moves every due item in ready-time order and re-arms for
+// the next; 1ns before a ready time nothing moves; and, round after round,
+// AddAfter calls made right after a step that fires the timer are neither
+// lost nor reordered.
+func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		return bubble(t, func() error {
+			fc := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			q := s.NewDelaying(Deps{Clock: fc})
+			defer func() {
+				q.ShutDown()
+				synctest.Wait()
+			}()
+			takeAll := func() []string {
+				var got []string
+				for q.Len() > 0 {
+					k, _ := q.Get()
+					q.Done(k)
+					got = append(got, k)
+				}
+				return got
+			}
+			step := func(d time.Duration) {
+				cfg.Progress.Op(fmt.Sprintf("Step(%v)", d))
+				fc.Step(d)
+				synctest.Wait()
+			}
+			for _, a := range []struct {
+				k string
+				d time.Duration
+			}{{"d", 10 * time.Second}, {"c", 3 * time.Second}, {"b", 2 * time.Second}, {"a", time.Second}} {
+				q.AddAfter(a.k, a.d)
+			}
+			synctest.Wait()
+			step(5 * time.Second)
+			if got, want := takeAll(), []string{"a", "b", "c"}; !slices.Equal(got, want) {
+				return props.Broke(GReadyOrder, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: took %v, want %v", got, want)
+			}
+			step(5*time.Second - 1)
+			if n := q.Len(); n != 0 {
+				return props.Broke(GNotEarly, "d, due at 10s, ready at 10s-1ns (Len %d)", n)
+			}
+			step(1)
+			if got := takeAll(); !slices.Equal(got, []string{"d"}) {
+				return props.Broke(GOnTime, "after a late step the timer must be re-armed for d at 10s: took %v at 10s, want [d]", got)
+			}
+			for i := range 100 {
+				q.AddAfter(fmt.Sprint("a", i), 5*time.Millisecond)
+				synctest.Wait()
+				fc.Step(5 * time.Millisecond)     // fires the timer ...
+				q.AddAfter(fmt.Sprint("b", i), 1) // ... and races the loop with an AddAfter
+				q.AddAfter(fmt.Sprint("c", i), 2*time.Millisecond)
+				synctest.Wait()
+				step(2 * time.Millisecond)
+				want := []string{fmt.Sprint("a", i), fmt.Sprint("b", i), fmt.Sprint("c", i)}
+				if got := takeAll(); !slices.Equal(got, want) {
+					return props.Broke(GReadyOrder, "round %d: AddAfter(a,5ms), Step(5ms), AddAfter(b,1ns), AddAfter(c,2ms), Step(2ms): took %v, want %v", i, got, want)
+				}
+			}
+			return nil
+		})
+	}
+}
