@@ -2,6 +2,7 @@ package linearizability
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -27,19 +28,53 @@ type Queue interface {
 // Return than the other's Call. A Recorder is safe for concurrent use; its
 // zero value is ready.
 type Recorder struct {
-	clk atomic.Int64
-	mu  sync.Mutex
-	ops []porcupine.Operation
+	clk      atomic.Int64
+	mu       sync.Mutex
+	ops      []porcupine.Operation
+	inflight map[int]Input // client -> the call it is in
+
+	// Observe, if set before the first call, is called after every
+	// recorded call returns (from the caller's goroutine): a heartbeat
+	// for a watchdog.
+	Observe func(porcupine.Operation)
 }
 
 // Record runs call on behalf of client and records it with input in.
 func (r *Recorder) Record(client int, in Input, call func() Output) Output {
+	r.mu.Lock()
+	if r.inflight == nil {
+		r.inflight = map[int]Input{}
+	}
+	r.inflight[client] = in
+	r.mu.Unlock()
 	start := r.clk.Add(1)
 	out := call()
 	end := r.clk.Add(1)
+	op := porcupine.Operation{ClientId: client, Input: in, Call: start, Output: out, Return: end}
 	r.mu.Lock()
-	r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: in, Call: start, Output: out, Return: end})
+	delete(r.inflight, client)
+	r.ops = append(r.ops, op)
 	r.mu.Unlock()
+	if r.Observe != nil {
+		r.Observe(op)
+	}
+	return out
+}
+
+// InFlight describes the calls that have started and not returned, one
+// per client: "client 3: Get()", in client order.
+func (r *Recorder) InFlight() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var cs []int
+	for c := range r.inflight {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = fmt.Sprintf("client %d: %s", c, r.inflight[c])
+	}
 	return out
 }
 

@@ -21,6 +21,9 @@ type Workload struct {
 	Ops int
 	// Keys are the items; default a, b, c, d, e, f.
 	Keys []string
+	// Recorder records the history; a fresh one by default. Set one to
+	// watch the run as it goes (Recorder.Observe, Recorder.InFlight).
+	Recorder *Recorder
 }
 
 func (w Workload) withDefaults() Workload {
@@ -64,10 +67,13 @@ const (
 //     every goroutine it started.
 //
 // A queue whose Get never returns after ShutDown hangs RunWorkload; run it
-// under a watchdog.
+// under a watchdog (props.Run's, fed through Workload.Recorder).
 func RunWorkload(q Queue, cfg Workload) []porcupine.Operation {
 	cfg = cfg.withDefaults()
-	rec := &Recorder{}
+	rec := cfg.Recorder
+	if rec == nil {
+		rec = &Recorder{}
+	}
 	var (
 		state  atomic.Int64 // running + waiting*2^32 workers in part 1
 		notify = make(chan struct{}, 1)

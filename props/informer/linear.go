@@ -2,6 +2,7 @@ package informer
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -21,6 +22,7 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Conf
 		seed := rand.Uint64()
 		start := time.Now()
 		for i := uint64(0); ; i++ {
+			cfg.Progress.Op(fmt.Sprintf("listener workload, seed %d", seed+i))
 			var h []porcupine.Operation
 			run := func() {
 				h = linearizability.RunListenerWorkload(newFanOut(), linearizability.ListenerWorkload{Seed: seed + i, Drain: 2 * time.Second})
