@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing/synctest"
+	"time"
 )
 
 // Race probes look for bugs inside one call: a call that releases its lock
@@ -59,6 +60,11 @@ func spin(n int) {
 	spinSink.Store(int64(x))
 }
 
+// raceHot is how many spin-wait iterations (pause: a few dozen
+// nanoseconds each) the racer may take to pick a round up for the round to
+// count as hot: both goroutines were running when it started.
+const raceHot = 32
+
 // raceJoin is how many spin-wait iterations (pause) the caller waits for
 // the Racer's call before it settles the bubble to find out whether the
 // call blocks.
@@ -70,12 +76,16 @@ const raceJoin = 1 << 12
 // Close it before the bubble ends.
 type Racer struct {
 	released atomic.Int64 // rounds released
+	picked   atomic.Int64 // rounds the racer has seen released
 	finished atomic.Int64 // rounds whose call returned
+	hot      atomic.Int64 // rounds started with both goroutines on a CPU
 	parkReq  atomic.Bool  // park instead of spinning: the caller settles
 	parked   atomic.Bool
 	quit     atomic.Bool
 	wake     chan struct{}
 	exited   chan struct{}
+
+	yieldEvery int // idle iterations between yields
 
 	// Set by the caller before a round is released, read by the racer.
 	call   func()
@@ -87,7 +97,10 @@ type Racer struct {
 // NewRacer starts a Racer's goroutine. It spins while it waits for a
 // round, so only the caller's goroutine should run meanwhile.
 func NewRacer() *Racer {
-	r := &Racer{wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	r := &Racer{wake: make(chan struct{}, 1), exited: make(chan struct{}), yieldEvery: 64}
+	if runtime.GOMAXPROCS(0) > 1 {
+		r.yieldEvery = 4096
+	}
 	go r.loop()
 	return r
 }
@@ -113,9 +126,10 @@ func (r *Racer) loop() {
 				r.parked.Store(false)
 				continue
 			}
-			pause(i)
+			r.idle(i)
 		}
 		last = r.released.Load()
+		r.picked.Store(last)
 		spin(max(0, r.offset))
 		r.panicked = nil
 		func() {
@@ -149,12 +163,28 @@ func (r *Racer) Race(offset int, a, b func()) {
 		}
 	}
 	round := r.released.Add(1)
+	// Wait (briefly) for the racer to pick the round up, so that both
+	// goroutines are on a CPU when the offsets start to count.
+	i := 1
+	for ; i < raceJoin && r.picked.Load() != round; i++ {
+		pause(i)
+	}
+	if i <= raceHot {
+		r.hot.Add(1)
+	}
 	spin(max(0, -offset))
 	a()
 	for i := 1; i < raceJoin && r.finished.Load() != round; i++ {
 		pause(i)
 	}
 }
+
+// Hot is the number of rounds so far in which both goroutines were on a
+// CPU when the round started (the racer picked it up at once). On a loaded
+// machine the racer is often off its CPU when a round is released, and
+// such a round rarely hits a window; probes count hot rounds, not rounds
+// released, so that a busy machine gets more rounds, not a weaker probe.
+func (r *Racer) Hot() int64 { return r.hot.Load() }
 
 // pause is the body of a spin-wait's i-th iteration: a few dozen
 // nanoseconds of register work between two atomic loads (under -race each
@@ -163,6 +193,17 @@ func (r *Racer) Race(offset int, a, b func()) {
 func pause(i int) {
 	spin(32)
 	if i%64 == 0 {
+		runtime.Gosched()
+	}
+}
+
+// idle is the racer's wait between rounds: like pause, but yielding only
+// now and then when there are CPUs enough for it to keep its own. Yielding
+// often hands its CPU to the subject's goroutines, and a racer that comes
+// back late misses the start of the round.
+func (r *Racer) idle(i int) {
+	spin(32)
+	if i%r.yieldEvery == 0 {
 		runtime.Gosched()
 	}
 }
@@ -233,4 +274,72 @@ func (r *Racer) RaceChecked(p *Progress, round string, offset int, a, b func()) 
 		return false, err
 	}
 	return false, nil
+}
+
+// RaceLimit bounds, in wall time, how long a probe keeps adding rounds to
+// reach its count of overlapping rounds on a machine too busy to give the
+// racer a CPU.
+const RaceLimit = 20 * time.Second
+
+// WallTimer tells, inside a synctest bubble too (where time.Now is fake),
+// whether some real time has passed since it was made. Make it outside any
+// bubble; Stop it when done.
+type WallTimer struct {
+	expired atomic.Bool
+	t       *time.Timer
+}
+
+// NewWallTimer starts a WallTimer of d.
+func NewWallTimer(d time.Duration) *WallTimer {
+	w := &WallTimer{}
+	if d <= 0 {
+		w.expired.Store(true)
+		return w
+	}
+	w.t = time.AfterFunc(d, func() { w.expired.Store(true) })
+	return w
+}
+
+// Expired reports whether the time has passed.
+func (w *WallTimer) Expired() bool { return w.expired.Load() }
+
+// Stop releases the timer.
+func (w *WallTimer) Stop() {
+	if w.t != nil {
+		w.t.Stop()
+	}
+}
+
+// RaceSchedule decides when a probe has run enough rounds: when its racer
+// has run want hot rounds (see Racer.Hot) and the budget has passed, or
+// when RaceLimit (or the budget, if longer) has passed whatever the count.
+// Make it outside the probe's bubble.
+type RaceSchedule struct {
+	want          int64
+	budget, limit *WallTimer
+}
+
+// NewRaceSchedule returns the schedule of a probe of pairs pairs of calls,
+// each to race in rounds hot rounds, exploring for budget.
+func NewRaceSchedule(pairs, rounds int, budget time.Duration) *RaceSchedule {
+	return &RaceSchedule{want: int64(pairs * rounds), budget: NewWallTimer(budget), limit: NewWallTimer(max(RaceLimit, budget))}
+}
+
+// Done reports whether the probe may stop.
+func (s *RaceSchedule) Done(r *Racer) bool {
+	return r.Hot() >= s.want && s.budget.Expired() || s.limit.Expired()
+}
+
+// Stop releases the schedule's timers.
+func (s *RaceSchedule) Stop() {
+	s.budget.Stop()
+	s.limit.Stop()
+}
+
+// Released is the number of rounds released so far.
+func (r *Racer) Released() int64 { return r.released.Load() }
+
+// String reports the racer's rounds, for a probe's log.
+func (r *Racer) String() string {
+	return fmt.Sprintf("%d rounds, %d hot (both goroutines on a CPU at the start)", r.Released(), r.Hot())
 }

@@ -121,10 +121,15 @@ var fanRaces = []fanRace{
 // cfg.Budget lasts).
 func raceCheck(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
+		pairs := len(fanRaces)
+		if s.Linear != nil {
+			pairs += 2 // Distribute/Distribute and Distribute/shutdown
+		}
+		sched := props.NewRaceSchedule(pairs, InformerRaceRounds, cfg.Budget)
+		defer sched.Stop()
 		return inBubble(t, func() error {
 			r := props.NewRacer()
 			defer r.Close()
-			start := time.Now()
 			for round := 0; ; round++ {
 				for _, fr := range fanRaces {
 					if err := fanRaceRound(s, r, fr, round, cfg); err != nil {
@@ -136,7 +141,8 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 						return err
 					}
 				}
-				if round+1 >= InformerRaceRounds && time.Since(start) >= cfg.Budget {
+				if sched.Done(r) {
+					t.Logf("%v", r)
 					return nil
 				}
 			}

@@ -68,7 +68,7 @@ func Checks(s Subject) []props.Check {
 	}
 	// Last: the race probe costs most.
 	cs = append(cs, props.Check{Name: CheckRace, Family: props.FamilyLinear,
-		Guarantee: "two calls at the same instant on one limiter (When/When, When/Forget, When/NumRequeues of one item, When/When and Forget/When of two items), swept across each other for hundreds of rounds on the exponential, fast-slow and max-of (with a token bucket) limiters: both results and the state after them are those of one of the two serial orders",
+		Guarantee: "two calls at the same instant on one limiter (When/When, When/Forget, When/NumRequeues of one item, When/When and Forget/When of two items), swept across each other for hundreds of rounds on the exponential, fast-slow and token-bucket limiters (not MaxOf, which consults its parts one by one without a lock, in client-go too): both results and the state after them are those of one of the two serial orders",
 		Run:       raceCheck(s)})
 	return cs
 }

@@ -44,8 +44,10 @@ func (c lcall) apply(m ratelimit.Model, now time.Time) (ratelimit.Model, string)
 }
 
 // lracePairs are the pairs of calls that touch the same item's (or the
-// same limiter's) state.
+// same limiter's) state. When/When of one item, where a lost count hides,
+// races twice as often as the others.
 var lracePairs = [][2]lcall{
+	{{"When", "x"}, {"When", "x"}},
 	{{"When", "x"}, {"When", "x"}},
 	{{"When", "x"}, {"Forget", "x"}},
 	{{"When", "x"}, {"NumRequeues", "x"}},
@@ -72,22 +74,13 @@ func raceLimiters(s Subject) []raceLimiter {
 			func() (Limiter, error) { return s.FastSlow(time.Millisecond, time.Second, 3) },
 			func() ratelimit.Model { return ratelimit.NewFastSlow(time.Millisecond, time.Second, 3) }})
 	}
-	if s.Exponential != nil && s.Bucket != nil && s.MaxOf != nil {
-		ls = append(ls, raceLimiter{"MaxOf(ItemExponential(1ms,1s), Bucket(10qps,2))",
-			func() (Limiter, error) {
-				e, err := s.Exponential(time.Millisecond, time.Second)
-				if err != nil {
-					return nil, err
-				}
-				b, err := s.Bucket(10, 2)
-				if err != nil {
-					return nil, err
-				}
-				return s.MaxOf(e, b)
-			},
-			func() ratelimit.Model {
-				return ratelimit.NewMaxOf(ratelimit.NewExponential(time.Millisecond, time.Second), ratelimit.NewBucket(10, 2))
-			}})
+	// Not MaxOf: it consults its parts one after the other without a lock
+	// of its own, in client-go too, so two Whens of one item may take
+	// their delays from different serial orders part by part.
+	if s.Bucket != nil {
+		ls = append(ls, raceLimiter{"Bucket(10qps,2)",
+			func() (Limiter, error) { return s.Bucket(10, 2) },
+			func() ratelimit.Model { return ratelimit.NewBucket(10, 2) }})
 	}
 	return ls
 }
@@ -100,10 +93,11 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		ls := raceLimiters(s)
 		var err error
+		sched := props.NewRaceSchedule(len(ls)*len(lracePairs), props.RaceRounds/2, cfg.Budget)
+		defer sched.Stop()
 		props.Bubble(t, func() {
 			r := props.NewRacer()
 			defer r.Close()
-			start := time.Now()
 			for round := 0; ; round++ {
 				for _, l := range ls {
 					for _, p := range lracePairs {
@@ -112,7 +106,8 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 						}
 					}
 				}
-				if round+1 >= props.RaceRounds/2 && time.Since(start) >= cfg.Budget {
+				if sched.Done(r) {
+					t.Logf("%v", r)
 					return
 				}
 			}

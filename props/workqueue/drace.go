@@ -105,17 +105,19 @@ var dracePairs = []dracePair{
 // more than a plain queue's.
 func delayingRaceCheck(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
+		sched := props.NewRaceSchedule(len(dracePairs), props.RaceRounds/2, cfg.Budget)
+		defer sched.Stop()
 		return bubble(t, func() error {
 			r := props.NewRacer()
 			defer r.Close()
-			start := time.Now()
 			for round := 0; ; round++ {
 				for _, p := range dracePairs {
 					if err := draceRound(s, r, p, round, cfg); err != nil {
 						return err
 					}
 				}
-				if round+1 >= props.RaceRounds/2 && time.Since(start) >= cfg.Budget {
+				if sched.Done(r) {
+					t.Logf("%v", r)
 					return nil
 				}
 			}

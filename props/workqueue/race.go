@@ -86,10 +86,11 @@ const raceBatch = 50
 // cfg.Budget lasts), then the drain probes.
 func raceCheck(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
+		sched := props.NewRaceSchedule(len(racePairs), props.RaceRounds, cfg.Budget)
+		defer sched.Stop()
 		return bubble(t, func() error {
 			r := props.NewRacer()
 			defer r.Close()
-			start := time.Now()
 			for round := 0; ; round += raceBatch {
 				for _, p := range racePairs {
 					if err := raceRounds(s, r, p, round, cfg); err != nil {
@@ -99,7 +100,8 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 				if err := drainRace(s, r, round, cfg); err != nil {
 					return err
 				}
-				if round+raceBatch >= props.RaceRounds && time.Since(start) >= cfg.Budget {
+				if sched.Done(r) {
+					t.Logf("%v", r)
 					return nil
 				}
 			}
