@@ -1,0 +1,556 @@
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing/synctest"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/delaying"
+	wq "github.com/kverify/kverify/spec/workqueue"
+	"k8s.io/utils/clock"
+)
+
+// phase says where in time a machine's settle happens, to name what broke.
+type phase uint8
+
+const (
+	phaseStep  phase = iota // after an operation
+	phaseEarly              // 1ns before the model's next ready time
+	phaseReady              // at a ready time, the model having moved what is due
+)
+
+// dmachine drives one delaying queue and the model in lock step, inside a
+// synctest bubble, with synctest.Wait as the step boundary. Time moves only
+// in Sleep and Tick, which stop 1ns before and at every ready time on the
+// way.
+type dmachine struct {
+	q       Delaying
+	rl      RateLimiting // nil unless mode.RateLimited
+	lim     *scriptedLimiter
+	m       delaying.Model
+	mode    DMode
+	workers [Workers]worker
+	drain   chan struct{} // non-nil while ShutDownWithDrain is in flight
+	rec     *props.Recorder
+
+	// moved holds the queued keys that came from a waiting entry, with the
+	// ready time they came at; contested the waiting keys that got a second
+	// AddAfter; justMoved the keys the last Advance moved; lastHuge whether
+	// the last AddAfter had a delay beyond farAway. They only name
+	// violations.
+	moved     map[string]time.Time
+	contested map[string]bool
+	justMoved []string
+	lastHuge  bool
+
+	fresh int // bursts' keys so far
+
+	// With DMode.Metrics: the subject's metrics, and the AddAfter calls
+	// made before shutdown.
+	metrics     *Metrics
+	wantRetries int64
+}
+
+func newDMachine(s Subject, mode DMode, rec *props.Recorder) *dmachine {
+	x := &dmachine{mode: mode, rec: rec, moved: map[string]time.Time{}, contested: map[string]bool{}}
+	deps := Deps{Clock: clock.RealClock{}}
+	if mode.Metrics {
+		x.metrics = new(Metrics)
+		deps.Recorder = x.metrics
+	}
+	if mode.RateLimited {
+		x.lim = newScriptedLimiter()
+		x.rl = s.NewRateLimiting(deps, x.lim)
+		x.q = x.rl
+	} else {
+		x.q = s.NewDelaying(deps)
+	}
+	rec.Timed()
+	return x
+}
+
+// Enabled reports whether the step is meaningful now; disabled steps are
+// no-ops, so every draw decodes to a valid run.
+func (x *dmachine) Enabled(s DStep) bool {
+	switch s.Kind {
+	case DGet:
+		w := &x.workers[s.Worker]
+		return !w.holding && w.getting == nil
+	case DDone:
+		return x.workers[s.Worker].holding
+	case DTick:
+		next, ok := x.m.NextReadyAt()
+		return ok && time.Until(next) <= time.Hour
+	case DSleep:
+		return s.D >= 0 && s.D <= farAway
+	case DAddRateLimited, DForget, DNumRequeues:
+		return x.rl != nil
+	case DDrain:
+		// One worker alone: no other Get in flight may take the items.
+		for i := range x.workers {
+			if w := &x.workers[i]; w.getting != nil || (i == s.Worker && w.holding) {
+				return false
+			}
+		}
+	case DShutDownWithDrain:
+		// Only where every known queue agrees (see Mode.FullDrain): the
+		// drain contract itself is queue/drain's, and a drain begun after
+		// ShutDown is delaying/shutdown-releases-drain's.
+		if x.drain != nil || x.m.IsShuttingDown() || x.m.Queue().Len() > 0 {
+			return false
+		}
+		for _, k := range x.m.Queue().ProcessingKeys() {
+			if x.m.Queue().Dirty(k) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Apply runs one step on the subject and the model and checks the outcome.
+func (x *dmachine) Apply(s DStep) error {
+	if !x.Enabled(s) {
+		return nil
+	}
+	x.lastHuge = false
+	want, got := "", ""
+	switch s.Kind {
+	case DAddAfter, DAddRateLimited:
+		return x.addAfter(s)
+	case DBurst:
+		x.rec.Step(s.String(), "", "")
+		x.burst(s)
+		return x.settle(phaseStep)
+	case DDrain:
+		x.rec.Step(s.String(), "", "")
+		if err := x.drainReady(s); err != nil {
+			return err
+		}
+		return x.settle(phaseStep)
+	case DAdd:
+		x.q.Add(s.Key)
+		x.m.Apply(wq.Op{Kind: wq.Add, Key: s.Key})
+	case DGet:
+		x.workers[s.Worker].getting = startGet(x.q)
+	case DDone:
+		w := &x.workers[s.Worker]
+		key := w.held
+		w.held, w.holding = "", false
+		x.q.Done(key)
+		x.m.Apply(wq.Op{Kind: wq.Done, Key: key})
+	case DSleep:
+		x.rec.Step(s.String(), "", "")
+		return x.sleepTo(time.Now().Add(s.D))
+	case DTick:
+		next, _ := x.m.NextReadyAt()
+		x.rec.Step(DStep{Kind: DSleep, D: time.Until(next)}.String(), "", "")
+		return x.sleepTo(next)
+	case DLen:
+		n, m := x.q.Len(), x.m.Queue().Len()
+		want, got = strconv.Itoa(m), strconv.Itoa(n)
+		if n != m {
+			x.rec.Step(s.String(), want, got)
+			return props.Broke("Len law", "Len() = %d, model %d (queue %s, waiting %s)", n, m, x.queueString(), x.waitingString())
+		}
+	case DShuttingDown:
+		b := x.q.ShuttingDown()
+		want, got = strconv.FormatBool(x.m.IsShuttingDown()), strconv.FormatBool(b)
+		if b != x.m.IsShuttingDown() {
+			x.rec.Step(s.String(), want, got)
+			return props.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, x.m.IsShuttingDown())
+		}
+	case DShutDown:
+		if !shutDown(x.q) {
+			x.rec.Step(s.String(), "returned", "blocked")
+			return props.Broke("Shutdown returns", "ShutDown did not return within %v", props.Watchdog)
+		}
+		x.m.Apply(wq.Op{Kind: wq.ShutDown})
+	case DShutDownWithDrain:
+		x.drain = startDrain(x.q)
+		x.m.ApplyBegin(wq.Op{Kind: wq.ShutDownWithDrain})
+	case DForget:
+		before := x.lim.snapshot()
+		x.rl.Forget(s.Key)
+		if err := x.lim.expect(before, s.Key, 0, 1, 0); err != nil {
+			x.rec.Step(s.String(), "", "")
+			return props.Broke(GForget, "Forget(%s): %v", s.Key, err)
+		}
+	case DNumRequeues:
+		before := x.lim.snapshot()
+		x.lim.setNum(s.Key, s.N)
+		n := x.rl.NumRequeues(s.Key)
+		want, got = strconv.Itoa(s.N), strconv.Itoa(n)
+		x.rec.Step(s.String(), want, got)
+		if n != s.N {
+			return props.Broke(GNumRequeues, "NumRequeues(%s) = %d, the limiter says %d", s.Key, n, s.N)
+		}
+		if err := x.lim.expect(before, s.Key, 0, 0, 1); err != nil {
+			return props.Broke(GNumRequeues, "NumRequeues(%s): %v", s.Key, err)
+		}
+		return x.settle(phaseStep)
+	default:
+		return fmt.Errorf("unknown step %v", s)
+	}
+	x.rec.Step(s.String(), want, got)
+	return x.settle(phaseStep)
+}
+
+// addAfter runs AddAfter or AddRateLimited; with d <= 0 and no Get in
+// flight, it checks Len before the subject's goroutines get a chance to run.
+func (x *dmachine) addAfter(s DStep) error {
+	now := time.Now()
+	if s.D > 0 && !x.mode.Ties {
+		s.D = x.untie(s.Key, s.D, now)
+	}
+	x.lastHuge = s.D > farAway
+	if !x.m.IsShuttingDown() && s.D > 0 && x.waiting(s.Key) {
+		x.contested[s.Key] = true
+	}
+	probe := s.D <= 0
+	for i := range x.workers {
+		if x.workers[i].getting != nil {
+			probe = false // a blocked Get may take the item at once
+		}
+	}
+	if !x.m.IsShuttingDown() {
+		x.wantRetries++
+	}
+	x.m.ApplyAddAfter(s.Key, s.D, now)
+	var before limiterCalls
+	n := 0
+	if s.Kind == DAddRateLimited {
+		before = x.lim.snapshot()
+		x.lim.script(s.D)
+		x.rl.AddRateLimited(s.Key)
+	} else {
+		x.q.AddAfter(s.Key, s.D)
+	}
+	if probe {
+		n = x.q.Len()
+	}
+	x.rec.Step(s.String(), "", "")
+	if s.Kind == DAddRateLimited {
+		if err := x.lim.expect(before, s.Key, 1, 0, 0); err != nil && !(x.m.IsShuttingDown() && x.lim.snapshot().when == before.when) {
+			return props.Broke(GWhenOnce, "AddRateLimited(%s): %v", s.Key, err)
+		}
+	}
+	if want := x.m.Queue().Len(); probe && n != want {
+		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
+		return props.Broke(GImmediate, "Len() = %d right after %s returned, want %d: the item was not added before the call returned", n, s, want)
+	}
+	return x.settle(phaseStep)
+}
+
+// burst adds s.N fresh keys with AddAfter (see DBurst); in Ties mode they
+// all wait for the same ready time.
+func (x *dmachine) burst(s DStep) {
+	now := time.Now()
+	taken := map[time.Time]bool{} // ready times in use, for untying
+	if !x.mode.Ties {
+		for _, e := range x.m.Waiting() {
+			taken[e.ReadyAt] = true
+		}
+	}
+	for i := range s.N {
+		x.fresh++
+		key := fmt.Sprintf("n%05d", x.fresh)
+		d := s.D
+		if !x.mode.Ties {
+			d += burstSpread(i, s.N)
+			for d > 0 && now.Add(d).Sub(now) <= farAway && taken[now.Add(d).Round(0)] {
+				d++
+			}
+			if d > 0 {
+				taken[now.Add(d).Round(0)] = true
+			}
+		}
+		if !x.m.IsShuttingDown() {
+			x.wantRetries++
+		}
+		x.m.ApplyAddAfter(key, d, now)
+		x.q.AddAfter(key, d)
+	}
+}
+
+// drainReady has one worker Get and Done up to s.N ready items, each
+// checked against the model's FIFO head. The Gets are direct calls: the
+// machine calls Get only while the subject's Len says an item is there.
+func (x *dmachine) drainReady(s DStep) error {
+	for i := 0; i < s.N && x.m.Queue().Len() > 0; i++ {
+		if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
+			x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
+			g := "Len law"
+			if n > want {
+				g = x.early()
+			}
+			return props.Broke(g, "in %v, before Get %d: Len() = %d, model %d (queue %s, waiting %s)", s, i+1, n, want, x.queueString(), x.waitingString())
+		}
+		head := x.m.Queue().Head(1)[0]
+		k, shut := x.q.Get()
+		if shut || k != head {
+			x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, fmtResult(getResult{k, shut}))
+			if shut {
+				return props.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Queue().Len())
+			}
+			if x.m.Queue().Processing(k) {
+				return props.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
+			}
+			return props.Broke(x.order([]string{k}, []string{head}), "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s, ready times %s)", s, i+1, k, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)))
+		}
+		x.m.Apply(wq.Op{Kind: wq.Get})
+		delete(x.moved, k)
+		x.q.Done(k)
+		x.m.Apply(wq.Op{Kind: wq.Done, Key: k})
+	}
+	return nil
+}
+
+// untie lengthens d by a nanosecond at a time while key's ready time would
+// equal another waiting key's (see DMode.Ties).
+func (x *dmachine) untie(key string, d time.Duration, now time.Time) time.Duration {
+	for {
+		at := now.Add(d).Round(0)
+		if at.Sub(now) > farAway || !x.m.WaitsAt(at, key) {
+			return d // no clash, or it never comes: its order is never seen
+		}
+		d++
+	}
+}
+
+func (x *dmachine) waiting(key string) bool {
+	_, ok := x.m.ReadyAt(key)
+	return ok
+}
+
+// queueString and waitingString render the model's state for violations,
+// shortened when it is large.
+func (x *dmachine) queueString() string {
+	return short(x.m.Queue().Head(9), x.m.Queue().Len())
+}
+
+func (x *dmachine) waitingString() string {
+	w := x.m.Waiting()
+	if len(w) <= 8 {
+		return fmt.Sprint(w)
+	}
+	return fmt.Sprintf("%v ... (%d entries)", w[:8], len(w))
+}
+
+// sleepTo advances the fake clock to target, stopping 1ns before and at
+// every ready time of the model on the way to check the subject there.
+func (x *dmachine) sleepTo(target time.Time) error {
+	for {
+		next, ok := x.m.NextReadyAt()
+		if !ok || next.After(target) {
+			break
+		}
+		if x.m.WaitingLen() > coarseAbove {
+			// A burst waits: stopping at each of its ready times would
+			// take thousands of steps. Jump to the target; the order the
+			// items became ready in is checked when they are taken.
+			time.Sleep(time.Until(target))
+			x.advance(time.Now())
+			err := x.settle(phaseReady)
+			clear(x.contested)
+			x.justMoved = nil
+			return err
+		}
+		if early := next.Add(-1); early.After(time.Now()) {
+			time.Sleep(time.Until(early))
+			if err := x.settle(phaseEarly); err != nil {
+				return err
+			}
+		}
+		time.Sleep(time.Until(next))
+		x.advance(time.Now())
+		if err := x.settle(phaseReady); err != nil {
+			return err
+		}
+		for _, k := range x.justMoved {
+			delete(x.contested, k)
+		}
+		x.justMoved = nil
+	}
+	if d := time.Until(target); d > 0 {
+		time.Sleep(d)
+	}
+	return x.settle(phaseStep)
+}
+
+// coarseAbove is how many waiting entries a delaying machine still steps
+// through one ready time at a time when it sleeps.
+const coarseAbove = 64
+
+// advance moves what is due in the model, noting which keys moved.
+func (x *dmachine) advance(now time.Time) {
+	q := x.m.Queue()
+	for _, e := range x.m.Due(now) {
+		// Moves only add keys, and the due keys are distinct: their state
+		// before the move is their state now.
+		if !q.Queued(e.Key) && !q.Processing(e.Key) && !q.IsShuttingDown() {
+			x.moved[e.Key] = e.ReadyAt
+		}
+		x.justMoved = append(x.justMoved, e.Key)
+	}
+	x.m.ApplyAdvance(now)
+}
+
+// early names a subject that has more ready than the model.
+func (x *dmachine) early() string {
+	if x.lastHuge {
+		return GHugeNever
+	}
+	return GNotEarly
+}
+
+// late names a subject that has fewer ready than the model at a ready time.
+func (x *dmachine) late() string {
+	for _, k := range x.justMoved {
+		if x.contested[k] {
+			return GEarlierWins
+		}
+	}
+	return GOnTime
+}
+
+// order names Gets that did not take the model's head: got holds a key the
+// head does not, the head a key got does not.
+func (x *dmachine) order(got, head []string) string {
+	var g, h string
+	for _, k := range got {
+		if !slices.Contains(head, k) {
+			g = k
+		}
+	}
+	for _, k := range head {
+		if !slices.Contains(got, k) {
+			h = k
+		}
+	}
+	if g != "" && !x.m.Queue().Queued(g) && x.waiting(g) {
+		return x.early()
+	}
+	tg, okg := x.moved[g]
+	th, okh := x.moved[h]
+	switch {
+	case okg && okh && tg.Equal(th):
+		return GTieOrder
+	case okg || okh:
+		return GReadyOrder
+	}
+	return "Fair"
+}
+
+// settle waits until the subject is quiescent, then checks which blocked
+// calls returned against what the model allows, and the Len law.
+func (x *dmachine) settle(ph phase) error {
+	synctest.Wait()
+	g := pollGets(&x.workers, x.rec)
+	returned, blocked, results := g.returned, g.blocked, g.results
+	where := ""
+	switch ph {
+	case phaseEarly:
+		where = " (1ns before the next ready time)"
+	case phaseReady:
+		where = " (at a ready time)"
+	}
+	queued := x.m.Queue().Len()
+	shut := x.m.IsShuttingDown()
+	wantItems, wantReturned := g.want(queued, shut)
+	if len(returned) != wantReturned {
+		switch {
+		case len(returned) > wantReturned && queued == 0 && !shut:
+			g := "Blocking Get"
+			if x.m.WaitingLen() > 0 {
+				g = x.early()
+			}
+			return props.Broke(g, "%d Get(s) returned from a queue with nothing ready%s: %s (waiting %s)", len(returned)-wantReturned, where, describe(returned, results), x.waitingString())
+		case len(returned) > wantReturned:
+			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s%s: %s", len(returned), queued, x.queueString(), where, describe(returned, results))
+		default:
+			g := "Liveness"
+			if ph == phaseReady {
+				g = x.late()
+			}
+			return props.Broke(g, "%d Get(s) still blocked with %d item(s) queued %s%s (shutting down: %v)", len(blocked), queued, x.queueString(), where, shut)
+		}
+	}
+	head := x.m.Queue().Head(wantItems)
+	gotItems := g.items()
+	if !g.tookHead(head) {
+		for _, k := range gotItems {
+			if x.m.Queue().Processing(k) {
+				return props.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.Queue().ProcessingKeys())
+			}
+		}
+		if len(gotItems) < len(head) {
+			return props.Broke("Shutdown", "Get returned shutdown with items still queued %s", x.queueString())
+		}
+		return props.Broke(x.order(gotItems, head), "Gets returned %v, the model's FIFO head is %v (queue %s, ready times %v)%s", gotItems, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)), where)
+	}
+	for range wantItems {
+		x.m.Apply(wq.Op{Kind: wq.Get})
+	}
+	for _, k := range gotItems {
+		delete(x.moved, k)
+	}
+	g.hand(&x.workers)
+	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue().Head(9), x.m.Queue().ProcessingKeys())
+	if err != nil {
+		return err
+	}
+	if done {
+		x.drain = nil
+		x.m.Apply(wq.Op{Kind: wq.ShutDownWithDrain})
+	}
+	if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
+		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
+		g := "Len law"
+		switch {
+		case n > want:
+			g = x.early()
+		case ph == phaseReady:
+			g = x.late()
+		}
+		return props.Broke(g, "Len() = %d, model %d%s (queue %s, waiting %s)", n, want, where, x.queueString(), x.waitingString())
+	}
+	if x.metrics != nil {
+		if got := x.metrics.RetriesCounter.Value(); got != x.wantRetries {
+			return props.Broke("Metrics", "retries = %d, want %d: one per AddAfter made before shutdown, whatever its delay%s", got, x.wantRetries, where)
+		}
+	}
+	return nil
+}
+
+// readyTimes shows the ready times (from the bubble's start) of the queued
+// keys that came from waiting entries.
+func (x *dmachine) readyTimes(queue []string) string {
+	var parts []string
+	for _, k := range queue {
+		if at, ok := x.moved[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s@%s", k, at.Sub(bubbleStart)))
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// bubbleStart is the fake clock's start in every synctest bubble.
+var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Close shuts the subject down and releases every blocked call: it also
+// marks the held items done, so that a drain the subject did not release
+// on ShutDown (a violation already reported) does not deadlock the bubble.
+func (x *dmachine) Close() {
+	shutDown(x.q)
+	for i := range x.workers {
+		if w := &x.workers[i]; w.holding {
+			x.q.Done(w.held)
+		}
+	}
+	synctest.Wait()
+}
