@@ -16,19 +16,23 @@ import (
 
 // mutantsCmd prints the kill matrix: for every catalogued mutant of the
 // chosen components, which checks kill it, how often (with --repeat) and
-// how long the suite ran before the first kill. It fails if a mutant
-// survives a run, misses the time bars, or does not build, or if a check of
-// those components kills no mutant (a check that cannot fail is a defect).
+// how long the suite ran before the first kill. Each run stops at its
+// first kill; then every check that has killed nothing yet is run alone on
+// its component's mutants until it kills one (--full runs every check on
+// every mutant instead). It fails if a mutant survives a run, misses the
+// time bars, or does not build, or if a check of those components kills no
+// mutant (a check that cannot fail is a defect).
 func mutantsCmd(args []string) int {
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
 	list := fs.Bool("list", false, "only list the catalogue")
 	parallel := fs.Int("parallel", 2, "mutants built and run at once")
-	repeat := fs.Int("repeat", 1, "runs per mutant: the first runs every check (the matrix), the others stop at the first kill (kill rate and time to kill)")
+	repeat := fs.Int("repeat", 1, "runs per mutant, each stopping at its first kill: kill rate, median and worst time to kill")
 	medianBar := fs.Duration("median-bar", 2*time.Second, "fail if the median time to kill, over every kill of the matrix, exceeds this")
 	worstBar := fs.Duration("worst-bar", 30*time.Second, "fail if any kill takes longer than this")
 	only := fs.String("mutant", "", "comma-separated mutant IDs (default: every mutant of the components)")
+	full := fs.Bool("full", false, "run every check on every mutant (the whole matrix) instead of stopping at the first kill and then looking, for each check that killed nothing yet, for a mutant it kills")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -83,7 +87,7 @@ func mutantsCmd(args []string) int {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			o := runMutant(root, m, c, env, race, *repeat)
+			o := runMutant(root, m, c, env, race, *repeat, *full)
 			outcomes[i] = o
 			fmt.Fprintf(os.Stderr, "  %-9s %-36s %s\n", o.result(*repeat), m.ID, o.summary())
 		})
@@ -94,6 +98,19 @@ func mutantsCmd(args []string) int {
 	for key := range info {
 		if slices.Contains(comps, strings.SplitN(key, "/", 2)[0]) {
 			killers[key] = 0
+		}
+	}
+	for i, m := range ms {
+		for _, k := range outcomes[i].by {
+			killers[m.Component+"/"+strings.TrimSuffix(k, crashMark)]++
+		}
+	}
+	if !*full && *only == "" {
+		findKillers(ms, outcomes, killers)
+	}
+	for i := range outcomes {
+		if outcomes[i].suite != nil {
+			outcomes[i].suite.Close()
 		}
 	}
 	bad := false
@@ -107,9 +124,6 @@ func mutantsCmd(args []string) int {
 			fmt.Fprintf(os.Stderr, "kverify: mutant %s: %v\n", m.ID, o.err)
 			bad = true
 			continue
-		}
-		for _, k := range o.by {
-			killers[m.Component+"/"+strings.TrimSuffix(k, crashMark)]++
 		}
 		allTTK = append(allTTK, o.ttks...)
 		res := o.result(*repeat)
@@ -165,10 +179,16 @@ const crashMark = "*"
 
 // killOutcome is what the runs of one mutant found.
 type killOutcome struct {
-	by   []string        // checks that killed it in the first (full) run
+	by   []string        // checks seen to kill it
 	ttks []time.Duration // time to first kill, one per run that killed it
 	runs int
 	err  error
+
+	// Without --full: the built suite, kept for findKillers, and how to
+	// run it.
+	suite  *suite
+	run    suiteRun
+	wanted map[string]bool
 }
 
 func (o killOutcome) result(repeat int) string {
@@ -196,21 +216,36 @@ func (o killOutcome) summary() string {
 // runMutant builds m's suite once and runs it repeat times: the first run
 // takes every check (which checks kill it); the others stop at the first
 // failure, for the kill rate and the time to kill.
-func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race bool, repeat int) killOutcome {
+func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race bool, repeat int, full bool) killOutcome {
 	s, target, extra, err := mutantSuite(root, "mutant:"+m.ID, race)
 	if err != nil {
 		return killOutcome{err: err}
 	}
-	defer s.Close()
 	want := wantedChecks(target, []string{m.Component})
 	wanted := map[string]bool{}
 	for _, w := range want {
 		wanted[w] = true
 	}
 	o := suiteRun{env: append(slices.Concat(env, extra), "KVERIFY_SUBJECTS="+target), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}
-	var out killOutcome
-	rs, first := s.runAll(o, want)
-	out.runs = 1
+	out := killOutcome{runs: 1}
+	if full {
+		defer s.Close()
+	} else {
+		out.suite, out.run, out.wanted = s, o, wanted
+		o.failfast = true
+	}
+	var rs []*result
+	var first *goTestRun
+	if full {
+		rs, first = s.runAll(o, want)
+	} else {
+		first = s.run(o, wanted)
+		for _, name := range first.order {
+			if wanted[name] {
+				rs = append(rs, first.results[name])
+			}
+		}
+	}
 	for _, r := range rs {
 		if r.Status == "fail" {
 			name := r.Check
@@ -232,6 +267,37 @@ func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race 
 		}
 	}
 	return out
+}
+
+// findKillers looks, for every check that has killed no mutant so far,
+// for a mutant of its component that it kills, running that check alone
+// on the mutants' suites in catalogue order; it records what it finds.
+func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string]int) {
+	var weak []string
+	for k, n := range killers {
+		if n == 0 {
+			weak = append(weak, k)
+		}
+	}
+	sort.Strings(weak)
+	for _, k := range weak {
+		comp, check, _ := strings.Cut(k, "/")
+		for i, m := range ms {
+			o := &outcomes[i]
+			if m.Component != comp || o.suite == nil {
+				continue
+			}
+			ro := o.run
+			ro.env = append(slices.Clone(ro.env), "KVERIFY_ONLY="+k)
+			run := o.suite.run(ro, o.wanted)
+			if _, ok := timeToKill(run, o.wanted); ok {
+				o.by = append(o.by, check)
+				killers[k]++
+				fmt.Fprintf(os.Stderr, "  %s kills %s\n", k, m.ID)
+				break
+			}
+		}
+	}
 }
 
 // timeToKill is the time from the run's first check starting to its first
