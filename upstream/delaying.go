@@ -51,4 +51,14 @@ var DelayingDivergences = []props.Divergence{
 		Reason:   "ShutDownWithDrain is the inner queue's (delayingType does not override it): stopCh is not closed nor the heartbeat stopped, so waitingLoop runs on until its next wake-up (the 10s heartbeat, a timer or an AddAfter) finds the queue shutting down",
 		Upstream: Version + "/util/workqueue/delaying_queue.go:240-246,290-293,320-324",
 	},
+	{
+		Check:    pwq.CheckDelayingRetention,
+		Reason:   "the waiting heap's Pop shortens the slice without clearing the vacated slot, so every entry moved to the queue (with its item) stays referenced by the heap's backing array until a later push overwrites the slot: after a burst of 300 waiting items became ready and were marked Done, all 300 are still held",
+		Upstream: Version + "/util/workqueue/delaying_queue.go:224-230",
+	},
+	{
+		Check:    pwq.CheckDelayingOneTimer,
+		Reason:   "besides the timer for the heap's head, every delaying queue holds a 10s heartbeat ticker from creation to ShutDown; and waitingLoop returns on stopCh without stopping its timer, which stays armed after ShutDown (with ShutDownWithDrain the ticker stays too)",
+		Upstream: Version + "/util/workqueue/delaying_queue.go:151,244,311-324",
+	},
 }

@@ -171,13 +171,6 @@ func Replay(ss []Subject, tr *traces.Trace) error {
 	return RunSteps(s, size, mode, steps, nil)
 }
 
-// probe is a heap-allocated value that nothing but the buffer references,
-// and a weak pointer telling whether anything still does.
-func probe(name string) (string, weak.Pointer[byte]) {
-	v := string([]byte("retention-probe-" + name)) // > 16 bytes: not tiny-allocated
-	return v, weak.Make(unsafe.StringData(v))
-}
-
 // retentionCase builds one scenario and returns the buffer (to keep alive)
 // and the probe's weak pointer, or the violation. After it, the probe has
 // been read and nothing outside the buffer references it.
@@ -189,7 +182,7 @@ func retentionCase(s Subject, size, pre int, drain bool) (Ring, weak.Pointer[byt
 	for range pre / 2 { // move the read position: wrap-around
 		r.ReadOne()
 	}
-	v, wp := probe(fmt.Sprintf("%d-%d-%v", size, pre, drain))
+	v, wp := props.Probe(fmt.Sprintf("%d-%d-%v", size, pre, drain))
 	r.WriteOne(v)
 	v = ""
 	for range 3 {
@@ -250,13 +243,12 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 				}
 			}
 		}
-		for range 3 {
-			runtime.GC()
+		wps := make([]weak.Pointer[byte], len(all))
+		for i, l := range all {
+			wps[i] = l.wp
 		}
-		for _, l := range all {
-			if l.wp.Value() != nil {
-				return props.Broke("No retention", "a value returned by ReadOne is still referenced by the buffer: %s", l.name)
-			}
+		if held := props.Held(wps...); len(held) > 0 {
+			return props.Broke("No retention", "a value returned by ReadOne is still referenced by the buffer: %s", all[held[0]].name)
 		}
 		runtime.KeepAlive(all)
 		return nil

@@ -2,12 +2,9 @@ package workqueue
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
-	"weak"
 
 	"github.com/kverify/kverify/props"
 	"github.com/kverify/kverify/props/ratelimit"
@@ -278,8 +275,7 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 		defer q.ShutDown()
 		// A heap-allocated key whose bytes nothing else references; a weak
 		// pointer to them tells whether the queue still holds the key.
-		key := string([]byte("retention-probe-item"))
-		probe := weak.Make(unsafe.StringData(key))
+		key, probe := props.Probe("item")
 		q.Add("other-1")
 		q.Add(key)
 		q.Add("other-2") // keeps the FIFO's storage alive and non-empty
@@ -288,10 +284,7 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			q.Done(k)
 		}
 		key = ""
-		for range 3 {
-			runtime.GC()
-		}
-		if probe.Value() != nil {
+		if len(props.Held(probe)) > 0 {
 			return props.Broke("No retention", "an item handed out by Get and marked Done is still referenced by the queue")
 		}
 		return nil
