@@ -5,6 +5,14 @@ const ratelimitGo = "impl/ratelimit/ratelimit.go"
 // ratelimitMutants break the rate limiters; the ratelimit/* checks of the
 // workqueue suite must kill them.
 var ratelimitMutants = []Mutant{
+	{ID: "rl-exp-forget-zeroes", Component: "ratelimit", File: ratelimitGo,
+		Bug: "the exponential limiter's Forget sets the item's failure count to 0 instead of deleting it, so every item ever retried keeps a map entry for good",
+		Old: "func (r *ItemExponential[T]) Forget(item T) {\n	r.mu.Lock()\n	defer r.mu.Unlock()\n	delete(r.failures, item)",
+		New: "func (r *ItemExponential[T]) Forget(item T) {\n	r.mu.Lock()\n	defer r.mu.Unlock()\n	r.failures[item] = 0"},
+	{ID: "rl-fastslow-forget-zeroes", Component: "ratelimit", File: ratelimitGo,
+		Bug: "the fast-slow limiter's Forget sets the item's failure count to 0 instead of deleting it, so every item ever retried keeps a map entry for good",
+		Old: "func (r *ItemFastSlow[T]) Forget(item T) {\n	r.mu.Lock()\n	defer r.mu.Unlock()\n	delete(r.failures, item)",
+		New: "func (r *ItemFastSlow[T]) Forget(item T) {\n	r.mu.Lock()\n	defer r.mu.Unlock()\n	r.failures[item] = 0"},
 	{ID: "rl-exp-when-split", Component: "ratelimit", File: ratelimitGo,
 		Bug: "ItemExponential.When computes the delay outside the lock and then stores the count it read before, so two concurrent Whens of one item count one failure",
 		Old: "	n := r.failures[item]\n	r.failures[item] = saturatingInc(n)\n	return exponentialDelay(r.base, r.max, n)\n}",

@@ -66,6 +66,9 @@ func Checks(s Subject) []props.Check {
 			Guarantee: "constructors given invalid parameters (negative base, max, fast or slow delays, negative maxFast, negative or NaN qps, negative burst, an empty MaxOf, a nil or typed-nil limiter in MaxOf or MaxWait) return an error; nothing panics and no limiter returns a negative delay",
 			Run:       badInput(s)})
 	}
+	cs = append(cs, props.Check{Name: CheckForgetReleases, Family: props.FamilyRetention,
+		Guarantee: "after Forget, every per-item limiter (exponential, fast-slow, MaxOf and MaxWait of them, the defaults) keeps nothing for the item: for 1, 64 and 2000 items retried and forgotten (some twice) the keys are collectable and NumRequeues is 0, items not forgotten keep their counts, and Forget or NumRequeues of an item never seen creates no state",
+		Run:       forgetReleases(s)})
 	// Last: the race probe costs most.
 	cs = append(cs, props.Check{Name: CheckRace, Family: props.FamilyLinear,
 		Guarantee: "two calls at the same instant on one limiter (When/When, When/Forget, When/NumRequeues of one item, When/When and Forget/When of two items), swept across each other for hundreds of rounds on the exponential, fast-slow and token-bucket limiters (not MaxOf, which consults its parts one by one without a lock, in client-go too): both results and the state after them are those of one of the two serial orders",
