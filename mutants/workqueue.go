@@ -17,6 +17,9 @@ const queueGo = "impl/workqueue/queue.go"
 var workqueueMutants = []Mutant{
 	// The default Order is a FIFO over impl/ring's growing ring: these two
 	// break the ring as the workqueue uses it.
+	{ID: "wq-stop-close-racy", Component: "workqueue", File: queueGo,
+		Bug: "the queue closes its stop channel with the close-if-open idiom (a select on it, then close) instead of a sync.Once, so two shutdowns at the same instant can both close it: a panic",
+		Old: "	q.stopped.Do(func() { close(q.stop) })", New: "	select {\n	case <-q.stop:\n	default:\n		close(q.stop)\n	}"},
 	{ID: "wq-lifo", Component: "workqueue", File: growingGo,
 		Bug: "the FIFO's ring pops the newest item instead of the oldest",
 		Old: "	x := r.data[r.beg]\n	r.data[r.beg] = zero\n	r.beg++\n	if r.beg == len(r.data) {\n		r.beg = 0\n	}\n	r.n--",

@@ -1,0 +1,128 @@
+package workqueue
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"k8s.io/utils/clock"
+)
+
+// The lifecycle checks: shutdown calls made twice, in either order, or at
+// the same instant.
+const (
+	CheckLifecycle         = "queue/lifecycle"
+	CheckDelayingLifecycle = "delaying/lifecycle"
+)
+
+// GLifecycle is the guarantee they state.
+const GLifecycle = "Lifecycle calls are safe"
+
+// stopCall is ShutDown or ShutDownWithDrain.
+type stopCall struct {
+	name string
+	call func(Queue)
+}
+
+var (
+	stopNow   = stopCall{"ShutDown", Queue.ShutDown}
+	stopDrain = stopCall{"ShutDownWithDrain", Queue.ShutDownWithDrain}
+)
+
+// lifecycle checks a queue made by fresh and put in a state by setup
+// (nothing queued or handed out, so that a drain has nothing to wait for):
+// every order of two shutdown calls, made one after the other, then at the
+// same instant on two goroutines, swept across each other round by round,
+// returns without a panic and leaves a queue that is shut down: ShuttingDown
+// is true, Get returns shutdown at once, Add and AddAfter add nothing.
+func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing.T, props.Config) error {
+	pairs := [][2]stopCall{{stopNow, stopNow}, {stopDrain, stopDrain}, {stopNow, stopDrain}, {stopDrain, stopNow}}
+	after := func(q Queue, how string) error {
+		if !q.ShuttingDown() {
+			return props.Broke(GLifecycle, "%s, %s: ShuttingDown is false", what, how)
+		}
+		if k, shut := q.Get(); !shut {
+			return props.Broke(GLifecycle, "%s, %s: Get returned %q, not shutdown", what, how, k)
+		}
+		q.Add("late")
+		if d, ok := q.(Delaying); ok {
+			d.AddAfter("later", time.Second)
+			d.AddAfter("now", 0)
+		}
+		if n := q.Len(); n != 0 {
+			return props.Broke(GLifecycle, "%s, %s: Len is %d after Add on a queue shut down", what, how, n)
+		}
+		return nil
+	}
+	return func(t *testing.T, cfg props.Config) error {
+		sched := props.NewRaceSchedule(len(pairs)-1, props.RaceRounds, cfg.Budget) // outside the bubble: wall time
+		defer sched.Stop()
+		return bubble(t, func() (err error) {
+			for _, p := range pairs {
+				how := fmt.Sprintf("%s then %s", p[0].name, p[1].name)
+				cfg.Progress.Op(how)
+				q := fresh()
+				setup(q)
+				func() {
+					defer func() {
+						if v := recover(); v != nil {
+							err = props.Broke(GNoPanic, "%s, %s: %v", what, how, v)
+						}
+					}()
+					p[0].call(q)
+					p[1].call(q)
+				}()
+				if err != nil {
+					return err
+				}
+				if err := after(q, how); err != nil {
+					return err
+				}
+				q.ShutDown() // client-go's drain leaves the delaying loop running
+			}
+			r := props.NewRacer()
+			defer r.Close()
+			for round := 0; ; round++ {
+				for _, p := range pairs[:3] {
+					name := props.RaceRound(p[0].name+"/"+p[1].name, round)
+					cfg.Progress.Op(name)
+					q := fresh()
+					setup(q)
+					blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), func() { p[0].call(q) }, func() { p[1].call(q) })
+					if err != nil {
+						return err
+					}
+					if blocked {
+						return props.Broke(GLifecycle, "%s, %s: the second call does not return once the first has", what, name)
+					}
+					if err := after(q, name); err != nil {
+						return err
+					}
+					r.Park()
+					q.ShutDown()
+				}
+				if sched.Done(r) {
+					t.Logf("%v", r)
+					return nil
+				}
+			}
+		})
+	}
+}
+
+// queueLifecycle is queue/lifecycle on a queue with metrics on (so that it
+// has goroutines to stop) that has handed out an item and taken it back.
+func queueLifecycle(s Subject) func(*testing.T, props.Config) error {
+	return lifecycle(func() Queue { return s.New(Deps{Clock: clock.RealClock{}, Metrics: true}) },
+		func(q Queue) { q.Add("x"); k, _ := q.Get(); q.Done(k) },
+		"a queue with metrics on that handed out x and took it back")
+}
+
+// delayingLifecycle is delaying/lifecycle on a delaying queue with two
+// items waiting.
+func delayingLifecycle(s Subject) func(*testing.T, props.Config) error {
+	return lifecycle(func() Queue { return s.NewDelaying(Deps{Clock: clock.RealClock{}}) },
+		func(q Queue) { q.(Delaying).AddAfter("w", time.Hour); q.(Delaying).AddAfter("v", time.Second) },
+		"a delaying queue with w and v waiting")
+}
