@@ -71,6 +71,12 @@ var informerMutants = []Mutant{
 		New: "		close(l.addCh)\n"},
 
 	// processor.go: distribution, membership, run and shutdown.
+	{ID: "inf-processor-run-twice", Component: "informer", File: processorGo,
+		Bug: "Run checks only whether the processor stopped, not whether it runs, so a second Run blocks on its own context and, when that is cancelled, stops every listener under the first",
+		Old: "	if p.started || p.stopped {\n		p.mu.Unlock()\n		return\n	}", New: "	if p.stopped {\n		p.mu.Unlock()\n		return\n	}"},
+	{ID: "inf-processor-rerun-after-stop", Component: "informer", File: processorGo,
+		Bug: "Run checks only whether the processor runs, so Run after it stopped marks it running again with no listeners and blocks until its context is done",
+		Old: "	if p.started || p.stopped {\n		p.mu.Unlock()\n		return\n	}", New: "	if p.started {\n		p.mu.Unlock()\n		return\n	}"},
 	{ID: "inf-processor-close-unlocked", Component: "informer", File: processorGo,
 		Bug: "the processor's shutdown closes its listeners before it takes the lock that marks it stopped, so a Distribute in progress sends on a closed listener",
 		Old: "	<-ctx.Done()\n\n	p.mu.Lock()\n	for l := range p.listeners {\n		l.Close()\n	}\n",

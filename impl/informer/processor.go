@@ -102,7 +102,9 @@ func (p *Processor) Distribute(n Notification, sync bool) {
 }
 
 // Run starts every listener and blocks until ctx is done; then it closes
-// every listener and returns after all their goroutines exit.
+// every listener and returns after all their goroutines exit. A processor
+// runs once: Run while another Run runs, or after one returned, returns at
+// once and its context is ignored.
 func (p *Processor) Run(ctx context.Context) {
 	p.mu.Lock()
 	if p.started || p.stopped {
