@@ -146,4 +146,9 @@ type Subject struct {
 	// returned. nil: the subject does not promise to contain handler
 	// panics, and the fault check skips as not applicable.
 	ContainPanics func(body func() error) error
+	// SourceRetains, when not empty, says why the subject's event source
+	// keeps every object it is given (a test fixture's history), so that
+	// listener/retention cannot tell the fan-out's references from the
+	// fixture's; the check then skips as not applicable, with the reason.
+	SourceRetains string
 }
