@@ -42,6 +42,17 @@
 // and reads the backlog racing with its pump (shared_informer.go:1496 vs
 // :1458), so its count is the backlog or one less, at random.
 //
+// # What a listener keeps
+//
+// A notification is referenced by its listener from Add until the handler
+// call that receives it returns: in the buffer (a chunked ring whose slots
+// are cleared when read and whose chunks are released as it drains), then
+// in the pump's hand, which is emptied when the pump goes idle. Each
+// listener owns two goroutines from Start until Close (RemoveListener or
+// the processor's shutdown) and a handler call in progress; a processor
+// runs once (a second Run returns at once), so it never starts a second
+// set. The suite checks this: listener/retention, informer/lifecycle.
+//
 // # Resync
 //
 // An informer resyncs (RunResync) every check period: the listeners due

@@ -39,6 +39,14 @@
 // MaxOf calls every limiter even after the first large answer, and the
 // token-bucket behaviour of Bucket, including its start with a full bucket)
 // follows upstream.
+//
+// What a limiter keeps per item, and for how long (the suite checks it:
+// ratelimit/forget-releases): ItemExponential and ItemFastSlow keep one
+// failure counter per item from its first When until its Forget, which
+// deletes the entry (a counter reset to zero would keep the key for
+// good); the state held is therefore bounded by the items retried and not
+// yet forgotten. Bucket keeps nothing per item. MaxOf and MaxWait keep
+// nothing of their own and forward Forget.
 package ratelimit
 
 import (

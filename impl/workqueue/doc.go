@@ -26,6 +26,20 @@
 //   - ShutDown of a delaying queue returns only after its goroutine has
 //     exited; waiting items are dropped.
 //
+// What a queue keeps, per item and for how long (the suite checks it:
+// queue/retention, delaying/retention, delaying/one-timer):
+//   - Queue: an item's state (dirty, processing) from Add until it is
+//     neither queued nor processing, that is until Done of its last
+//     hand-out; the FIFO's slot until Get hands the item out (slots are
+//     cleared when read, and the ring gives memory back after a burst).
+//   - Delaying: a waiting item's heap entry and index entry from AddAfter
+//     until it moves to the queue or shutdown drops it (the vacated heap
+//     slot is cleared; the heap gives memory back after a burst). One
+//     timer per queue, armed only while an item waits; none after
+//     shutdown.
+//   - RateLimiting: nothing of its own; the limiter's per-item state
+//     lives until Forget (see package ratelimit).
+//
 // Every goroutine a queue starts (the metrics updater when metrics are on,
 // the delaying queue's waiting loop) is owned by the queue and stopped and
 // joined by ShutDown or ShutDownWithDrain.
