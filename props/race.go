@@ -19,8 +19,8 @@ import (
 // The Racer's goroutine lives for the whole probe and spins between
 // rounds, so both calls start hot, on two CPUs, within a few hundred
 // nanoseconds of each other; RaceOffset then delays one of them, narrowly
-// around the same instant on even rounds and across a few microseconds on
-// odd ones. Under -race, whose instrumentation widens every window, a
+// around the same instant, across a microsecond or across a few
+// microseconds, round by round. Under -race, whose instrumentation widens every window, a
 // window of a few nanoseconds (an Unlock followed at once by a Lock) is
 // hit in a good share of rounds.
 
@@ -32,19 +32,27 @@ const RaceRounds = 600
 // or without -race: the loop touches no memory the race detector watches).
 const (
 	raceNarrow = 100
+	raceMedium = 1024
 	raceWide   = 4096
 )
 
-// RaceOffset is round's offset in spin iterations: in [-raceNarrow,
-// raceNarrow] on even rounds and [-raceWide, raceWide] on odd ones.
-// Consecutive rounds of each sweep are far apart, and every offset comes up
-// once per sweep period (the stride is coprime with the sweep's width).
+// RaceOffset is round's offset in spin iterations, from three sweeps:
+// [-raceNarrow, raceNarrow] (the same instant) on even rounds, and
+// [-raceMedium, raceMedium] and [-raceWide, raceWide] in turn on odd ones.
+// The narrow sweep keeps half the rounds because a window of zero width
+// (an Unlock followed at once by a Lock) is hit only by a call that is
+// already spinning on the lock; the medium sweep is there because under
+// -race most other windows open a few hundred iterations into a call
+// (after a Lock, a check and an Unlock, each a call into the detector),
+// where the wide sweep puts few rounds. Consecutive rounds of each sweep
+// are far apart, and every offset comes up once per sweep period (the
+// stride is coprime with each sweep's width).
 func RaceOffset(round int) int {
-	span := raceNarrow
-	if round%2 == 1 {
-		span = raceWide
+	if round%2 == 0 {
+		return (round/2*raceStride)%(2*raceNarrow+1) - raceNarrow
 	}
-	return (round/2*raceStride)%(2*span+1) - span
+	span := [...]int{raceMedium, raceWide}[round/2%2]
+	return (round/4*raceStride)%(2*span+1) - span
 }
 
 const raceStride = 97
@@ -322,7 +330,14 @@ type RaceSchedule struct {
 // NewRaceSchedule returns the schedule of a probe of pairs pairs of calls,
 // each to race in rounds hot rounds, exploring for budget.
 func NewRaceSchedule(pairs, rounds int, budget time.Duration) *RaceSchedule {
-	return &RaceSchedule{want: int64(pairs * rounds), budget: NewWallTimer(budget), limit: NewWallTimer(max(RaceLimit, budget))}
+	return NewRaceScheduleWithin(pairs, rounds, budget, RaceLimit)
+}
+
+// NewRaceScheduleWithin is NewRaceSchedule with a wall-time limit other
+// than RaceLimit: for a short probe that runs before the long ones and
+// must not hold them up on a busy machine.
+func NewRaceScheduleWithin(pairs, rounds int, budget, limit time.Duration) *RaceSchedule {
+	return &RaceSchedule{want: int64(pairs * rounds), budget: NewWallTimer(budget), limit: NewWallTimer(max(limit, budget))}
 }
 
 // Done reports whether the probe may stop.

@@ -65,7 +65,14 @@ func TestRaceOffsetSweeps(t *testing.T) {
 	if len(seen) != 2*raceNarrow+1 {
 		t.Fatalf("the narrow sweep covered %d of %d offsets", len(seen), 2*raceNarrow+1)
 	}
-	if o := RaceOffset(1); o < -raceWide || o > raceWide {
-		t.Fatalf("odd round offset %d outside the wide sweep", o)
+	for round := 1; round < 4*(2*raceMedium+1); round += 4 {
+		if o := RaceOffset(round); o < -raceMedium || o > raceMedium {
+			t.Fatalf("round %d: offset %d outside the medium sweep", round, o)
+		}
+	}
+	for round := 3; round < 4*64; round += 4 {
+		if o := RaceOffset(round); o < -raceWide || o > raceWide {
+			t.Fatalf("round %d: offset %d outside the wide sweep", round, o)
+		}
 	}
 }

@@ -84,9 +84,24 @@ func (s *suite) run(o suiteRun, want map[string]bool) *goTestRun {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join(s.root, "subjects")
 	cmd.Env = append(os.Environ(), o.env...)
+	ownGroup(cmd)
 	r := runJSON(cmd, func(r *goTestRun, ev event) {
 		if res, ok := r.results[ev.Test]; ok && want[ev.Test] && isFinal(ev.Action) && o.finished != nil {
 			o.finished(res)
+		}
+		if o.failfast && ev.Action == "output" && strings.HasPrefix(ev.Output, "WARNING: DATA RACE") {
+			// The check running now fails when it ends (testing reports a
+			// race detected during the test), which for a race probe is
+			// its whole time limit later: a run that stops at its first
+			// kill stops here.
+			if res := running(r, want); res != nil {
+				res.Status, res.End = "fail", ev.Time
+				res.Output.WriteString("\nkverify: stopped at the first data race report; the check fails with it\n")
+				if o.finished != nil {
+					o.finished(res)
+				}
+				killGroup(cmd)
+			}
 		}
 	}, nil)
 	if r.exitErr != nil {
@@ -104,6 +119,16 @@ func (s *suite) run(o suiteRun, want map[string]bool) *goTestRun {
 		}
 	}
 	return r
+}
+
+// running is the wanted check that has started and not finished, if any.
+func running(r *goTestRun, want map[string]bool) *result {
+	for i := len(r.order) - 1; i >= 0; i-- {
+		if res := r.results[r.order[i]]; want[r.order[i]] && res.Status == "" {
+			return res
+		}
+	}
+	return nil
 }
 
 func isFinal(action string) bool { return action == "pass" || action == "fail" || action == "skip" }

@@ -19,6 +19,15 @@ const (
 // GLifecycle is the guarantee they state.
 const GLifecycle = "Lifecycle calls are safe"
 
+// The lifecycle probes' hot rounds per pair and wall-time limit: a
+// shutdown's windows are wide (a check, then a close), so a few hundred
+// rounds find them, and the limit keeps a busy machine from spending the
+// time the queue's main race probe needs.
+const (
+	lifecycleRounds = props.RaceRounds / 4
+	lifecycleLimit  = 3 * time.Second
+)
+
 // stopCall is ShutDown or ShutDownWithDrain.
 type stopCall struct {
 	name string
@@ -56,7 +65,9 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 		return nil
 	}
 	return func(t *testing.T, cfg props.Config) error {
-		sched := props.NewRaceSchedule(len(pairs)-1, props.RaceRounds, cfg.Budget) // outside the bubble: wall time
+		// Outside the bubble: wall time. Short: the queue's other probes
+		// run after this one.
+		sched := props.NewRaceScheduleWithin(len(pairs)-1, lifecycleRounds, cfg.Budget, lifecycleLimit)
 		defer sched.Stop()
 		return bubble(t, func() (err error) {
 			for _, p := range pairs {
