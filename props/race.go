@@ -20,9 +20,9 @@ import (
 // rounds, so both calls start hot, on two CPUs, within a few hundred
 // nanoseconds of each other; RaceOffset then delays one of them, narrowly
 // around the same instant, across a microsecond or across a few
-// microseconds, round by round. Under -race, whose instrumentation widens every window, a
-// window of a few nanoseconds (an Unlock followed at once by a Lock) is
-// hit in a good share of rounds.
+// microseconds, round by round. Under -race, whose instrumentation widens
+// every window, a window of a few nanoseconds (an Unlock followed at once
+// by a Lock) is hit in a good share of rounds.
 
 // RaceRounds is the number of rounds a race probe runs for each pair of
 // calls in the default gate; Config.Budget adds more.
