@@ -49,12 +49,10 @@ func TestTimersCountsLiveTimers(t *testing.T) {
 
 func TestProbeHeld(t *testing.T) {
 	kept, p1 := Probe("kept")
-	dropped, p2 := Probe("dropped")
-	dropped = ""
+	_, p2 := Probe("dropped")
 	held := Held(p1, p2)
 	if len(held) != 1 || held[0] != 0 {
 		t.Fatalf("Held = %v, want [0]: the kept probe only", held)
 	}
 	runtime.KeepAlive(kept)
-	_ = dropped
 }

@@ -32,6 +32,7 @@ func ExampleChecks() {
 	// queue/metrics      model
 	// queue/retention    retention
 	// queue/leak         leak
+	// queue/lifecycle    linear
 	// queue/model        model
 	// queue/race         linear
 	// linear/fifo        linear
