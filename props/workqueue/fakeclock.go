@@ -23,21 +23,12 @@ const CheckDelayingFakeClock = "delaying/fake-clock"
 func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		return bubble(t, func() error {
-			fc := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			fc := testingclock.NewFakeClock(timersEpoch)
 			q := s.NewDelaying(Deps{Clock: fc})
 			defer func() {
 				q.ShutDown()
 				synctest.Wait()
 			}()
-			takeAll := func() []string {
-				var got []string
-				for q.Len() > 0 {
-					k, _ := q.Get()
-					q.Done(k)
-					got = append(got, k)
-				}
-				return got
-			}
 			step := func(d time.Duration) {
 				cfg.Progress.Op(fmt.Sprintf("Step(%v)", d))
 				fc.Step(d)
@@ -51,7 +42,7 @@ func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
 			}
 			synctest.Wait()
 			step(5 * time.Second)
-			if got, want := takeAll(), []string{"a", "b", "c"}; !slices.Equal(got, want) {
+			if got, want := takeAll(q), []string{"a", "b", "c"}; !slices.Equal(got, want) {
 				return props.Broke(GReadyOrder, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: took %v, want %v", got, want)
 			}
 			step(5*time.Second - 1)
@@ -59,7 +50,7 @@ func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
 				return props.Broke(GNotEarly, "d, due at 10s, ready at 10s-1ns (Len %d)", n)
 			}
 			step(1)
-			if got := takeAll(); !slices.Equal(got, []string{"d"}) {
+			if got := takeAll(q); !slices.Equal(got, []string{"d"}) {
 				return props.Broke(GOnTime, "after a late step the timer must be re-armed for d at 10s: took %v at 10s, want [d]", got)
 			}
 			for i := range 100 {
@@ -71,7 +62,7 @@ func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
 				synctest.Wait()
 				step(2 * time.Millisecond)
 				want := []string{fmt.Sprint("a", i), fmt.Sprint("b", i), fmt.Sprint("c", i)}
-				if got := takeAll(); !slices.Equal(got, want) {
+				if got := takeAll(q); !slices.Equal(got, want) {
 					return props.Broke(GReadyOrder, "round %d: AddAfter(a,5ms), Step(5ms), AddAfter(b,1ns), AddAfter(c,2ms), Step(2ms): took %v, want %v", i, got, want)
 				}
 			}

@@ -25,7 +25,7 @@ const (
 	GNoTimerLeft = "No timer after shutdown"
 )
 
-// timersEpoch is where the Timers clocks of the resource checks start.
+// timersEpoch is where the fake clocks of the delaying checks start.
 var timersEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // takeAll gets and marks Done every item queued now.
