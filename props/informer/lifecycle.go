@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/kverify/kverify/linearizability"
 	"github.com/kverify/kverify/props"
 )
 
@@ -138,16 +139,13 @@ func processorLifecycle(s Subject, cfg props.Config) error {
 		mu  sync.Mutex
 		got []string
 	}
-	fresh := func() (interface {
-		Distribute(string)
-		Run(context.Context)
-	}, *recorder) {
+	fresh := func() (linearizability.FanOut, *recorder) {
 		fo := s.Linear()
 		r := &recorder{}
 		fo.AddHandler(func(v string) { r.mu.Lock(); r.got = append(r.got, v); r.mu.Unlock() })
 		return fo, r
 	}
-	distribute := func(fo interface{ Distribute(string) }, r *recorder, from, n int, what string) error {
+	distribute := func(fo linearizability.FanOut, r *recorder, from, n int, what string) error {
 		var want []string
 		for i := from; i < from+n; i++ {
 			v := fmt.Sprint("v", i)

@@ -15,22 +15,18 @@ const CheckForgetReleases = "ratelimit/forget-releases"
 // GForgetReleases is the guarantee it states.
 const GForgetReleases = "Forget releases the item"
 
-// perItem lists the limiters of s that keep per-item state, fresh, with
-// how they were made.
-func perItem(s Subject) []struct {
+// namedLimiter is a limiter with how it was made, for messages.
+type namedLimiter struct {
 	name string
 	l    Limiter
-} {
-	var out []struct {
-		name string
-		l    Limiter
-	}
+}
+
+// perItem lists the limiters of s that keep per-item state, fresh.
+func perItem(s Subject) []namedLimiter {
+	var out []namedLimiter
 	add := func(name string, l Limiter, err error) {
 		if err == nil && l != nil {
-			out = append(out, struct {
-				name string
-				l    Limiter
-			}{name, l})
+			out = append(out, namedLimiter{name, l})
 		}
 	}
 	exp := func() (Limiter, error) { return s.Exponential(time.Millisecond, time.Second) }
