@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"testing"
 	"testing/synctest"
 	"time"
 )
@@ -343,6 +344,24 @@ func NewRaceScheduleWithin(pairs, rounds int, budget, limit time.Duration) *Race
 // Done reports whether the probe may stop.
 func (s *RaceSchedule) Done(r *Racer) bool {
 	return r.Hot() >= s.want && s.budget.Expired() || s.limit.Expired()
+}
+
+// Loop runs a probe's rounds inside the caller's synctest bubble: it
+// starts a Racer, calls round with it for rounds 0, step, 2*step, ... until
+// round fails or the schedule is done, logs the racer's counts to t, and
+// closes the racer.
+func (s *RaceSchedule) Loop(t *testing.T, step int, round func(r *Racer, n int) error) error {
+	r := NewRacer()
+	defer r.Close()
+	for n := 0; ; n += step {
+		if err := round(r, n); err != nil {
+			return err
+		}
+		if s.Done(r) {
+			t.Logf("%v", r)
+			return nil
+		}
+	}
 }
 
 // Stop releases the schedule's timers.

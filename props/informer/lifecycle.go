@@ -90,8 +90,8 @@ func fanOutLifecycle(s Subject, cfg props.Config) error {
 			return props.Broke(GLifecycle, "%s: only %d of the 2 Stop calls returned", sc.name, n)
 		}
 		synctest.Wait()
-		if !slices.Equal(got, want) {
-			return props.Broke(GLifecycle, "%s: after %d events the handler received %d calls: %s", sc.name, len(want), len(got), firstDiff(got, want))
+		if msg := (expectation{seq: want}).conforms(got, true); msg != "" {
+			return props.Broke(GLifecycle, "%s: after %d events: %s", sc.name, len(want), msg)
 		}
 		if p.overlap.Load() {
 			return props.Broke(GLifecycle, "%s: two handler calls overlapped", sc.name)
@@ -115,19 +115,6 @@ func fanOutLifecycle(s Subject, cfg props.Config) error {
 		return props.Broke(GLifecycle, "a second Stop after Start did not return")
 	}
 	return nil
-}
-
-// firstDiff describes where got departs from want.
-func firstDiff(got, want []string) string {
-	for i := range min(len(got), len(want)) {
-		if got[i] != want[i] {
-			return fmt.Sprintf("call %d is %s, want %s", i, got[i], want[i])
-		}
-	}
-	if len(got) > len(want) {
-		return fmt.Sprintf("call %d is %s, beyond the %d wanted", len(want), got[len(want)], len(want))
-	}
-	return fmt.Sprintf("call %d (%s) is missing", len(got), want[len(got)])
 }
 
 // processorLifecycle drives the processor behind s.Linear: a second Run
@@ -156,8 +143,8 @@ func processorLifecycle(s Subject, cfg props.Config) error {
 		r.mu.Lock()
 		got := slices.Clone(r.got[min(from, len(r.got)):])
 		r.mu.Unlock()
-		if !slices.Equal(got, want) {
-			return props.Broke(GLifecycle, "%s: distributed %d values, the handler got %d: %s", what, n, len(got), firstDiff(got, want))
+		if msg := (expectation{seq: want}).conforms(got, true); msg != "" {
+			return props.Broke(GLifecycle, "%s: distributed %d values: %s", what, n, msg)
 		}
 		return nil
 	}

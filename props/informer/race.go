@@ -128,24 +128,17 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 		sched := props.NewRaceSchedule(pairs, InformerRaceRounds, cfg.Budget)
 		defer sched.Stop()
 		return inBubble(t, func() error {
-			r := props.NewRacer()
-			defer r.Close()
-			for round := 0; ; round++ {
+			return sched.Loop(t, 1, func(r *props.Racer, round int) error {
 				for _, fr := range fanRaces {
 					if err := fanRaceRound(s, r, fr, round, cfg); err != nil {
 						return err
 					}
 				}
 				if s.Linear != nil {
-					if err := processorRaceRound(s.Linear, r, round, cfg); err != nil {
-						return err
-					}
+					return processorRaceRound(s.Linear, r, round, cfg)
 				}
-				if sched.Done(r) {
-					t.Logf("%v", r)
-					return nil
-				}
-			}
+				return nil
+			})
 		})
 	}
 }

@@ -96,21 +96,16 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 		sched := props.NewRaceSchedule(len(ls)*len(lracePairs), props.RaceRounds/2, cfg.Budget)
 		defer sched.Stop()
 		props.Bubble(t, func() {
-			r := props.NewRacer()
-			defer r.Close()
-			for round := 0; ; round++ {
+			err = sched.Loop(t, 1, func(r *props.Racer, round int) error {
 				for _, l := range ls {
 					for _, p := range lracePairs {
-						if err = raceRound(l, p, r, round, cfg); err != nil {
-							return
+						if err := raceRound(l, p, r, round, cfg); err != nil {
+							return err
 						}
 					}
 				}
-				if sched.Done(r) {
-					t.Logf("%v", r)
-					return
-				}
-			}
+				return nil
+			})
 		})
 		return err
 	}

@@ -216,6 +216,20 @@ func ReplayDelaying(t *testing.T, s Subject, tr *traces.Trace) error {
 	return RunDSteps(t, s, mode, steps)
 }
 
+// timersEpoch is where the fake clocks of the delaying checks start.
+var timersEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// takeAll gets and marks Done every item queued now, in order.
+func takeAll(q Queue) []string {
+	var got []string
+	for q.Len() > 0 {
+		k, _ := q.Get()
+		q.Done(k)
+		got = append(got, k)
+	}
+	return got
+}
+
 // bubble runs body in a synctest bubble and turns a panic (of the subject,
 // or synctest's deadlock report) into a violation.
 func bubble(t *testing.T, body func() error) (err error) {

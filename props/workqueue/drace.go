@@ -108,19 +108,14 @@ func delayingRaceCheck(s Subject) func(*testing.T, props.Config) error {
 		sched := props.NewRaceSchedule(len(dracePairs), props.RaceRounds/2, cfg.Budget)
 		defer sched.Stop()
 		return bubble(t, func() error {
-			r := props.NewRacer()
-			defer r.Close()
-			for round := 0; ; round++ {
+			return sched.Loop(t, 1, func(r *props.Racer, round int) error {
 				for _, p := range dracePairs {
 					if err := draceRound(s, r, p, round, cfg); err != nil {
 						return err
 					}
 				}
-				if sched.Done(r) {
-					t.Logf("%v", r)
-					return nil
-				}
-			}
+				return nil
+			})
 		})
 	}
 }

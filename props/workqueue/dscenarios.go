@@ -100,12 +100,7 @@ func deadlineCheck(s Subject) func(*testing.T, props.Config) error {
 						continue
 					}
 					// Find out which items are there, to name what broke.
-					var there []string
-					for q.Len() > 0 {
-						k, _ := q.Get()
-						q.Done(k)
-						there = append(there, k)
-					}
+					there := takeAll(q)
 					if n > hi {
 						g := GNotEarly
 						for _, k := range there {

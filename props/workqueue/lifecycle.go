@@ -92,9 +92,7 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 				}
 				q.ShutDown() // client-go's drain leaves the delaying loop running
 			}
-			r := props.NewRacer()
-			defer r.Close()
-			for round := 0; ; round++ {
+			return sched.Loop(t, 1, func(r *props.Racer, round int) error {
 				for _, p := range pairs[:3] {
 					name := props.RaceRound(p[0].name+"/"+p[1].name, round)
 					cfg.Progress.Op(name)
@@ -113,11 +111,8 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 					r.Park()
 					q.ShutDown()
 				}
-				if sched.Done(r) {
-					t.Logf("%v", r)
-					return nil
-				}
-			}
+				return nil
+			})
 		})
 	}
 }

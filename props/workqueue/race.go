@@ -89,22 +89,14 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 		sched := props.NewRaceSchedule(len(racePairs), props.RaceRounds, cfg.Budget)
 		defer sched.Stop()
 		return bubble(t, func() error {
-			r := props.NewRacer()
-			defer r.Close()
-			for round := 0; ; round += raceBatch {
+			return sched.Loop(t, raceBatch, func(r *props.Racer, round int) error {
 				for _, p := range racePairs {
 					if err := raceRounds(s, r, p, round, cfg); err != nil {
 						return err
 					}
 				}
-				if err := drainRace(s, r, round, cfg); err != nil {
-					return err
-				}
-				if sched.Done(r) {
-					t.Logf("%v", r)
-					return nil
-				}
-			}
+				return drainRace(s, r, round, cfg)
+			})
 		})
 	}
 }

@@ -25,20 +25,6 @@ const (
 	GNoTimerLeft = "No timer after shutdown"
 )
 
-// timersEpoch is where the fake clocks of the delaying checks start.
-var timersEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// takeAll gets and marks Done every item queued now.
-func takeAll(q Queue) []string {
-	var got []string
-	for q.Len() > 0 {
-		k, _ := q.Get()
-		q.Done(k)
-		got = append(got, k)
-	}
-	return got
-}
-
 // delayingRetention checks that an item the delaying queue no longer needs
 // (moved to the queue, handed out and marked Done; dropped by ShutDown or
 // ShutDownWithDrain; added after shutdown) is collectable while the queue
