@@ -1,0 +1,619 @@
+package realfifo
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"weak"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kverify/kverify/impl/delta"
+)
+
+func obj(name, rv string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
+}
+
+// describe names an object: name@rv; a tombstone as dfsu(name,obj); infos
+// by their content.
+func describe(o any) string {
+	switch o := o.(type) {
+	case *metav1.PartialObjectMetadata:
+		return o.Name + "@" + o.ResourceVersion
+	case delta.DeletedFinalStateUnknown:
+		if o.Obj == nil {
+			return "dfsu(" + strings.TrimPrefix(o.Key, "ns/") + ",nil)"
+		}
+		return "dfsu(" + strings.TrimPrefix(o.Key, "ns/") + "," + describe(o.Obj) + ")"
+	case delta.ReplacedAllInfo:
+		parts := make([]string, len(o.Objects))
+		for i, x := range o.Objects {
+			parts[i] = describe(x)
+		}
+		return o.ResourceVersion + "[" + strings.Join(parts, ",") + "]"
+	case delta.BookmarkInfo:
+		return o.ResourceVersion
+	case delta.SyncAllInfo:
+		return "all"
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+func describeDeltas(ds []delta.Delta) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = string(d.Type) + ":" + describe(d.Object)
+	}
+	return strings.Join(parts, " ")
+}
+
+func queued(f *FIFO) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, d := range f.items.all() {
+		out = append(out, describeDeltas([]delta.Delta{d}))
+	}
+	return out
+}
+
+func length(f *FIFO) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.items.len()
+}
+
+// popAll pops single deltas until the FIFO is empty; "(initial)" marks
+// initial ones.
+func popAll(t *testing.T, f *FIFO) []string {
+	t.Helper()
+	var out []string
+	for length(f) > 0 {
+		var got string
+		item, err := f.Pop(func(o any, initial bool) error {
+			got = describeDeltas(o.(delta.Deltas))
+			if initial {
+				got += " (initial)"
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds := item.(delta.Deltas); len(ds) != 1 {
+			t.Fatalf("Pop returned %d deltas", len(ds))
+		}
+		out = append(out, got)
+	}
+	return out
+}
+
+// popBatches pops with PopBatch until the FIFO is empty; a single delta is
+// "single:", a batch "batch:".
+func popBatches(t *testing.T, f *FIFO) []string {
+	t.Helper()
+	var out []string
+	for length(f) > 0 {
+		err := f.PopBatch(func(ds []delta.Delta, initial bool) error {
+			if len(ds) < 2 {
+				t.Errorf("batch of %d", len(ds))
+			}
+			out = append(out, fmt.Sprintf("batch:%s%s", describeDeltas(ds), mark(initial)))
+			return nil
+		}, func(o any, initial bool) error {
+			out = append(out, fmt.Sprintf("single:%s%s", describeDeltas(o.(delta.Deltas)), mark(initial)))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func mark(initial bool) string {
+	if initial {
+		return " (initial)"
+	}
+	return ""
+}
+
+func check(t *testing.T, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// known is a KeyListerGetter listing its keys sorted; a key mapped to nil
+// fails its lookup.
+type known map[string]any
+
+func (k known) ListKeys() []string {
+	out := make([]string, 0, len(k))
+	for key := range k {
+		out = append(out, key)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (k known) GetByKey(key string) (any, bool, error) {
+	o, ok := k[key]
+	if ok && o == nil {
+		return nil, false, errors.New("lookup failed")
+	}
+	return o, ok, nil
+}
+
+func atomicFIFO(t *testing.T, opts Options) *FIFO {
+	t.Helper()
+	opts.Atomic = true
+	f, err := New(opts)
+	must(t, err)
+	return f
+}
+
+func TestNewRejectsInvalidOptions(t *testing.T) {
+	k := known{}
+	for _, opts := range []Options{
+		{Atomic: true, Known: k},
+		{Known: k, UnlockWhileProcessing: true},
+		{},
+		{Known: k, Bookmarks: true},
+		{Atomic: true, BatchSize: -1},
+	} {
+		if f, err := New(opts); f != nil || !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("New(%+v) = %v, %v", opts, f, err)
+		}
+	}
+	for _, opts := range []Options{
+		{Known: k},
+		{Atomic: true, UnlockWhileProcessing: true, Bookmarks: true},
+	} {
+		if _, err := New(opts); err != nil {
+			t.Errorf("New(%+v): %v", opts, err)
+		}
+	}
+}
+
+func TestOneDeltaPerCallInOrder(t *testing.T) {
+	f := atomicFIFO(t, Options{})
+	must(t, f.Delete(obj("never-seen", "1"))) // never dropped
+	must(t, f.Add(obj("a", "1")))
+	must(t, f.Update(obj("a", "2")))
+	must(t, f.Update(obj("a", "2")))
+	must(t, f.Delete(obj("a", "3")))
+	must(t, f.Delete(obj("a", "3")))
+	check(t, popAll(t, f), []string{
+		"Deleted:never-seen@1", "Added:a@1", "Updated:a@2", "Updated:a@2", "Deleted:a@3", "Deleted:a@3",
+	})
+}
+
+func TestAtomicReplaceResyncBookmark(t *testing.T) {
+	calls := 0
+	f := atomicFIFO(t, Options{Transform: func(o any) (any, error) {
+		calls++
+		c := o.(*metav1.PartialObjectMetadata).DeepCopy()
+		c.ResourceVersion += "t"
+		return c, nil
+	}})
+	must(t, f.Bookmark("0")) // Bookmarks off: nothing
+	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1")}, "5"))
+	must(t, f.Resync())
+	must(t, f.Add(obj("c", "1")))
+	check(t, popAll(t, f), []string{"ReplacedAll:5[a@1t,b@1t] (initial)", "SyncAll:all", "Added:c@1t"})
+	if calls != 3 {
+		t.Errorf("transform called %d times", calls)
+	}
+
+	f = atomicFIFO(t, Options{Bookmarks: true})
+	must(t, f.Bookmark("7"))
+	check(t, popAll(t, f), []string{"Bookmark:7 (initial)"})
+	if f.HasSynced() {
+		t.Error("a Bookmark marked the FIFO populated")
+	}
+}
+
+func TestNonAtomicReplace(t *testing.T) {
+	k := known{"ns/k1": obj("k1", "1"), "ns/k2": obj("k2", "1"), "ns/k3": nil, "ns/x": obj("x", "0")}
+	f, err := New(Options{Known: k})
+	must(t, err)
+	must(t, f.Add(obj("z", "1")))
+	must(t, f.Add(obj("x", "1")))
+	must(t, f.Add(obj("y", "1")))
+	must(t, f.Delete(obj("y", "2")))
+	must(t, f.Update(obj("z", "2")))
+	must(t, f.Add(obj("a", "1")))
+	must(t, f.Replace([]any{obj("k1", "5"), obj("a", "5")}, "5"))
+	check(t, popAll(t, f), []string{
+		"Added:z@1", "Added:x@1", "Added:y@1", "Deleted:y@2", "Updated:z@2", "Added:a@1",
+		"Deleted:dfsu(z,z@2)", // queued keys in first-queued order, last queued object
+		"Deleted:dfsu(x,x@1)", // (y's last delta is a Deleted: no tombstone)
+		"Deleted:dfsu(k2,k2@1)",
+		"Deleted:dfsu(k3,nil)",
+		"Replaced:k1@5", "Replaced:a@5",
+	})
+}
+
+func TestInitialPopulation(t *testing.T) {
+	f, err := New(Options{Known: known{"ns/k": obj("k", "1")}, BatchSize: 10})
+	must(t, err)
+	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1")}, "1"))
+	must(t, f.Add(obj("c", "1")))
+	if f.HasSynced() {
+		t.Fatal("synced before the pops")
+	}
+	var doneDuringLast bool
+	for i := 0; i < 3; i++ {
+		_, err := f.Pop(func(_ any, initial bool) error {
+			if !initial {
+				t.Errorf("pop %d not initial", i)
+			}
+			doneDuringLast = isClosed(f.Done()) || f.HasSynced()
+			return nil
+		})
+		must(t, err)
+	}
+	if doneDuringLast || !f.HasSynced() {
+		t.Errorf("synced during the last initial process %v; after it %v", doneDuringLast, f.HasSynced())
+	}
+	check(t, popAll(t, f), []string{"Added:c@1"})
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+func TestPopBatchRules(t *testing.T) {
+	failing := atomic.Value{}
+	failing.Store("")
+	keyFunc := func(o any) (string, error) {
+		m := o.(*metav1.PartialObjectMetadata)
+		if m.Name == failing.Load() {
+			return "", errors.New("cannot key")
+		}
+		return m.Name, nil
+	}
+	f := atomicFIFO(t, Options{KeyFunc: keyFunc, BatchSize: 3, Bookmarks: true})
+	must(t, f.Replace([]any{obj("i1", "1"), obj("i2", "1")}, "1"))
+	must(t, f.Add(obj("x", "1")))
+	must(t, f.Replace([]any{obj("i1", "1"), obj("i2", "1")}, "1"))
+	for _, n := range []string{"a", "b", "c", "d"} {
+		must(t, f.Add(obj(n, "1")))
+	}
+	must(t, f.Update(obj("d", "2")))
+	must(t, f.Add(obj("e", "1")))
+	must(t, f.Bookmark("9"))
+	must(t, f.Add(obj("bad", "1")))
+	must(t, f.Add(obj("f", "1")))
+	must(t, f.Add(obj("g", "1")))
+	failing.Store("bad")
+	check(t, popBatches(t, f), []string{
+		"single:ReplacedAll:1[i1@1,i2@1] (initial)", // initial population: 1 delta, not batchable anyway
+		"single:Added:x@1",                          // the ReplacedAll after it is not batchable
+		"single:ReplacedAll:1[i1@1,i2@1]",           // alone: not batchable
+		"batch:Added:a@1 Added:b@1 Added:c@1",       // BatchSize
+		"single:Added:d@1",                          // stops before a second delta of d
+		"batch:Updated:d@2 Added:e@1",               // stops at the Bookmark
+		"single:Bookmark:9",
+		"single:Added:bad@1", // a key error: included, ends the batch
+		"batch:Added:f@1 Added:g@1",
+	})
+}
+
+func TestPopBatchKeyErrorEndsBatch(t *testing.T) {
+	failing := atomic.Value{}
+	failing.Store("")
+	f := atomicFIFO(t, Options{KeyFunc: func(o any) (string, error) {
+		m := o.(*metav1.PartialObjectMetadata)
+		if m.Name == failing.Load() {
+			return "", errors.New("cannot key")
+		}
+		return m.Name, nil
+	}})
+	for _, n := range []string{"a", "bad", "b", "c"} {
+		must(t, f.Add(obj(n, "1")))
+	}
+	failing.Store("bad")
+	check(t, popBatches(t, f), []string{"batch:Added:a@1 Added:bad@1", "batch:Added:b@1 Added:c@1"})
+}
+
+func TestPopBatchInitialBoundary(t *testing.T) {
+	f, err := New(Options{Known: known{"ns/k": obj("k", "1")}})
+	must(t, err)
+	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1")}, "1"))
+	must(t, f.Add(obj("c", "1")))
+	must(t, f.Add(obj("d", "1")))
+	check(t, popBatches(t, f), []string{
+		"batch:Deleted:dfsu(k,k@1) Replaced:a@1 Replaced:b@1 (initial)",
+		"batch:Added:c@1 Added:d@1",
+	})
+	if !f.HasSynced() {
+		t.Error("not synced")
+	}
+}
+
+func TestReplaceAllOrNothing(t *testing.T) {
+	bad := errors.New("bad transform")
+	transform := func(o any) (any, error) {
+		if o.(*metav1.PartialObjectMetadata).Name == "t" {
+			return nil, bad
+		}
+		return o, nil
+	}
+	var typedNil *metav1.PartialObjectMetadata
+	nonAtomic, err := New(Options{Known: known{"ns/k": obj("k", "1")}, Transform: transform})
+	must(t, err)
+	for name, f := range map[string]*FIFO{"atomic": atomicFIFO(t, Options{Transform: transform}), "non-atomic": nonAtomic} {
+		var ke delta.KeyError
+		if err := f.Replace([]any{obj("a", "1"), typedNil}, "1"); !errors.As(err, &ke) {
+			t.Errorf("%s: Replace with a typed nil = %v", name, err)
+		}
+		if err := f.Replace([]any{obj("a", "1"), obj("t", "1")}, "1"); !errors.Is(err, bad) {
+			t.Errorf("%s: Replace with a failing transform = %v", name, err)
+		}
+		if length(f) != 0 || f.HasSynced() {
+			t.Errorf("%s: failed Replaces changed the FIFO: %v", name, queued(f))
+		}
+	}
+}
+
+func TestNilObjectsAreKeyErrors(t *testing.T) {
+	f := atomicFIFO(t, Options{KeyFunc: func(o any) (string, error) {
+		return o.(*metav1.PartialObjectMetadata).Name, nil // panics on nil
+	}})
+	var typedNil *metav1.PartialObjectMetadata
+	for _, o := range []any{nil, typedNil} {
+		for name, op := range map[string]func(any) error{"Add": f.Add, "Update": f.Update, "Delete": f.Delete} {
+			var ke delta.KeyError
+			if err := op(o); !errors.As(err, &ke) {
+				t.Errorf("%s(%#v) = %v", name, o, err)
+			}
+		}
+	}
+	if _, err := f.KeyOf(delta.Deltas{}); !errors.Is(err, delta.ErrZeroLengthDeltas) {
+		t.Errorf("KeyOf(empty Deltas) = %v", err)
+	}
+	if k, err := f.KeyOf(delta.Delta{Object: delta.DeletedFinalStateUnknown{Key: "t"}}); k != "t" || err != nil {
+		t.Errorf("KeyOf(Delta) = %q, %v", k, err)
+	}
+	if length(f) != 0 {
+		t.Errorf("queued %v", queued(f))
+	}
+}
+
+func TestNonAtomicResync(t *testing.T) {
+	calls := 0
+	k := known{"ns/a": obj("a", "1"), "ns/b": obj("b", "1"), "ns/broken": nil}
+	f, err := New(Options{Known: k, Transform: func(o any) (any, error) { calls++; return o, nil }})
+	must(t, err)
+	must(t, f.Update(obj("a", "2")))
+	must(t, f.Resync())
+	check(t, popAll(t, f), []string{"Updated:a@2", "Sync:b@1"})
+	if calls != 1 {
+		t.Errorf("transform called %d times, want only for the Update", calls)
+	}
+
+	// The error of a known object that cannot be keyed is reported.
+	var typedNil *metav1.PartialObjectMetadata
+	f, err = New(Options{Known: known{"ns/a": obj("a", "1"), "ns/b": typedNil}})
+	must(t, err)
+	err = f.Resync()
+	var ke delta.KeyError
+	if !errors.As(err, &ke) || !strings.Contains(err.Error(), "nil object") {
+		t.Errorf("Resync = %v, want the KeyError", err)
+	}
+	check(t, queued(f), []string{"Sync:a@1"})
+}
+
+func TestUnlockWhileProcessing(t *testing.T) {
+	f := atomicFIFO(t, Options{UnlockWhileProcessing: true, BatchSize: 1})
+	must(t, f.Add(obj("a", "1")))
+	must(t, f.Add(obj("b", "1")))
+	must(t, f.Add(obj("c", "1")))
+	lockedDuring := func() (locked bool) {
+		_, err := f.Pop(func(any, bool) error {
+			if f.mu.TryLock() {
+				f.mu.Unlock()
+				return nil
+			}
+			locked = true
+			return nil
+		})
+		must(t, err)
+		return locked
+	}
+	if !lockedDuring() { // 2 left: not fewer than 2*BatchSize
+		t.Error("unlocked with 2*BatchSize deltas queued")
+	}
+	if lockedDuring() { // 1 left
+		t.Error("locked with fewer than 2*BatchSize deltas queued")
+	}
+	// Unlocked, process may produce.
+	_, err := f.Pop(func(any, bool) error { return f.Add(obj("d", "1")) })
+	must(t, err)
+	check(t, popAll(t, f), []string{"Added:d@1"})
+}
+
+// A Replace that lands while a delta queued before it is being processed
+// (unlocked) does not count that delta as one of its own.
+func TestCountDecidedAtPop(t *testing.T) {
+	f := atomicFIFO(t, Options{UnlockWhileProcessing: true, Bookmarks: true})
+	must(t, f.Bookmark("1"))
+	_, err := f.Pop(func(any, bool) error {
+		return f.Replace([]any{obj("a", "1")}, "2")
+	})
+	must(t, err)
+	if f.HasSynced() {
+		t.Fatal("synced before the ReplacedAll was processed")
+	}
+	check(t, popAll(t, f), []string{"ReplacedAll:2[a@1] (initial)"})
+	if !f.HasSynced() {
+		t.Error("not synced")
+	}
+}
+
+func TestProcessPanicKeepsFIFOConsistent(t *testing.T) {
+	for _, unlock := range []bool{false, true} {
+		f := atomicFIFO(t, Options{UnlockWhileProcessing: unlock})
+		must(t, f.Replace([]any{obj("a", "1")}, "1"))
+		must(t, f.Add(obj("b", "1")))
+		must(t, f.Add(obj("c", "1")))
+		must(t, f.Add(obj("d", "1")))
+		recovered := func(pop func()) (r any) {
+			defer func() { r = recover() }()
+			pop()
+			return nil
+		}
+		r := recovered(func() { _, _ = f.Pop(func(any, bool) error { panic("bug") }) })
+		if r != "bug" || !f.HasSynced() {
+			t.Errorf("unlock=%v: recovered %v, synced %v", unlock, r, f.HasSynced())
+		}
+		r = recovered(func() {
+			_ = f.PopBatch(func([]delta.Delta, bool) error { panic("batch bug") }, nil)
+		})
+		if r != "batch bug" {
+			t.Errorf("unlock=%v: recovered %v", unlock, r)
+		}
+		must(t, f.Add(obj("e", "1"))) // the lock was released
+		check(t, popAll(t, f), []string{"Added:e@1"})
+	}
+}
+
+func TestPoppedDeltasNotRetained(t *testing.T) {
+	f := atomicFIFO(t, Options{})
+	o := obj("a", "1")
+	w := weak.Make(o)
+	must(t, f.Add(o))
+	must(t, f.Add(obj("b", "1")))
+	o = nil
+	_, err := f.Pop(func(any, bool) error { return nil })
+	must(t, err)
+	runtime.GC()
+	if w.Value() != nil {
+		t.Error("a popped object is still reachable")
+	}
+	must(t, f.PopBatch(nil, func(any, bool) error { return nil }))
+
+	const n = 5000
+	for i := range n {
+		must(t, f.Add(obj(fmt.Sprint(i), "1")))
+	}
+	for i := 0; length(f) > 0; i++ {
+		pop := func(any, bool) error { return nil }
+		if i%2 == 0 {
+			_, err = f.Pop(pop)
+		} else {
+			err = f.PopBatch(func([]delta.Delta, bool) error { return nil }, pop)
+		}
+		must(t, err)
+		f.mu.Lock()
+		for _, d := range f.items.items[:f.items.head] {
+			if d != (delta.Delta{}) {
+				t.Fatalf("a popped delta is still referenced: %v", d)
+			}
+		}
+		f.mu.Unlock()
+	}
+	if cap(f.items.items) > keepCap {
+		t.Errorf("after the burst: array cap %d", cap(f.items.items))
+	}
+}
+
+func TestPopBlocksAndClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := atomicFIFO(t, Options{})
+		errs := make(chan error, 2)
+		go func() {
+			_, err := f.Pop(func(any, bool) error { return nil })
+			errs <- err
+			errs <- f.PopBatch(nil, nil)
+		}()
+		synctest.Wait()
+		if len(errs) != 0 {
+			t.Fatal("Pop returned on an empty FIFO")
+		}
+		must(t, f.Add(obj("a", "1")))
+		synctest.Wait()
+		must(t, <-errs)
+		f.Close()
+		f.Close()
+		if err := <-errs; !errors.Is(err, delta.ErrClosed) {
+			t.Errorf("blocked PopBatch after Close: %v", err)
+		}
+		must(t, f.Add(obj("b", "1")))
+		check(t, popAll(t, f), []string{"Added:b@1"})
+		if _, err := f.Pop(nil); !errors.Is(err, delta.ErrClosed) || !f.IsClosed() {
+			t.Errorf("Pop on closed and empty: %v", err)
+		}
+	})
+}
+
+// Producers and one unlocked batch consumer, under the race detector.
+func TestConcurrent(t *testing.T) {
+	f := atomicFIFO(t, Options{UnlockWhileProcessing: true, BatchSize: 4, Bookmarks: true})
+	var wg sync.WaitGroup
+	for p := range 3 {
+		wg.Go(func() {
+			for i := range 300 {
+				o := obj(fmt.Sprint(p, "-", i%20), fmt.Sprint(i))
+				switch i % 5 {
+				case 0:
+					_ = f.Add(o)
+				case 1:
+					_ = f.Update(o)
+				case 2:
+					_ = f.Delete(o)
+				case 3:
+					_ = f.Bookmark(fmt.Sprint(i))
+				default:
+					_ = f.Resync()
+					_ = f.Replace([]any{o}, "x")
+				}
+			}
+		})
+	}
+	var n atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			err := f.PopBatch(func(ds []delta.Delta, _ bool) error {
+				n.Add(int64(len(ds)))
+				return nil
+			}, func(any, bool) error {
+				n.Add(1)
+				return nil
+			})
+			if err != nil {
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	f.Close()
+	<-done
+	if n.Load() != 3*360 { // 4 calls of 5 queue one delta, the fifth two
+		t.Errorf("popped %d deltas, want %d", n.Load(), 3*360)
+	}
+}
