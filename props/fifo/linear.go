@@ -1,0 +1,516 @@
+package fifo
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	lin "github.com/kverify/kverify/linearizability"
+	"github.com/kverify/kverify/props"
+	spec "github.com/kverify/kverify/spec/fifo"
+)
+
+const gLinear = "Linearizable"
+
+// Sizes of the linear check: many short workloads, each small enough for
+// porcupine's unpartitioned search (FIFO order ties the keys together) to
+// take well under a millisecond.
+const (
+	linearClients = 3
+	linearMinOps  = 6 // calls per client in the random part, at least
+	linearMaxOps  = 10
+	// linearLimit bounds, in wall time, how long the check adds workloads
+	// to reach linearTargets' count of parallel ones on a machine too busy
+	// to give the clients two CPUs (the budget, if longer, replaces it).
+	linearLimit   = 5 * time.Second
+	linearTimeout = 10 * time.Second // porcupine's search, per history
+	// linearSeedEnv fixes the first workload's seed. A seed repeats the
+	// calls each client makes and their offsets, not the scheduling.
+	linearSeedEnv = "KVERIFY_LINEAR_SEED"
+)
+
+// linearTargets are the least number of workloads the check runs, and the
+// least number of them in which two clients ran at once (the spans from
+// their first to their last call other than Pop overlap in real time);
+// Config.Budget adds more. Under the race detector, whose instrumentation
+// widens every window and slows every call, fewer.
+//
+// Measured on 2 busy vCPUs (load 4.5: two other test binaries running),
+// against a FIFO whose Add or Pop lets go of its lock for an instant
+// (Unlock and Lock back to back; the tight split bugs of linear_test.go):
+// in 60 runs every one found it, after at most 441 parallel workloads
+// (2779 in all); under -race, in 30 runs after at most 93 (632 in all).
+func linearTargets() (workloads, parallel int) {
+	if raceEnabled() {
+		return 500, 200
+	}
+	return 1500, 800
+}
+
+// raceEnabled reports whether the binary was built with -race.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, st := range bi.Settings {
+		if st.Key == "-race" {
+			return st.Value == "true"
+		}
+	}
+	return false
+}
+
+// linearCheck checks that concurrent histories are linearizable against
+// lin.FIFOModel. Each workload drives a fresh FIFO without known objects
+// (a DeltaFIFO, or a RealFIFO in atomic mode; not with
+// UnlockWhileProcessing, under which concurrent pops process at once, so
+// that a pop is not one step) from linearClients goroutines, then closes
+// it and drains it, and its history is checked on its own.
+func linearCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		seed := linearSeed()
+		wantWorkloads, wantParallel := linearTargets()
+		pool := newLinearPool()
+		defer pool.close()
+		budget, limit := props.NewWallTimer(cfg.Budget), props.NewWallTimer(max(linearLimit, cfg.Budget))
+		defer budget.Stop()
+		defer limit.Stop()
+		start := time.Now()
+		calls, parallel := 0, 0
+		for i := 0; ; i++ {
+			p := newLinearPlan(s, seed+uint64(i), i)
+			n, par, err := pool.run(t, s, cfg, p)
+			if err != nil {
+				return err
+			}
+			calls += n
+			if par {
+				parallel++
+			}
+			if i+1 >= wantWorkloads && (parallel >= wantParallel && budget.Expired() || limit.Expired()) {
+				short := ""
+				if parallel < wantParallel {
+					short = fmt.Sprintf(", short of the %d wanted: the machine is busy", wantParallel)
+				}
+				t.Logf("%d workloads (%d with two clients running at once%s), %d calls, first seed %d, in %v",
+					i+1, parallel, short, calls, seed, time.Since(start).Round(time.Millisecond))
+				return nil
+			}
+		}
+	}
+}
+
+// linearPlan is one workload, drawn from its seed: the FIFO's mode, an
+// optional Replace made before the clients start (an initial population),
+// each client's calls with the spin before each, and whether the
+// coordinator closes the FIFO while the clients run (else once each is
+// done or blocked in Pop). Every object is fresh: its version is the
+// number of objects made before it, plus one.
+type linearPlan struct {
+	seed    uint64
+	mode    Mode
+	setup   []lin.FIFOInput
+	clients [][]linearCall
+	start   []int // spin iterations before each client's first call
+	early   int   // spin iterations before the coordinator's Close; -1: at the end
+}
+
+type linearCall struct {
+	in  lin.FIFOInput
+	gap int // spin iterations before the call
+}
+
+func newLinearPlan(s Subject, seed uint64, round int) *linearPlan {
+	rng := rand.New(rand.NewPCG(seed, 0x11ea4))
+	p := &linearPlan{seed: seed, early: -1}
+	if s.Real {
+		p.mode = Mode{Atomic: true, Transform: rng.IntN(3) == 0}
+	} else {
+		p.mode = Mode{EmitReplaced: rng.IntN(2) == 0, Transform: rng.IntN(3) == 0}
+	}
+	keys := []string{"a", "b", "c"}[:2+rng.IntN(2)]
+	made := 0
+	obj := func(key string) spec.Obj { made++; return spec.Obj{Key: key, Version: made} }
+	replace := func() lin.FIFOInput {
+		var list []spec.Obj
+		for _, k := range keys {
+			if rng.IntN(3) > 0 {
+				list = append(list, obj(k))
+			}
+		}
+		rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+		return lin.FIFOInput{Op: lin.FIFOReplace, List: list, RV: strconv.Itoa(made)}
+	}
+	if rng.IntN(3) == 0 {
+		p.setup = append(p.setup, replace())
+	}
+	//                 Add Upd Del Rep Rsy Pop Syn
+	weights := [...]int{3, 2, 2, 1, 1, 4, 1}
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	for range linearClients {
+		var calls []linearCall
+		for range linearMinOps + rng.IntN(linearMaxOps-linearMinOps+1) {
+			r := rng.IntN(total)
+			op := 0
+			for ; r >= weights[op]; op++ {
+				r -= weights[op]
+			}
+			var in lin.FIFOInput
+			switch op {
+			case 0:
+				in = lin.FIFOInput{Op: lin.FIFOAdd, Obj: obj(keys[rng.IntN(len(keys))])}
+			case 1:
+				in = lin.FIFOInput{Op: lin.FIFOUpdate, Obj: obj(keys[rng.IntN(len(keys))])}
+			case 2:
+				in = lin.FIFOInput{Op: lin.FIFODelete, Obj: obj(keys[rng.IntN(len(keys))])}
+			case 3:
+				in = replace()
+			case 4:
+				in = lin.FIFOInput{Op: lin.FIFOResync}
+			case 5:
+				in = lin.FIFOInput{Op: lin.FIFOPop}
+			default:
+				in = lin.FIFOInput{Op: lin.FIFOHasSynced}
+			}
+			gap := 0
+			if rng.IntN(4) == 0 {
+				gap = rng.IntN(200)
+			}
+			calls = append(calls, linearCall{in: in, gap: gap})
+		}
+		p.clients = append(p.clients, calls)
+	}
+	// Start offsets: clients 1 and 2 start off client 0 by a quarter of
+	// props.RaceOffset and by half that, so that the rounds walk its
+	// sweeps, scaled to calls that come in runs: the same instant, a few
+	// hundred nanoseconds apart, a microsecond apart.
+	off := props.RaceOffset(round) / 4
+	p.start = []int{0, off, -off / 2}
+	low := slices.Min(p.start)
+	for c := range p.start {
+		p.start[c] -= low
+	}
+	if rng.IntN(4) == 0 {
+		p.early = rng.IntN(20000)
+	}
+	return p
+}
+
+// linearPool is the check's client goroutines. They live for the whole
+// check, and once handed a workload spin until the coordinator releases
+// it, so that they start it on CPUs: goroutines made for each workload
+// rarely run at once (the second CPU's thread is asleep when they start),
+// and calls that never overlap find no missing lock.
+type linearPool struct {
+	work       [linearClients]chan *linearRun
+	wg         sync.WaitGroup
+	yieldEvery int // spin iterations between yields while waiting to start
+}
+
+func newLinearPool() *linearPool {
+	p := &linearPool{yieldEvery: 64}
+	if runtime.GOMAXPROCS(0) > 1 {
+		p.yieldEvery = 256
+	}
+	for c := range p.work {
+		p.work[c] = make(chan *linearRun, 1)
+		p.wg.Go(func() {
+			for r := range p.work[c] {
+				r.client(c, p.yieldEvery)
+			}
+		})
+	}
+	return p
+}
+
+// close stops the pool's goroutines; the last workload must have ended.
+func (p *linearPool) close() {
+	for _, w := range p.work {
+		close(w)
+	}
+	p.wg.Wait()
+}
+
+// linearRun is one workload in progress.
+type linearRun struct {
+	plan     *linearPlan
+	do       func(client int, in lin.FIFOInput) lin.FIFOOutput
+	ready    atomic.Int64 // clients spinning, waiting for the release
+	released atomic.Bool
+	idle     atomic.Int64 // clients done with their calls or in Pop
+	poke     chan struct{}
+	drain    chan struct{}
+	done     sync.WaitGroup
+	base     time.Time
+	// span[c] is when client c began its first call other than Pop and
+	// ended its last, since base; written by client c before done.
+	span [linearClients][2]time.Duration
+}
+
+func (r *linearRun) notify() {
+	select {
+	case r.poke <- struct{}{}:
+	default:
+	}
+}
+
+// client runs client c's calls, then, once the coordinator has closed the
+// FIFO, pops until it reports closed.
+func (r *linearRun) client(c, yieldEvery int) {
+	defer r.done.Done()
+	r.ready.Add(1)
+	for i := 1; !r.released.Load(); i++ {
+		burn(32)
+		if i%yieldEvery == 0 {
+			runtime.Gosched()
+		}
+	}
+	burn(r.plan.start[c])
+	for _, call := range r.plan.clients[c] {
+		burn(call.gap)
+		if call.in.Op == lin.FIFOPop {
+			r.idle.Add(1)
+			r.notify()
+			r.do(c, call.in)
+			r.idle.Add(-1)
+			continue
+		}
+		begin := time.Since(r.base)
+		r.do(c, call.in)
+		if r.span[c][1] == 0 {
+			r.span[c][0] = begin
+		}
+		r.span[c][1] = time.Since(r.base)
+	}
+	r.idle.Add(1)
+	r.notify()
+	<-r.drain
+	for {
+		if out := r.do(c, lin.FIFOInput{Op: lin.FIFOPop}); out.Closed || out.Err != "" {
+			return
+		}
+	}
+}
+
+// parallel reports whether two clients ran their calls at once.
+func (r *linearRun) parallel() bool {
+	for a := range r.span {
+		for b := a + 1; b < len(r.span); b++ {
+			x, y := r.span[a], r.span[b]
+			if x[1] != 0 && y[1] != 0 && x[0] < y[1] && y[0] < x[1] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// run runs workload p on a fresh FIFO and checks its history. It returns
+// the number of calls and whether two clients ran at once, or the
+// violation.
+func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linearPlan) (int, bool, error) {
+	f, _, err := newFIFO(s, p.mode)
+	if err != nil {
+		return 0, false, err
+	}
+	defer f.Close()
+	name := fmt.Sprintf("linear workload, seed %d, %s", p.seed, p.mode)
+	cfg.Progress.Op(name)
+	rec := &lin.FIFORecorder{Observe: func(porcupine.Operation) { cfg.Progress.Beat() }}
+	cfg.Progress.Describe(func() string { return fmt.Sprintf("%s; calls in flight: %v", name, rec.InFlight()) })
+	defer cfg.Progress.Describe(nil)
+
+	coord := linearClients
+	r := &linearRun{plan: p, poke: make(chan struct{}, 1), drain: make(chan struct{}),
+		do: func(client int, in lin.FIFOInput) lin.FIFOOutput {
+			out := rec.Record(client, in, func() lin.FIFOOutput { return linearDo(f, in) })
+			if strings.HasPrefix(out.Err, "panic") {
+				// A subject that panicked holding its lock blocks the
+				// other clients, and this workload, for ever.
+				cfg.Progress.Abandon(props.Broke(gNoPanic, "%s: client %d: %s", name, client, lin.DescribeFIFO(in, out)))
+			}
+			return out
+		}}
+	for _, in := range p.setup {
+		r.do(coord, in)
+	}
+	r.done.Add(linearClients)
+	for _, w := range pool.work {
+		w <- r
+	}
+	for i := 1; r.ready.Load() < linearClients; i++ {
+		burn(32)
+		if i%64 == 0 {
+			runtime.Gosched()
+		}
+	}
+	r.base = time.Now()
+	r.released.Store(true)
+	if p.early >= 0 {
+		burn(p.early)
+		r.do(coord, lin.FIFOInput{Op: lin.FIFOClose})
+	}
+	// Once every client is done or blocked in Pop (or about to be),
+	// nothing but Close can release a blocked Pop.
+	timer := time.NewTimer(time.Millisecond)
+	for r.idle.Load() < linearClients {
+		timer.Reset(time.Millisecond)
+		select {
+		case <-r.poke:
+		case <-timer.C:
+		}
+	}
+	timer.Stop()
+	if p.early < 0 {
+		r.do(coord, lin.FIFOInput{Op: lin.FIFOClose})
+	}
+	close(r.drain)
+	r.done.Wait()
+
+	h := rec.History()
+	for _, op := range h {
+		if out := op.Output.(lin.FIFOOutput); out.Err != "" {
+			g := gErrors
+			if strings.HasPrefix(out.Err, "panic") {
+				g = gNoPanic
+			}
+			return len(h), false, props.Broke(g, "%s: %s\n  history:\n%s", name,
+				lin.DescribeFIFO(op.Input.(lin.FIFOInput), out), indent(lin.DescribeFIFOHistory(h)))
+		}
+	}
+	c := lin.FIFOConfig{Real: s.Real, EmitReplaced: p.mode.EmitReplaced, Transform: p.mode.Transform}
+	res, info := lin.Check(lin.FIFOModel(c), h, linearTimeout)
+	switch res {
+	case porcupine.Ok:
+		return len(h), r.parallel(), nil
+	case porcupine.Illegal:
+		return len(h), false, props.Broke(gLinear, "%s: no sequential order of these %d calls (each placed inside its [call, return] interval of a logical clock; client %d is the coordinator) is a run of the %s model:\n%s%s",
+			name, len(h), coord, c, indent(lin.DescribeFIFOHistory(h)), p.save(t, cfg, s, c, h, info))
+	}
+	return len(h), false, fmt.Errorf("inconclusive: porcupine found neither a linearization nor a violation within %v for %s (%d calls)%s",
+		linearTimeout, name, len(h), p.save(t, cfg, s, c, h, info))
+}
+
+// save writes the history (and porcupine's visualisation, if any) to
+// cfg.TraceDir or the test's artifact directory, and returns the lines to
+// add to the violation.
+func (p *linearPlan) save(t *testing.T, cfg props.Config, s Subject, c lin.FIFOConfig, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
+	dir := cfg.TraceDir
+	if dir == "" {
+		dir = t.ArtifactDir()
+	}
+	subject := cfg.Subject
+	if subject == "" {
+		subject = "subject"
+	}
+	name := fmt.Sprintf("%s-linear-%s-seed%d", component(s), subject, p.seed)
+	html, js, err := lin.SaveFIFOFailure(dir, name, c, h, info)
+	var b strings.Builder
+	if html != "" {
+		fmt.Fprintf(&b, "\n  visualisation: %s (open in a browser; \"jump to first error\")", html)
+	}
+	if js != "" {
+		fmt.Fprintf(&b, "\n  history: %s (linearizability.LoadFIFOHistory, then linearizability.Check with FIFOModel)", js)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "\n  could not save the history: %v", err)
+	}
+	fmt.Fprintf(&b, "\n  rerun the same calls with %s=%d", linearSeedEnv, p.seed)
+	return b.String()
+}
+
+// linearDo makes one call on f and returns what it observed. A Pop's
+// process func only records its arguments.
+func linearDo(f FIFO, in lin.FIFOInput) (out lin.FIFOOutput) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = lin.FIFOOutput{Err: fmt.Sprintf("panic: %v", p)}
+		}
+	}()
+	var err error
+	switch in.Op {
+	case lin.FIFOAdd:
+		err = f.Add(Object(in.Obj))
+	case lin.FIFOUpdate:
+		err = f.Update(Object(in.Obj))
+	case lin.FIFODelete:
+		err = f.Delete(Object(in.Obj))
+	case lin.FIFOReplace:
+		list := make([]any, len(in.List))
+		for i, o := range in.List {
+			list[i] = Object(o)
+		}
+		err = f.Replace(list, in.RV)
+	case lin.FIFOResync:
+		err = f.Resync()
+	case lin.FIFOClose:
+		f.Close()
+	case lin.FIFOHasSynced:
+		return lin.FIFOOutput{Synced: f.HasSynced()}
+	case lin.FIFOPop:
+		var (
+			got             []Delta
+			initial, called bool
+		)
+		_, err := f.Pop(func(ds []Delta, isInInitialList bool) error {
+			got, initial, called = ds, isInInitialList, true
+			return nil
+		})
+		switch {
+		case !called && err != nil:
+			return lin.FIFOOutput{Closed: true}
+		case !called:
+			return lin.FIFOOutput{Err: "Pop returned no error without calling its process func"}
+		case err != nil:
+			return lin.FIFOOutput{Err: fmt.Sprintf("Pop returned %v, though its process func returned nil", err)}
+		}
+		ds, cerr := deltasOf(got)
+		if cerr != nil {
+			return lin.FIFOOutput{Err: fmt.Sprintf("popped deltas: %v", cerr)}
+		}
+		return lin.FIFOOutput{Deltas: spec.Deltas(ds), Initial: initial}
+	}
+	if err != nil {
+		return lin.FIFOOutput{Err: err.Error()}
+	}
+	return lin.FIFOOutput{}
+}
+
+var burnSink atomic.Int64
+
+// burn spins about n loop iterations on registers only (no memory the
+// race detector watches), like the race probes' offsets.
+func burn(n int) {
+	x := 0
+	for i := range n {
+		x += i ^ x>>3
+	}
+	burnSink.Store(int64(x))
+}
+
+func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
+
+// linearSeed is the first workload's seed: from the environment if set,
+// else random.
+func linearSeed() uint64 {
+	if v := os.Getenv(linearSeedEnv); v != "" {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return rand.Uint64()
+}

@@ -1,0 +1,159 @@
+package fifo
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kverify/kverify/props"
+)
+
+// scenario is a fixed run a machine check makes before its random ones:
+// each pins a rule at the state where it matters, so that breaking the
+// rule fails every run of the check, not the runs that happen to get there.
+type scenario struct {
+	mode  Mode
+	steps string // space-separated steps in trace notation
+}
+
+// deltaScenarios are DeltaFIFO's, by check.
+var deltaScenarios = map[string][]scenario{
+	CheckDedup: {
+		// Deleted after Deleted: the older survives.
+		{Mode{Known: true}, "Add(k0) Delete(k0) Delete(k0) Pop"},
+		// A tombstone then a Deleted: the newer survives.
+		{Mode{Known: true}, "Know(k0) Add(k1) Replace(1,1) Delete(k0) Pops(3)"},
+		// Two tombstones: the newer survives.
+		{Mode{}, "Add(k0) Replace(1,1) Replace(2,1) Pops(4)"},
+		// Not deletions: kept verbatim.
+		{Mode{}, "Add(k0) Update(k0) Update(k0) Delete(k0) Add(k0) Pop"},
+		// Delete of an unknown, unqueued key is dropped; of a known one kept.
+		{Mode{Known: true}, "Know(k1) Delete(k0) Delete(k1) Pops(2)"},
+		{Mode{}, "Delete(k0) Add(k1) Pop Delete(k1) Pops(2)"},
+	},
+	CheckReplace: {
+		// Replace twice before a pop: the initial population is the first's.
+		{Mode{Known: true}, "Know(k7) Replace(0,3) Replace(2,3) Pops(8)"},
+		// Tombstones carry the newest queued state, unwrapped.
+		{Mode{Known: true}, "Add(k0) Update(k0) Replace(1,2) Replace(3,1) Pops(6)"},
+		// Known keys missing from the list: one tombstone each, none for
+		// a known key that is queued.
+		{Mode{Known: true}, "Know(k0) Know(k1) Know(k2) Update(k1) Replace(2,1) Pops(5)"},
+		{Mode{Known: true, EmitReplaced: true, Transform: true}, "Replace(0,40) Pops(20) Replace(10,40) Pops(100)"},
+	},
+	CheckSynced: {
+		{Mode{Known: true, SyncDuring: true}, "Know(k5) Know(k6) Replace(0,2) Pop Pop Pop Pop Add(k1) Pop"},
+		{Mode{Known: true, SyncDuring: true}, "Add(k0) Replace(1,2) Pops(5)"},
+		{Mode{SyncDuring: true}, "Replace(0,0) Add(k0) Pop"},
+	},
+	CheckModel: {
+		// Resync: only known keys with nothing queued; never transformed.
+		{Mode{Known: true, Transform: true}, "Add(k0) Add(k1) Pops(2) Update(k0) Resync Pops(3)"},
+		// First-touch order across pops.
+		{Mode{Known: true}, "Add(k0) Add(k1) Update(k0) Pop Add(k0) Add(k2) Pops(4)"},
+		{Mode{Known: true}, "Add(k0) Close Add(k1) Pops(3) Pop"},
+	},
+	CheckNoKnown: {
+		{Mode{Transform: true}, "Add(k0) Pop Resync Delete(k0) Add(k1) Replace(2,1) Pops(3)"},
+	},
+	CheckFaults: {
+		{Mode{Known: true}, "Replace(0,3) PopErr PopPanic Pop Add(k0) PopPanic"},
+	},
+	CheckPipeline: {
+		{Mode{Known: true, Pipeline: true}, "Replace(0,3) Pops(3) Update(k1) Delete(k2) Replace(1,1) Pops(3) Resync Pops(2)"},
+	},
+}
+
+// realScenarios are RealFIFO's, by check.
+var realScenarios = map[string][]scenario{
+	CheckModel: {
+		{Mode{Known: true, SyncDuring: true}, "Add(k0) Delete(k9) Update(k0) Pops(3)"},
+		{Mode{Known: true, Transform: true}, "Add(k0) Pop Add(k1) Resync Pops(2) Resync Pops(3)"},
+		// Resync skips a known key with a delta queued.
+		{Mode{Known: true}, "Add(k0) Add(k1) Pops(2) Update(k0) Resync Pops(3)"},
+	},
+	CheckReplace: {
+		// Tombstones: queued keys not listed (unless their last delta is a
+		// deletion), then known keys not listed and not queued.
+		{Mode{Known: true}, "Know(k5) Know(k6) Add(k0) Add(k1) Delete(k1) Update(k6) Replace(2,2) Pops(10)"},
+		{Mode{Known: true, SyncDuring: true}, "Know(k7) Replace(0,3) Replace(2,3) Pops(20)"},
+	},
+	CheckAtomic: {
+		{Mode{Atomic: true, Bookmarks: true, Transform: true, SyncDuring: true}, "Add(k0) Replace(0,3) Bookmark Resync Pops(4) Replace(1,1) Pops(2)"},
+		{Mode{Atomic: true}, "Bookmark Add(k0) Pops(2)"},
+	},
+	CheckBatch: {
+		// The initial-population boundary, a duplicate key, a delta that
+		// cannot be batched (alone when first), the batch size.
+		{Mode{Known: true, SyncDuring: true}, "Know(k9) Replace(0,3) Add(k0) Add(k1) Add(k1) PopBatch PopBatch PopBatch PopBatch"},
+		{Mode{Known: true, SyncDuring: true}, "Replace(0,3) Add(k5) Add(k6) PopBatch PopBatch"},
+		{Mode{Atomic: true, Bookmarks: true, SyncDuring: true}, "Add(k0) Add(k1) Bookmark Add(k2) Replace(0,2) Resync Add(k3) PopBatch PopBatch PopBatch PopBatch PopBatch PopBatch"},
+		{Mode{Known: true, SyncDuring: true}, "Replace(0,2500) PopBatch PopBatch PopBatch Add(k0) PopBatch Pops(2000)"},
+	},
+	CheckSynced: {
+		{Mode{Known: true, SyncDuring: true}, "Know(k5) Replace(0,2) Pop Pop Pop Add(k1) Pop"},
+		{Mode{Atomic: true, SyncDuring: true}, "Bookmark Replace(0,2) Pop Pop Add(k0) Pop"},
+	},
+	CheckFaults: {
+		{Mode{Known: true, SyncDuring: true}, "Replace(0,3) PopErr PopPanic Pop Add(k0) PopPanic"},
+		{Mode{Atomic: true, Unlock: true, SyncDuring: true}, "Replace(0,3) PopPanic Add(k0) PopErr Pops(2)"},
+	},
+	CheckPipeline: {
+		{Mode{Atomic: true, Pipeline: true}, "Replace(0,3) Pop Update(k1) Delete(k2) Replace(1,2) Resync Pops(5)"},
+		{Mode{Known: true, Pipeline: true}, "Replace(0,3) Pops(3) Update(k1) Delete(k2) Replace(1,1) Resync Pops(5) PopBatch"},
+	},
+}
+
+// rules is the rules check: every fixed scenario of the subject's FIFO,
+// grouped by the machine check whose guarantee it pins, in a fixed order.
+// It runs first, so that a broken rule is reported in milliseconds; the
+// machines then explore at random.
+func rules(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		all := deltaScenarios
+		if s.Real {
+			all = realScenarios
+		}
+		for _, ms := range s.machines() {
+			scs := all[ms.name]
+			if !s.Real {
+				// Whether a DeltaFIFO syncs before or after the last
+				// initial pop is processed is the synced check's alone:
+				// client-go's syncs before, a declared divergence that
+				// must not hide the other rules.
+				scs = slices.Clone(scs)
+				for i := range scs {
+					scs[i].mode.SyncDuring = false
+				}
+			}
+			if err := runScenarios(s, scs, cfg); err != nil {
+				return props.Save(t, cfg, component(s), Name(s, CheckRules), err)
+			}
+		}
+		return nil
+	}
+}
+
+// runScenarios runs scenarios; the first failure comes back with its steps
+// as the trace.
+func runScenarios(s Subject, scenarios []scenario, cfg props.Config) error {
+	for _, sc := range scenarios {
+		if sc.mode.Pipeline && s.Process == nil {
+			continue
+		}
+		var steps []Step
+		for _, op := range strings.Fields(sc.steps) {
+			st, err := ParseStep(op)
+			if err != nil {
+				return fmt.Errorf("fifo: scenario %q: %w", sc.steps, err)
+			}
+			steps = append(steps, st)
+		}
+		rec := props.NewRecorder(cfg.Progress)
+		if err := RunSteps(s, sc.mode, steps, rec); err != nil {
+			return rec.Attach(err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,429 @@
+package fifo
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+	"testing/synctest"
+	"weak"
+
+	"github.com/kverify/kverify/props"
+	spec "github.com/kverify/kverify/spec/fifo"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// More guarantees.
+const (
+	gBadInput  = "Bad input rejected"
+	gRetention = "No retention"
+	gUnlock    = "Unlocked while processing"
+	gOptions   = "Bad options rejected"
+	gWake      = "Close wakes Pop"
+)
+
+// witnesses returns the fixed-scenario checks (fast, run first) and the
+// concurrency probes (run after the machines).
+func witnesses(s Subject) (fixed, probes []props.Check) {
+	fixed = []props.Check{
+		{Name: Name(s, CheckClose), Family: props.FamilyTiming,
+			Guarantee: "Close wakes every blocked Pop with an error and without calling its process func; what was queued before still pops, in order; Add after Close is accepted; IsClosed; Close twice is safe",
+			Run:       closeCheck(s)},
+		{Name: Name(s, CheckBadInput), Family: props.FamilyWitness,
+			Guarantee: "Add, Update, Delete and Replace given a nil object, a typed nil, an object without metadata or without a name return an error without panicking, and leave the FIFO exactly as it was (Replace is all or nothing)",
+			Run:       badInput(s)},
+		{Name: Name(s, CheckRetention), Family: props.FamilyRetention,
+			Guarantee: "once popped, an object and its key are not referenced by the FIFO, whatever is still queued",
+			Run:       retention(s)},
+	}
+	if s.Real {
+		fixed = append(fixed,
+			props.Check{Name: Name(s, CheckUnlock), Family: props.FamilyTiming,
+				Guarantee: "with UnlockWhileProcessing and fewer than 2×1000 deltas queued, Add, Update, Delete and HasSynced complete while a process func runs, and what they queue pops after",
+				Run:       unlock(s)},
+			props.Check{Name: Name(s, CheckOptions), Family: props.FamilyWitness,
+				Guarantee: "New with an invalid combination of options (atomic with known objects; not atomic without known objects, with UnlockWhileProcessing or with bookmarks) returns an error, never panics",
+				Run:       badOptions(s)})
+	}
+	probes = []props.Check{
+		{Name: Name(s, CheckRace), Family: props.FamilyLinear,
+			Guarantee: "two calls at the same instant (Pop against Add, Update, Delete, Replace, Resync and Close, and each against itself) take effect atomically: the outcome, and everything popped after, is that of one of the two orders",
+			Run:       raceCheck(s)},
+		{Name: Name(s, CheckLinear), Family: props.FamilyLinear,
+			Guarantee: "concurrent Add, Update, Delete, Replace, Resync, Pop, Close and HasSynced from 3 goroutines on a FIFO without known objects are linearizable against the model: each call (a Pop with its processing) takes effect atomically at one instant inside the call",
+			Run:       linearCheck(s)},
+	}
+	return fixed, probes
+}
+
+// basicModes are the option sets the witnesses run under.
+func basicModes(s Subject) []Mode {
+	if s.Real {
+		return []Mode{{Atomic: true}, {Atomic: true, Unlock: true}, {Known: true}}
+	}
+	return []Mode{{}, {Known: true}}
+}
+
+// newFIFO makes a FIFO in mode, with its store.
+func newFIFO(s Subject, m Mode) (FIFO, *MapStore, error) {
+	st := NewStore()
+	opts := Options{EmitReplaced: m.EmitReplaced, Atomic: m.Atomic, Unlock: m.Unlock, Bookmarks: m.Bookmarks}
+	if m.Known {
+		opts.Known = st
+	}
+	if m.Transform {
+		opts.Transform = transform
+	}
+	f, err := s.New(opts)
+	if err != nil {
+		return nil, nil, props.Broke(gErrors, "New(%s) failed: %v", m, err)
+	}
+	return f, st, nil
+}
+
+// drain pops everything queued (the FIFO must not be empty-and-open at
+// the end: it closes it first) and returns what was popped.
+func drain(f FIFO) ([]spec.Delta, error) {
+	f.Close()
+	var out []spec.Delta
+	for {
+		var got []Delta
+		_, err := f.Pop(func(ds []Delta, _ bool) error { got = ds; return nil })
+		if err != nil {
+			return out, nil
+		}
+		ds, cerr := deltasOf(got)
+		if cerr != nil {
+			return out, props.Broke(gDeltas, "popped deltas: %v", cerr)
+		}
+		out = append(out, ds...)
+	}
+}
+
+func closeCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		for _, m := range basicModes(s) {
+			var err error
+			props.Bubble(t, func() { err = closeIn(s, m, cfg) })
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func closeIn(s Subject, m Mode, cfg props.Config) error {
+	f, _, err := newFIFO(s, m)
+	if err != nil {
+		return err
+	}
+	const waiters = 3
+	type result struct {
+		err    error
+		called bool
+	}
+	results := make(chan result, waiters)
+	for range waiters {
+		go func() {
+			called := false
+			_, err := f.Pop(func([]Delta, bool) error { called = true; return nil })
+			results <- result{err, called}
+		}()
+	}
+	synctest.Wait()
+	if len(results) > 0 {
+		r := <-results
+		return props.Broke(gWake, "%s: Pop on an empty, open FIFO returned (error %v) instead of blocking", m, r.err)
+	}
+	f.Close()
+	f.Close()
+	synctest.Wait()
+	if n := len(results); n < waiters {
+		err := props.Broke(gWake, "%s: Close woke %d of %d blocked Pops", m, n, waiters)
+		// Release them with objects; if even that fails they are stuck.
+		for i := range waiters - n {
+			_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("release%d", i), Version: 1}))
+		}
+		synctest.Wait()
+		if len(results) < waiters {
+			cfg.Progress.Abandon(err)
+		}
+		return err
+	}
+	for range waiters {
+		if r := <-results; r.err == nil || r.called {
+			return props.Broke(gWake, "%s: a Pop woken by Close returned %v and called process=%t, want an error and no call", m, r.err, r.called)
+		}
+	}
+	if !f.IsClosed() {
+		return props.Broke(gClosed, "%s: IsClosed is false after Close", m)
+	}
+	// Queued before and after Close: both still pop, in order.
+	g, _, err := newFIFO(s, m)
+	if err != nil {
+		return err
+	}
+	a, b := spec.Obj{Key: "a", Version: 1}, spec.Obj{Key: "b", Version: 2}
+	if err := g.Add(Object(a)); err != nil {
+		return props.Broke(gErrors, "%s: Add failed: %v", m, err)
+	}
+	g.Close()
+	if err := g.Add(Object(b)); err != nil {
+		return props.Broke(gClosed, "%s: Add after Close failed: %v (Close does not reject adds)", m, err)
+	}
+	got, err := drain(g)
+	if err != nil {
+		return err
+	}
+	want := []spec.Delta{spec.Of(spec.Added, a), spec.Of(spec.Added, b)}
+	if !same(got, want) {
+		return props.Broke(gClosed, "%s: after Close the FIFO popped %s, want %s", m, spec.Deltas(got), spec.Deltas(want))
+	}
+	return nil
+}
+
+// badObjects are objects no key can be computed for.
+func badObjects() []struct {
+	name string
+	obj  any
+} {
+	return []struct {
+		name string
+		obj  any
+	}{
+		{"nil", nil},
+		{"typed nil", (*metav1.PartialObjectMetadata)(nil)},
+		{"int", 42},
+		{"no name", &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "7"}}},
+	}
+}
+
+func badInput(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		for _, m := range basicModes(s) {
+			for _, bad := range badObjects() {
+				for _, op := range []string{"Add", "Update", "Delete", "Replace"} {
+					cfg.Progress.Op(fmt.Sprintf("%s %s(%s)", m, op, bad.name))
+					if err := badCase(s, m, op, bad.name, bad.obj); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+}
+
+func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
+	f, st, err := newFIFO(s, m)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	a, b := spec.Obj{Key: "a", Version: 1}, spec.Obj{Key: "b", Version: 2}
+	if m.Known {
+		_ = st.Add(Object(b)) // b is known: Delete(b) and Replace see it
+	}
+	if err := f.Add(Object(a)); err != nil {
+		return props.Broke(gErrors, "%s: Add failed: %v", m, err)
+	}
+	what := fmt.Sprintf("%s: %s of %s", m, op, name)
+	defer func() {
+		if p := recover(); p != nil {
+			err = props.Broke(gBadInput, "%s panicked: %v", what, p)
+		}
+	}()
+	var opErr error
+	switch op {
+	case "Add":
+		opErr = f.Add(obj)
+	case "Update":
+		opErr = f.Update(obj)
+	case "Delete":
+		opErr = f.Delete(obj)
+	case "Replace":
+		opErr = f.Replace([]any{Object(spec.Obj{Key: "c", Version: 3}), obj, Object(spec.Obj{Key: "d", Version: 4})}, "4")
+	}
+	if opErr == nil {
+		return props.Broke(gBadInput, "%s returned no error", what)
+	}
+	got, derr := drain(f)
+	if derr != nil {
+		return derr
+	}
+	want := []spec.Delta{spec.Of(spec.Added, a)}
+	if !same(got, want) {
+		return props.Broke(gBadInput, "%s returned %q but changed the FIFO: it then popped %s, want %s", what, opErr, spec.Deltas(got), spec.Deltas(want))
+	}
+	return nil
+}
+
+// held runs the collector until the weak pointers settle and reports
+// which are still reachable.
+func held[T any](ps ...weak.Pointer[T]) []int {
+	var out []int
+	for range 3 {
+		runtime.GC()
+	}
+	for i, p := range ps {
+		if p.Value() != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func retention(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		for _, m := range basicModes(s) {
+			for _, pre := range []int{0, 1, 5, 40} {
+				cfg.Progress.Op(fmt.Sprintf("%s retention after %d pops", m, pre))
+				if err := retentionCase(s, m, pre); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// retentionCase queues pre fillers, the probe and more fillers, pops the
+// fillers before it and the probe, and asks whether the probe object or
+// its key is still reachable while the FIFO (holding later fillers) is.
+func retentionCase(s Subject, m Mode, pre int) error {
+	f, _, err := newFIFO(s, m)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for i := range pre {
+		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("before%d", i), Version: 1}))
+	}
+	name, keyProbe := props.Probe("probe-object")
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"}}
+	objProbe := weak.Make(obj)
+	if err := f.Add(obj); err != nil {
+		return props.Broke(gErrors, "%s: Add failed: %v", m, err)
+	}
+	if err := f.Update(obj); err != nil {
+		return props.Broke(gErrors, "%s: Update failed: %v", m, err)
+	}
+	obj, name = nil, ""
+	for i := range 3 {
+		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("after%d", i), Version: 1}))
+	}
+	pops := pre + 1
+	if s.Real {
+		pops = pre + 2 // the probe's Added and Updated are two deltas
+	}
+	for range pops {
+		if _, err := f.Pop(func([]Delta, bool) error { return nil }); err != nil {
+			return props.Broke(gErrors, "%s: Pop failed: %v", m, err)
+		}
+	}
+	if h := held(objProbe); len(h) > 0 {
+		return props.Broke(gRetention, "%s: a popped object is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
+	}
+	if len(props.Held(keyProbe)) > 0 {
+		return props.Broke(gRetention, "%s: a popped object's key is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
+	}
+	runtime.KeepAlive(f)
+	return nil
+}
+
+func unlock(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		var err error
+		props.Bubble(t, func() { err = unlockIn(s, cfg) })
+		return err
+	}
+}
+
+func unlockIn(s Subject, cfg props.Config) error {
+	m := Mode{Atomic: true, Unlock: true}
+	f, _, err := newFIFO(s, m)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for i, q := range []int{0, 5, 2*spec.DefaultBatchSize - 2} {
+		f2, _, err := newFIFO(s, m)
+		if err != nil {
+			return err
+		}
+		var queued []spec.Delta
+		for j := range q + 1 {
+			o := spec.Obj{Key: fmt.Sprintf("q%d", j), Version: j + 1}
+			_ = f2.Add(Object(o))
+			queued = append(queued, spec.Of(spec.Added, o))
+		}
+		late := spec.Obj{Key: "late", Version: 1}
+		done := make(chan string, 1)
+		var stuck error
+		_, perr := f2.Pop(func([]Delta, bool) error {
+			go func() {
+				_ = f2.Update(Object(late))
+				_ = f2.HasSynced()
+				done <- "done"
+			}()
+			synctest.Wait()
+			if len(done) == 0 {
+				stuck = props.Broke(gUnlock, "with %d deltas queued behind the one being processed, Update and HasSynced did not complete while the process func ran (case %d)", q, i)
+			}
+			return nil
+		})
+		<-done
+		if stuck != nil {
+			return stuck
+		}
+		if perr != nil {
+			return props.Broke(gErrors, "Pop failed: %v", perr)
+		}
+		got, err := drain(f2)
+		if err != nil {
+			return err
+		}
+		want := append(queued[1:], spec.Of(spec.Updated, late))
+		if !same(got, want) {
+			return props.Broke(gUnlock, "after an Update made while processing, the FIFO popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
+		}
+	}
+	return nil
+}
+
+func badOptions(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		st := NewStore()
+		for _, c := range []struct {
+			name string
+			opts Options
+		}{
+			{"atomic with known objects", Options{Atomic: true, Known: st}},
+			{"not atomic without known objects", Options{}},
+			{"not atomic with UnlockWhileProcessing", Options{Known: st, Unlock: true}},
+			{"not atomic with bookmarks", Options{Known: st, Bookmarks: true}},
+		} {
+			var (
+				f   FIFO
+				err error
+				p   any
+			)
+			func() {
+				defer func() { p = recover() }()
+				f, err = s.New(c.opts)
+			}()
+			if p != nil {
+				return props.Broke(gOptions, "New (%s) panicked: %v", c.name, p)
+			}
+			if err == nil {
+				f.Close()
+				return props.Broke(gOptions, "New (%s) returned no error", c.name)
+			}
+			if errors.Is(err, errProcess) {
+				return err
+			}
+		}
+		return nil
+	}
+}
