@@ -6,6 +6,7 @@ const (
 	realFIFOGo   = "impl/realfifo/fifo.go"
 	realQueueGo  = "impl/realfifo/queue.go"
 	processGo    = "impl/delta/process.go"
+	syncGo       = "impl/delta/sync.go"
 )
 
 var deltaFIFOMutants = []Mutant{
@@ -34,18 +35,20 @@ var deltaFIFOMutants = []Mutant{
 		Old: "	if f.known != nil {\n		for _, k := range f.known.ListKeys() {", New: "	if false {\n		for _, k := range f.known.ListKeys() {"},
 	{ID: "dfifo-replace-count-listed-only", Component: "deltafifo", File: deltaFIFOGo,
 		Bug: "the initial population counts the listed objects but not the tombstones the first Replace queued, so the FIFO syncs early",
-		Old: "		f.initialPopulationCount = len(keys) + tombstones", New: "		f.initialPopulationCount = len(keys)"},
-	{ID: "dfifo-replace-count-every-time", Component: "deltafifo", File: deltaFIFOGo,
+		Old: "	f.initial.Replaced(len(keys) + tombstones)",
+		New: "	f.initial.Replaced(len(keys))"},
+	{ID: "dfifo-replace-count-every-time", Component: "deltafifo", File: syncGo,
 		Bug: "every Replace, not only the first, resets the initial population, so a relist before the first one drained counts the wrong keys",
-		Old: "	if !f.populated {\n		f.populated = true\n		f.initialPopulationCount = len(keys)",
-		New: "	if !f.syncedClosed {\n		f.populated = true\n		f.initialPopulationCount = len(keys)"},
+		Old: "	if !s.populated {\n		s.populated = true\n		s.pending = n",
+		New: "	if !s.synced {\n		s.populated = true\n		s.pending = n"},
 	{ID: "dfifo-sync-before-process", Component: "deltafifo", File: deltaFIFOGo,
 		Bug: "Pop counts the initial item before calling its process func (client-go's order), so the FIFO reports synced while the last initial object is still being processed",
-		Old: "	if f.initialPopulationCount > 0 {\n		// After process returns (or panics): see the package doc.\n		defer func() {\n			f.initialPopulationCount--\n			f.checkSyncedLocked()\n		}()\n	}",
-		New: "	if f.initialPopulationCount > 0 {\n		f.initialPopulationCount--\n		f.checkSyncedLocked()\n	}"},
+		Old: "	counted := min(1, f.initial.Pending())\n	defer f.initial.Processed(counted)",
+		New: "	counted := min(1, f.initial.Pending())\n	f.initial.Processed(counted)"},
 	{ID: "dfifo-initial-flag-populated", Component: "deltafifo", File: deltaFIFOGo,
-		Bug: "isInInitialList is computed from populated instead of synced, so pops of the initial list say false",
-		Old: "	isInInitialList := !f.syncedClosed", New: "	isInInitialList := !f.populated"},
+		Bug: "pops never say isInInitialList (the flag is dropped)",
+		Old: "	isInInitialList := !f.initial.Synced()",
+		New: "	isInInitialList := false"},
 	{ID: "dfifo-resync-queued", Component: "deltafifo", File: deltaFIFOGo,
 		Bug: "Resync also queues Sync for known keys that have deltas queued (the resync/update race client-go guards against)",
 		Old: "		if len(f.items[id]) > 0 {\n			continue\n		}\n		f.appendLocked(id, delta.Delta{Type: delta.Sync, Object: obj})",
@@ -89,14 +92,16 @@ var realFIFOMutants = []Mutant{
 		New: "	for _, obj := range objs {\n		f.pushLocked(delta.Delta{Type: delta.Replaced, Object: obj})\n	}\n	objs = nil\n	var queuedKeys []string\n	last := map[string]delta.Delta{}"},
 	{ID: "rfifo-count-listed", Component: "realfifo", File: realFIFOGo,
 		Bug: "the initial population counts the listed objects only, not the tombstones or what was queued before the first Replace",
-		Old: "		f.initialPopulationCount = f.items.len()", New: "		f.initialPopulationCount = len(list)"},
+		Old: "	f.initial.Replaced(f.items.len())",
+		New: "	f.initial.Replaced(len(list))"},
 	{ID: "rfifo-countdown-at-pop", Component: "realfifo", File: realFIFOGo,
 		Bug: "Pop counts an initial delta before its process func runs, so the FIFO syncs while the last one is being processed",
-		Old: "	counted := min(1, f.initialPopulationCount)\n	defer f.countDownLocked(counted)",
-		New: "	counted := min(1, f.initialPopulationCount)\n	f.countDownLocked(counted)"},
+		Old: "	counted := min(1, f.initial.Pending())\n	defer f.initial.Processed(counted)",
+		New: "	counted := min(1, f.initial.Pending())\n	f.initial.Processed(counted)"},
 	{ID: "rfifo-batch-crosses-initial", Component: "realfifo", File: realFIFOGo,
 		Bug: "PopBatch does not stop at the end of the initial population, mixing initial and later deltas in one batch",
-		Old: "		if f.initialPopulationCount > 0 && i >= f.initialPopulationCount {\n			break\n		}\n", New: ""},
+		Old: "		if f.initial.Pending() > 0 && i >= f.initial.Pending() {\n			break\n		}\n",
+		New: ""},
 	{ID: "rfifo-batch-dup-key", Component: "realfifo", File: realFIFOGo,
 		Bug: "PopBatch puts two deltas of one key in a batch",
 		Old: "		if _, dup := unique[id]; dup {\n			break\n		}\n", New: ""},
@@ -134,7 +139,8 @@ var realFIFOMutants = []Mutant{
 		Old: "	f.closed.Store(true)\n	f.cond.Broadcast()", New: "	f.closed.Store(true)"},
 	{ID: "rfifo-initial-flag-off-by-one", Component: "realfifo", File: realFIFOGo,
 		Bug: "the last delta of the initial population is popped with isInInitialList false",
-		Old: "	isInInitialList := !f.syncedClosed\n	item := f.items.take(0)", New: "	isInInitialList := !f.syncedClosed && f.initialPopulationCount != 1\n	item := f.items.take(0)"},
+		Old: "	isInInitialList := !f.initial.Synced()\n	item := f.items.take(0)",
+		New: "	isInInitialList := !f.initial.Synced() && f.initial.Pending() != 1\n	item := f.items.take(0)"},
 	{ID: "rfifo-options-panic", Component: "realfifo", File: realFIFOGo,
 		Bug: "New panics on a non-atomic FIFO without known objects instead of returning an error (client-go's coding-error panic)",
 		Old: "			return nil, fmt.Errorf(\"%w: Known is required when Atomic is not set\", ErrInvalidOptions)",
@@ -145,8 +151,8 @@ var realFIFOMutants = []Mutant{
 		New: "		k, err := f.KeyOf(obj)\n		if err != nil && !f.atomic {\n			return delta.KeyError{Obj: obj, Err: err}\n		}\n		newKeys[k] = struct{}{}"},
 	{ID: "rfifo-produce-unlocked", Component: "realfifo", File: realFIFOGo,
 		Bug: "Add, Update and Delete append outside the lock",
-		Old: "	f.populated = true\n	f.checkSyncedLocked()\n	return f.addLocked(t, false, obj)",
-		New: "	f.populated = true\n	f.checkSyncedLocked()\n	f.mu.Unlock()\n	defer f.mu.Lock()\n	return f.addLocked(t, false, obj)"},
+		Old: "	f.initial.Populated()\n	return f.addLocked(t, false, obj)",
+		New: "	f.initial.Populated()\n	f.mu.Unlock()\n	defer f.mu.Lock()\n	return f.addLocked(t, false, obj)"},
 
 	// processDeltas (impl/delta): the informer's path from a pop to the
 	// handlers, killed through the pipeline checks.

@@ -168,3 +168,41 @@ func DeletionHandlingKey(obj any) (string, error) {
 	}
 	return MetaNamespaceKey(obj)
 }
+
+// ErrNil is the cause of the KeyError for a nil or typed-nil object.
+var ErrNil = errors.New("nil object")
+
+// KeyOf is the key a FIFO files obj under: that of the newest object of a
+// Deltas (an empty one is ErrZeroLengthDeltas), of the object of a Delta,
+// the Key of a DeletedFinalStateUnknown, else key's. A nil or typed-nil
+// object is ErrNil, before key sees it.
+func KeyOf(key KeyFunc, obj any) (string, error) {
+	if d, ok := obj.(Deltas); ok {
+		if len(d) == 0 {
+			return "", ErrZeroLengthDeltas
+		}
+		obj = d.Newest().Object
+	}
+	if d, ok := obj.(Delta); ok {
+		obj = d.Object
+	}
+	if d, ok := obj.(DeletedFinalStateUnknown); ok {
+		return d.Key, nil
+	}
+	if IsNil(obj) {
+		return "", ErrNil
+	}
+	return key(obj)
+}
+
+// Transformed applies transform (if any) to obj, unless obj is a
+// DeletedFinalStateUnknown: a tombstone carries a state already transformed.
+func Transformed(transform TransformFunc, obj any) (any, error) {
+	if transform == nil {
+		return obj, nil
+	}
+	if _, tomb := obj.(DeletedFinalStateUnknown); tomb {
+		return obj, nil
+	}
+	return transform(obj)
+}

@@ -2,7 +2,6 @@ package deltafifo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -66,10 +65,7 @@ type FIFO struct {
 	itemsPeak int // most keys items held since it was last made
 	queue     keyQueue
 
-	populated              bool
-	initialPopulationCount int
-	syncedClosed           bool
-	synced                 chan struct{}
+	initial delta.InitialSync // the initial population and the synced signal
 
 	closed atomic.Bool // written under mu
 }
@@ -86,70 +82,34 @@ func New(opts Options) *FIFO {
 		transform:    opts.Transform,
 		slowProcess:  opts.SlowProcess,
 		items:        map[string]delta.Deltas{},
-		synced:       make(chan struct{}),
+		initial:      delta.NewInitialSync(),
 	}
 	f.cond.L = &f.mu
 	return f
 }
 
-// errNil is the KeyError cause for a nil or typed-nil object.
-var errNil = errors.New("nil object")
-
 // KeyOf is the key of obj: of its newest object for a delta.Deltas (an
 // empty one is an error), the Key of a DeletedFinalStateUnknown, else
 // Options.KeyFunc's. A nil or typed-nil object is an error.
-func (f *FIFO) KeyOf(obj any) (string, error) {
-	if d, ok := obj.(delta.Deltas); ok {
-		if len(d) == 0 {
-			return "", delta.ErrZeroLengthDeltas
-		}
-		obj = d.Newest().Object
-	}
-	if d, ok := obj.(delta.DeletedFinalStateUnknown); ok {
-		return d.Key, nil
-	}
-	if delta.IsNil(obj) {
-		return "", errNil
-	}
-	return f.keyFunc(obj)
-}
+func (f *FIFO) KeyOf(obj any) (string, error) { return delta.KeyOf(f.keyFunc, obj) }
 
 // transformed applies Options.Transform to obj, unless obj is a tombstone
 // or internal is Sync (the object came from Known and was transformed
 // when it was first queued).
 func (f *FIFO) transformed(internal delta.Type, obj any) (any, error) {
-	if f.transform == nil || internal == delta.Sync {
+	if internal == delta.Sync {
 		return obj, nil
 	}
-	if _, tomb := obj.(delta.DeletedFinalStateUnknown); tomb {
-		return obj, nil
-	}
-	return f.transform(obj)
-}
-
-// checkSyncedLocked closes synced once the FIFO is populated and every
-// item of the initial population has been processed.
-func (f *FIFO) checkSyncedLocked() {
-	if f.populated && f.initialPopulationCount == 0 && !f.syncedClosed {
-		f.syncedClosed = true
-		close(f.synced)
-	}
+	return delta.Transformed(f.transform, obj)
 }
 
 // HasSynced reports whether Add, Update or Delete was called before the
 // first Replace, or every item of the first Replace has been popped and
 // processed. It takes no lock, so a process func may call it.
-func (f *FIFO) HasSynced() bool {
-	select {
-	case <-f.synced:
-		return true
-	default:
-		return false
-	}
-}
+func (f *FIFO) HasSynced() bool { return f.initial.HasSynced() }
 
 // Done is closed when HasSynced becomes true.
-func (f *FIFO) Done() <-chan struct{} { return f.synced }
+func (f *FIFO) Done() <-chan struct{} { return f.initial.Done() }
 
 // Close closes the FIFO: Pop returns the remaining items, then
 // delta.ErrClosed. Add, Update, Delete, Replace and Resync still work.
@@ -175,8 +135,7 @@ func (f *FIFO) Update(obj any) error { return f.addOrUpdate(delta.Updated, obj) 
 func (f *FIFO) addOrUpdate(t delta.Type, obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.populated = true
-	f.checkSyncedLocked()
+	f.initial.Populated()
 	id, err := f.KeyOf(obj)
 	if err != nil {
 		return delta.KeyError{Obj: obj, Err: err}
@@ -202,8 +161,7 @@ func (f *FIFO) Delete(obj any) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.populated = true
-	f.checkSyncedLocked()
+	f.initial.Populated()
 	_, queued := f.items[id]
 	if f.known == nil {
 		if !queued {
@@ -284,7 +242,7 @@ func (f *FIFO) pop(process delta.PopProcessFunc, slow *func()) (any, error) {
 		}
 		f.cond.Wait()
 	}
-	isInInitialList := !f.syncedClosed
+	isInInitialList := !f.initial.Synced()
 	id := f.queue.pop()
 	depth := f.queue.len()
 	item := f.items[id]
@@ -293,13 +251,9 @@ func (f *FIFO) pop(process delta.PopProcessFunc, slow *func()) (any, error) {
 		// A map never shrinks: give back the buckets of a burst.
 		f.items, f.itemsPeak = map[string]delta.Deltas{}, 0
 	}
-	if f.initialPopulationCount > 0 {
-		// After process returns (or panics): see the package doc.
-		defer func() {
-			f.initialPopulationCount--
-			f.checkSyncedLocked()
-		}()
-	}
+	// Counted after process returns (or panics): see the package doc.
+	counted := min(1, f.initial.Pending())
+	defer f.initial.Processed(counted)
 
 	if depth <= SlowDepth {
 		return item, process(item, isInInitialList)
@@ -411,11 +365,7 @@ func (f *FIFO) Replace(list []any, resourceVersion string) error {
 			tombstones++
 		}
 	}
-	if !f.populated {
-		f.populated = true
-		f.initialPopulationCount = len(keys) + tombstones
-		f.checkSyncedLocked()
-	}
+	f.initial.Replaced(len(keys) + tombstones)
 	return nil
 }
 

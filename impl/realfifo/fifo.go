@@ -67,10 +67,7 @@ type FIFO struct {
 	cond  sync.Cond // on mu; broadcast when a delta is queued or on Close
 	items deltaQueue
 
-	populated              bool
-	initialPopulationCount int
-	syncedClosed           bool
-	synced                 chan struct{}
+	initial delta.InitialSync // the initial population and the synced signal
 
 	closed atomic.Bool // written under mu
 }
@@ -112,72 +109,28 @@ func New(opts Options) (*FIFO, error) {
 		unlock:    opts.UnlockWhileProcessing,
 		bookmarks: opts.Bookmarks,
 		batchSize: opts.BatchSize,
-		synced:    make(chan struct{}),
+		initial:   delta.NewInitialSync(),
 	}
 	f.cond.L = &f.mu
 	return f, nil
 }
 
-// errNil is the KeyError cause for a nil or typed-nil object.
-var errNil = errors.New("nil object")
-
 // KeyOf is the key of obj: of its newest object for a delta.Deltas (an
 // empty one is an error), of its object for a delta.Delta, the Key of a
 // DeletedFinalStateUnknown, else Options.KeyFunc's. A nil or typed-nil
 // object is an error.
-func (f *FIFO) KeyOf(obj any) (string, error) {
-	if d, ok := obj.(delta.Deltas); ok {
-		if len(d) == 0 {
-			return "", delta.ErrZeroLengthDeltas
-		}
-		obj = d.Newest().Object
-	}
-	if d, ok := obj.(delta.Delta); ok {
-		obj = d.Object
-	}
-	if d, ok := obj.(delta.DeletedFinalStateUnknown); ok {
-		return d.Key, nil
-	}
-	if delta.IsNil(obj) {
-		return "", errNil
-	}
-	return f.keyFunc(obj)
-}
+func (f *FIFO) KeyOf(obj any) (string, error) { return delta.KeyOf(f.keyFunc, obj) }
 
 // transformed applies Options.Transform to obj unless it is a tombstone.
-func (f *FIFO) transformed(obj any) (any, error) {
-	if f.transform == nil {
-		return obj, nil
-	}
-	if _, tomb := obj.(delta.DeletedFinalStateUnknown); tomb {
-		return obj, nil
-	}
-	return f.transform(obj)
-}
-
-// checkSyncedLocked closes synced once the FIFO is populated and every
-// delta of the initial population has been processed.
-func (f *FIFO) checkSyncedLocked() {
-	if f.populated && f.initialPopulationCount == 0 && !f.syncedClosed {
-		f.syncedClosed = true
-		close(f.synced)
-	}
-}
+func (f *FIFO) transformed(obj any) (any, error) { return delta.Transformed(f.transform, obj) }
 
 // HasSynced reports whether Add, Update or Delete was called before the
 // first Replace, or every delta the first Replace queued has been popped
 // and processed. It takes no lock, so a process func may call it.
-func (f *FIFO) HasSynced() bool {
-	select {
-	case <-f.synced:
-		return true
-	default:
-		return false
-	}
-}
+func (f *FIFO) HasSynced() bool { return f.initial.HasSynced() }
 
 // Done is closed when HasSynced becomes true.
-func (f *FIFO) Done() <-chan struct{} { return f.synced }
+func (f *FIFO) Done() <-chan struct{} { return f.initial.Done() }
 
 // Close closes the FIFO: Pop and PopBatch return the remaining deltas,
 // then delta.ErrClosed. Producers are not rejected. Closing twice is
@@ -207,8 +160,7 @@ func (f *FIFO) Delete(obj any) error { return f.produce(delta.Deleted, obj) }
 func (f *FIFO) produce(t delta.Type, obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.populated = true
-	f.checkSyncedLocked()
+	f.initial.Populated()
 	return f.addLocked(t, false, obj)
 }
 
@@ -300,11 +252,7 @@ func (f *FIFO) Replace(list []any, resourceVersion string) error {
 		f.reconcileLocked(newKeys, objs)
 	}
 
-	if !f.populated {
-		f.populated = true
-		f.initialPopulationCount = f.items.len()
-		f.checkSyncedLocked()
-	}
+	f.initial.Replaced(f.items.len())
 	return nil
 }
 
@@ -425,14 +373,6 @@ func (f *FIFO) waitLocked() bool {
 	return true
 }
 
-// countDownLocked counts n processed deltas of the initial population.
-func (f *FIFO) countDownLocked(n int) {
-	if n > 0 && f.initialPopulationCount > 0 {
-		f.initialPopulationCount = max(0, f.initialPopulationCount-n)
-		f.checkSyncedLocked()
-	}
-}
-
 // Pop waits until a delta is queued (or the FIFO is closed and empty:
 // delta.ErrClosed), removes the oldest and calls process with it as a
 // one-delta delta.Deltas and whether it belongs to the initial population
@@ -451,11 +391,11 @@ func (f *FIFO) Pop(process delta.PopProcessFunc) (any, error) {
 	if !f.waitLocked() {
 		return nil, delta.ErrClosed
 	}
-	isInInitialList := !f.syncedClosed
+	isInInitialList := !f.initial.Synced()
 	item := f.items.take(0)
 	f.items.drop(1)
-	counted := min(1, f.initialPopulationCount)
-	defer f.countDownLocked(counted)
+	counted := min(1, f.initial.Pending())
+	defer f.initial.Processed(counted)
 
 	if depth := f.items.len(); depth > 10 {
 		trace := utiltrace.New("RealFIFO Pop Process",
@@ -517,12 +457,12 @@ func (f *FIFO) PopBatch(processBatch func(deltas []delta.Delta, isInInitialList 
 	if !f.waitLocked() {
 		return delta.ErrClosed
 	}
-	isInInitialList := !f.syncedClosed
+	isInInitialList := !f.initial.Synced()
 	n := min(f.items.len(), f.batchSize)
 	deltas := make([]delta.Delta, 0, n)
 	unique := make(map[string]struct{}, n)
 	for i := 0; i < n; i++ {
-		if f.initialPopulationCount > 0 && i >= f.initialPopulationCount {
+		if f.initial.Pending() > 0 && i >= f.initial.Pending() {
 			break
 		}
 		item := f.items.at(i)
@@ -544,8 +484,8 @@ func (f *FIFO) PopBatch(processBatch func(deltas []delta.Delta, isInInitialList 
 		deltas = append(deltas, f.items.take(i))
 	}
 	f.items.drop(len(deltas))
-	counted := min(len(deltas), f.initialPopulationCount)
-	defer f.countDownLocked(counted)
+	counted := min(len(deltas), f.initial.Pending())
+	defer f.initial.Processed(counted)
 
 	if depth := f.items.len(); depth > 10 {
 		trace := utiltrace.New("RealFIFO PopBatch Process",

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,14 +34,11 @@ func New(key delta.KeyFunc) *Store {
 	return &Store{key: key, items: map[string]any{}}
 }
 
-// errNil is the KeyError cause for a nil or typed-nil object.
-var errNil = errors.New("nil object")
-
 // keyOf is the store's key of obj, or a delta.KeyError. A nil or typed-nil
 // object is an error without calling the key function.
 func (s *Store) keyOf(obj any) (string, error) {
 	if delta.IsNil(obj) {
-		return "", delta.KeyError{Obj: obj, Err: errNil}
+		return "", delta.KeyError{Obj: obj, Err: delta.ErrNil}
 	}
 	k, err := s.key(obj)
 	if err != nil {
