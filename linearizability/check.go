@@ -34,12 +34,44 @@ func Check(model porcupine.Model, history []porcupine.Operation, timeout time.Du
 // returns the paths written; htmlPath is empty when there was nothing to
 // draw. dir is created if needed.
 func SaveFailure(dir, name string, model porcupine.Model, history []porcupine.Operation, info porcupine.LinearizationInfo) (htmlPath, jsonPath string, err error) {
+	write := func(path string) error { return WriteHistory(path, &HistoryFile{Ops: Records(history)}) }
+	return saveFailure(dir, name, write, model, info)
+}
+
+// FailureNote describes a failing history saved by SaveFailure or
+// SaveFIFOFailure, for a violation message: htmlPath, jsonPath and err are
+// what the save returned; load says how to read the history back (for
+// example "linearizability.LoadHistory, then linearizability.Check");
+// rerun says how to make the same calls again. It returns a line for each
+// of the visualisation (if drawn), the history (if written), the error (if
+// any) and rerun, each beginning with a newline and an indent of two.
+func FailureNote(htmlPath, jsonPath string, err error, load, rerun string) string {
+	var b strings.Builder
+	if htmlPath != "" {
+		fmt.Fprintf(&b, "\n  visualisation: %s (open in a browser; \"jump to first error\")", htmlPath)
+	}
+	if jsonPath != "" {
+		fmt.Fprintf(&b, "\n  history: %s (%s)", jsonPath, load)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "\n  could not save the history: %v", err)
+	}
+	b.WriteString("\n  " + rerun)
+	return b.String()
+}
+
+// saveFailure creates dir, writes dir/name.json with write and, when info
+// holds a search, dir/name.html, porcupine's visualisation of info under
+// model; it returns the paths written (htmlPath empty when there was
+// nothing to draw). It is the part SaveFailure, SaveFIFOFailure and
+// SaveListenerFailure share.
+func saveFailure(dir, name string, write func(jsonPath string) error, model porcupine.Model, info porcupine.LinearizationInfo) (htmlPath, jsonPath string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
 	base := filepath.Join(dir, sanitize(name))
 	jsonPath = base + ".json"
-	if err := WriteHistory(jsonPath, &HistoryFile{Ops: Records(history)}); err != nil {
+	if err := write(jsonPath); err != nil {
 		return "", "", err
 	}
 	if len(info.PartialLinearizations()) == 0 {
@@ -117,14 +149,27 @@ func (f *HistoryFile) Operations() ([]porcupine.Operation, error) {
 
 // WriteHistory writes f to path as JSON, one operation per line.
 func WriteHistory(path string, f *HistoryFile) error {
-	head, err := json.MarshalIndent(HistoryFile{Note: f.Note, Expect: f.Expect}, "", "  ")
+	return writeHistoryJSON(path, HistoryFile{Note: f.Note, Expect: f.Expect}, f.Ops)
+}
+
+// writeHistoryJSON writes head, a history file without its ops, to path as
+// indented JSON, with ops in place of its `"ops": null`, one a line. The
+// ops field must be head's last.
+func writeHistoryJSON[R any](path string, head any, ops []R) error {
+	h, err := json.MarshalIndent(head, "", "  ")
 	if err != nil {
 		return err
 	}
+	prefix := string(h[:bytes.LastIndex(h, []byte(`"ops"`))]) + `"ops": [` // up to `"ops": null`
+	return writeJSONLines(path, prefix, "\n    ", "\n  ]\n}\n", ops)
+}
+
+// writeJSONLines writes to path prefix, then rs as JSON, each on a line of
+// its own after indent and separated by commas, then suffix.
+func writeJSONLines[R any](path, prefix, indent, suffix string, rs []R) error {
 	var b bytes.Buffer
-	b.Write(head[:bytes.LastIndex(head, []byte(`"ops"`))]) // up to `"ops": null`
-	b.WriteString(`"ops": [`)
-	for i, r := range f.Ops {
+	b.WriteString(prefix)
+	for i, r := range rs {
 		line, err := json.Marshal(r)
 		if err != nil {
 			return err
@@ -132,10 +177,10 @@ func WriteHistory(path string, f *HistoryFile) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("\n    ")
+		b.WriteString(indent)
 		b.Write(line)
 	}
-	b.WriteString("\n  ]\n}\n")
+	b.WriteString(suffix)
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 

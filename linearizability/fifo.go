@@ -19,17 +19,13 @@ package linearizability
 // check many of them.
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/anishathalye/porcupine"
 	spec "github.com/kverify/kverify/spec/fifo"
@@ -322,10 +318,7 @@ func DescribeFIFOHistory(history []porcupine.Operation) string {
 // logical clock, read just before a call and just after it returns, like
 // Recorder. It is safe for concurrent use; its zero value is ready.
 type FIFORecorder struct {
-	clk      atomic.Int64
-	mu       sync.Mutex
-	ops      []porcupine.Operation
-	inflight map[int]FIFOInput
+	callLog[FIFOInput, FIFOOutput]
 
 	// Observe, if set before the first call, is called after every
 	// recorded call returns (from the caller's goroutine): a heartbeat
@@ -335,51 +328,15 @@ type FIFORecorder struct {
 
 // Record runs call on behalf of client and records it with input in.
 func (r *FIFORecorder) Record(client int, in FIFOInput, call func() FIFOOutput) FIFOOutput {
-	r.mu.Lock()
-	if r.inflight == nil {
-		r.inflight = map[int]FIFOInput{}
-	}
-	r.inflight[client] = in
-	r.mu.Unlock()
-	start := r.clk.Add(1)
-	out := call()
-	end := r.clk.Add(1)
-	op := porcupine.Operation{ClientId: client, Input: in, Call: start, Output: out, Return: end}
-	r.mu.Lock()
-	delete(r.inflight, client)
-	r.ops = append(r.ops, op)
-	r.mu.Unlock()
-	if r.Observe != nil {
-		r.Observe(op)
-	}
-	return out
+	return r.record(client, in, call, r.Observe)
 }
 
 // InFlight describes the calls that have started and not returned, one
 // per client, in client order: "client 2: Pop()".
-func (r *FIFORecorder) InFlight() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cs := make([]int, 0, len(r.inflight))
-	for c := range r.inflight {
-		cs = append(cs, c)
-	}
-	slices.Sort(cs)
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = fmt.Sprintf("client %d: %s", c, r.inflight[c])
-	}
-	return out
-}
+func (r *FIFORecorder) InFlight() []string { return r.inFlight() }
 
 // History returns a copy of the calls recorded so far, by call time.
-func (r *FIFORecorder) History() []porcupine.Operation {
-	r.mu.Lock()
-	h := slices.Clone(r.ops)
-	r.mu.Unlock()
-	slices.SortFunc(h, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
-	return h
-}
+func (r *FIFORecorder) History() []porcupine.Operation { return r.history() }
 
 // FIFOHistoryFile is a FIFO history on disk, as JSON.
 type FIFOHistoryFile struct {
@@ -409,52 +366,18 @@ type FIFORecord struct {
 // returns the paths written; htmlPath is empty when there was nothing to
 // draw. dir is created if needed.
 func SaveFIFOFailure(dir, name string, c FIFOConfig, history []porcupine.Operation, info porcupine.LinearizationInfo) (htmlPath, jsonPath string, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
-	}
-	base := filepath.Join(dir, sanitize(name))
-	jsonPath = base + ".json"
 	f := FIFOHistoryFile{Config: c, Ops: make([]FIFORecord, len(history))}
 	for i, op := range history {
 		in, _ := op.Input.(FIFOInput)
 		out, _ := op.Output.(FIFOOutput)
 		f.Ops[i] = FIFORecord{Client: op.ClientId, Call: op.Call, Return: op.Return, In: in, Out: out}
 	}
-	if err := writeFIFOHistory(jsonPath, &f); err != nil {
-		return "", "", err
-	}
-	if len(info.PartialLinearizations()) == 0 {
-		return "", jsonPath, nil
-	}
-	htmlPath = base + ".html"
-	if err := porcupine.VisualizePath(FIFOModel(c), info, htmlPath); err != nil {
-		return "", jsonPath, fmt.Errorf("visualize: %w", err)
-	}
-	return htmlPath, jsonPath, nil
+	return saveFailure(dir, name, func(path string) error { return writeFIFOHistory(path, &f) }, FIFOModel(c), info)
 }
 
 // writeFIFOHistory writes f as JSON, one call a line.
 func writeFIFOHistory(path string, f *FIFOHistoryFile) error {
-	head, err := json.MarshalIndent(FIFOHistoryFile{Note: f.Note, Config: f.Config, Expect: f.Expect}, "", "  ")
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	b.Write(head[:bytes.LastIndex(head, []byte(`"ops"`))]) // up to `"ops": null`
-	b.WriteString(`"ops": [`)
-	for i, r := range f.Ops {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("\n    ")
-		b.Write(line)
-	}
-	b.WriteString("\n  ]\n}\n")
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return writeHistoryJSON(path, FIFOHistoryFile{Note: f.Note, Config: f.Config, Expect: f.Expect}, f.Ops)
 }
 
 // LoadFIFOHistory reads a history saved by SaveFIFOFailure, ready for

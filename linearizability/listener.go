@@ -23,12 +23,9 @@ package linearizability
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -398,44 +395,22 @@ type listenerRecord struct {
 // Info), dir/name.html, porcupine's visualisation. It returns the paths
 // written.
 func SaveListenerFailure(dir, name string, history []porcupine.Operation, info porcupine.LinearizationInfo) (htmlPath, jsonPath string, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
-	}
-	base := filepath.Join(dir, sanitize(name))
-	jsonPath = base + ".json"
-	var b strings.Builder
-	b.WriteString("{\"model\": \"listener\", \"ops\": [")
+	rs := make([]listenerRecord, len(history))
 	for i, op := range history {
 		in, out := op.Input.(ListenerInput), op.Output.(ListenerOutput)
 		v := in.Value
 		if in.Op == ListenerDeliver {
 			v = out.Value
 		}
-		line, err := json.Marshal(listenerRecord{Client: op.ClientId, Call: op.Call, Return: op.Return,
-			Listener: in.Listener, Op: in.Op.String(), Value: v})
-		if err != nil {
-			return "", "", err
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("\n  ")
-		b.Write(line)
+		rs[i] = listenerRecord{Client: op.ClientId, Call: op.Call, Return: op.Return,
+			Listener: in.Listener, Op: in.Op.String(), Value: v}
 	}
-	b.WriteString("\n]}\n")
-	if err := os.WriteFile(jsonPath, []byte(b.String()), 0o644); err != nil {
-		return "", "", err
-	}
-	if len(info.PartialLinearizations()) == 0 {
-		return "", jsonPath, nil
+	write := func(path string) error {
+		return writeJSONLines(path, `{"model": "listener", "ops": [`, "\n  ", "\n]}\n", rs)
 	}
 	m := ListenerModel()
 	m.Partition = nil // info comes from CheckListener's unpartitioned search
-	htmlPath = base + ".html"
-	if err := porcupine.VisualizePath(m, info, htmlPath); err != nil {
-		return "", jsonPath, fmt.Errorf("visualize: %w", err)
-	}
-	return htmlPath, jsonPath, nil
+	return saveFailure(dir, name, write, m, info)
 }
 
 // FanOut is what the listener workload drives: a processor with handlers

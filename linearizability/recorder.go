@@ -28,10 +28,7 @@ type Queue interface {
 // Return than the other's Call. A Recorder is safe for concurrent use; its
 // zero value is ready.
 type Recorder struct {
-	clk      atomic.Int64
-	mu       sync.Mutex
-	ops      []porcupine.Operation
-	inflight map[int]Input // client -> the call it is in
+	callLog[Input, Output]
 
 	// Observe, if set before the first call, is called after every
 	// recorded call returns (from the caller's goroutine): a heartbeat
@@ -41,49 +38,72 @@ type Recorder struct {
 
 // Record runs call on behalf of client and records it with input in.
 func (r *Recorder) Record(client int, in Input, call func() Output) Output {
-	r.mu.Lock()
-	if r.inflight == nil {
-		r.inflight = map[int]Input{}
-	}
-	r.inflight[client] = in
-	r.mu.Unlock()
-	start := r.clk.Add(1)
-	out := call()
-	end := r.clk.Add(1)
-	op := porcupine.Operation{ClientId: client, Input: in, Call: start, Output: out, Return: end}
-	r.mu.Lock()
-	delete(r.inflight, client)
-	r.ops = append(r.ops, op)
-	r.mu.Unlock()
-	if r.Observe != nil {
-		r.Observe(op)
-	}
-	return out
+	return r.record(client, in, call, r.Observe)
 }
 
 // InFlight describes the calls that have started and not returned, one
 // per client: "client 3: Get()", in client order.
-func (r *Recorder) InFlight() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var cs []int
-	for c := range r.inflight {
+func (r *Recorder) InFlight() []string { return r.inFlight() }
+
+// History returns a copy of the operations recorded so far, ordered by
+// call time.
+func (r *Recorder) History() []porcupine.Operation { return r.history() }
+
+// callLog is the core of Recorder and FIFORecorder: a logical clock and
+// the calls, with inputs I and outputs O, recorded and in flight. Its zero
+// value is ready; it is safe for concurrent use.
+type callLog[I fmt.Stringer, O any] struct {
+	clk      atomic.Int64
+	mu       sync.Mutex
+	ops      []porcupine.Operation
+	inflight map[int]I // client -> the call it is in
+}
+
+// record runs call on behalf of client, records it with input in, and
+// then, if observe is not nil, passes the operation to it.
+func (l *callLog[I, O]) record(client int, in I, call func() O, observe func(porcupine.Operation)) O {
+	l.mu.Lock()
+	if l.inflight == nil {
+		l.inflight = map[int]I{}
+	}
+	l.inflight[client] = in
+	l.mu.Unlock()
+	start := l.clk.Add(1)
+	out := call()
+	end := l.clk.Add(1)
+	op := porcupine.Operation{ClientId: client, Input: in, Call: start, Output: out, Return: end}
+	l.mu.Lock()
+	delete(l.inflight, client)
+	l.ops = append(l.ops, op)
+	l.mu.Unlock()
+	if observe != nil {
+		observe(op)
+	}
+	return out
+}
+
+// inFlight describes the calls in flight, "client 3: <input>", in client
+// order.
+func (l *callLog[I, O]) inFlight() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cs := make([]int, 0, len(l.inflight))
+	for c := range l.inflight {
 		cs = append(cs, c)
 	}
 	slices.Sort(cs)
 	out := make([]string, len(cs))
 	for i, c := range cs {
-		out[i] = fmt.Sprintf("client %d: %s", c, r.inflight[c])
+		out[i] = fmt.Sprintf("client %d: %s", c, l.inflight[c])
 	}
 	return out
 }
 
-// History returns a copy of the operations recorded so far, ordered by
-// call time.
-func (r *Recorder) History() []porcupine.Operation {
-	r.mu.Lock()
-	h := slices.Clone(r.ops)
-	r.mu.Unlock()
+// history returns a copy of the operations recorded so far, by call time.
+func (l *callLog[I, O]) history() []porcupine.Operation {
+	l.mu.Lock()
+	h := slices.Clone(l.ops)
+	l.mu.Unlock()
 	slices.SortFunc(h, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	return h
 }

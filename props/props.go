@@ -214,6 +214,15 @@ func Broke(guarantee, format string, args ...any) error {
 	return &Violation{Guarantee: guarantee, Detail: fmt.Sprintf(format, args...)}
 }
 
+// Dir is where a check saves what it leaves for the user (traces,
+// histories): TraceDir, or the test's artifact directory.
+func (c Config) Dir(t *testing.T) string {
+	if c.TraceDir != "" {
+		return c.TraceDir
+	}
+	return t.ArtifactDir()
+}
+
 // Save writes the violation's trace (if any) for check c to the configured
 // directory and records the path in the violation. Errors other than
 // violations are returned unchanged.
@@ -222,10 +231,7 @@ func Save(t *testing.T, cfg Config, component string, c string, err error) error
 	if !errors.As(err, &v) || v.Trace == nil {
 		return err
 	}
-	dir := cfg.TraceDir
-	if dir == "" {
-		dir = t.ArtifactDir()
-	}
+	dir := cfg.Dir(t)
 	v.Trace.Component, v.Trace.Check, v.Trace.Subject = component, c, cfg.Subject
 	v.Trace.Guarantee, v.Trace.Message = v.Guarantee, v.Detail
 	if path, werr := traces.Write(dir, v.Trace); werr == nil {

@@ -409,28 +409,15 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linear
 // cfg.TraceDir or the test's artifact directory, and returns the lines to
 // add to the violation.
 func (p *linearPlan) save(t *testing.T, cfg props.Config, s Subject, c lin.FIFOConfig, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
-	dir := cfg.TraceDir
-	if dir == "" {
-		dir = t.ArtifactDir()
-	}
+	dir := cfg.Dir(t)
 	subject := cfg.Subject
 	if subject == "" {
 		subject = "subject"
 	}
 	name := fmt.Sprintf("%s-linear-%s-seed%d", component(s), subject, p.seed)
 	html, js, err := lin.SaveFIFOFailure(dir, name, c, h, info)
-	var b strings.Builder
-	if html != "" {
-		fmt.Fprintf(&b, "\n  visualisation: %s (open in a browser; \"jump to first error\")", html)
-	}
-	if js != "" {
-		fmt.Fprintf(&b, "\n  history: %s (linearizability.LoadFIFOHistory, then linearizability.Check with FIFOModel)", js)
-	}
-	if err != nil {
-		fmt.Fprintf(&b, "\n  could not save the history: %v", err)
-	}
-	fmt.Fprintf(&b, "\n  rerun the same calls with %s=%d", linearSeedEnv, p.seed)
-	return b.String()
+	return lin.FailureNote(html, js, err, "linearizability.LoadFIFOHistory, then linearizability.Check with FIFOModel",
+		fmt.Sprintf("rerun the same calls with %s=%d", linearSeedEnv, p.seed))
 }
 
 // linearDo makes one call on f and returns what it observed. A Pop's

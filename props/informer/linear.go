@@ -34,10 +34,7 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Conf
 				return props.Broke("Stop returns", "seed %d: the fan-out's Run did not return within %v of its context being cancelled", seed+i, props.Watchdog)
 			}
 			if err := linearizability.CheckListenerDrained(h, 10*time.Second); err != nil {
-				dir := cfg.TraceDir
-				if dir == "" {
-					dir = t.ArtifactDir()
-				}
+				dir := cfg.Dir(t)
 				var le *linearizability.ListenerError
 				var info porcupine.LinearizationInfo
 				if errors.As(err, &le) {

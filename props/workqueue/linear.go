@@ -131,28 +131,15 @@ func modelName(check string) string {
 // cfg.TraceDir or the test's artifact directory, and returns the lines to
 // add to the violation.
 func saveLinear(t *testing.T, cfg props.Config, check string, seed uint64, model porcupine.Model, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
-	dir := cfg.TraceDir
-	if dir == "" {
-		dir = t.ArtifactDir()
-	}
+	dir := cfg.Dir(t)
 	subject := cfg.Subject
 	if subject == "" {
 		subject = "subject"
 	}
 	name := fmt.Sprintf("%s-%s-%s-seed%d", Component, strings.ReplaceAll(check, "/", "-"), subject, seed)
 	html, js, err := linearizability.SaveFailure(dir, name, model, h, info)
-	var b strings.Builder
-	if html != "" {
-		fmt.Fprintf(&b, "\n  visualisation: %s (open in a browser; \"jump to first error\")", html)
-	}
-	if js != "" {
-		fmt.Fprintf(&b, "\n  history: %s (linearizability.LoadHistory, then linearizability.Check)", js)
-	}
-	if err != nil {
-		fmt.Fprintf(&b, "\n  could not save the history: %v", err)
-	}
-	fmt.Fprintf(&b, "\n  rerun the same choices with %s=%d", linearSeedEnv, seed)
-	return b.String()
+	return linearizability.FailureNote(html, js, err, "linearizability.LoadHistory, then linearizability.Check",
+		fmt.Sprintf("rerun the same choices with %s=%d", linearSeedEnv, seed))
 }
 
 // linearSeed is the first scenario's seed: from the environment if set,
