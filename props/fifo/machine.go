@@ -356,26 +356,12 @@ func (x *machine) pop(op string, kind Kind) error {
 // popOne pops one key (DeltaFIFO) or delta (RealFIFO) and checks it.
 func (x *machine) popOne(kind Kind) (sh shown, err error) {
 	var (
-		gotDs      []Delta
-		gotInitial bool
-		called     int
-		syncedIn   bool
-		procErr    error
-		events     []Event
+		p      processed
+		called int
 	)
 	process := func(ds []Delta, initial bool) error {
 		called++
-		gotDs, gotInitial = ds, initial
-		select {
-		case <-x.f.Done():
-			syncedIn = true
-		default:
-		}
-		if x.mode.Pipeline {
-			x.h.events = nil
-			procErr = x.s.Process(&x.h, x.store, ds, initial)
-			events = x.h.events
-		}
+		p = x.observe(ds, initial)
 		switch kind {
 		case PopErr:
 			return errProcess
@@ -391,9 +377,9 @@ func (x *machine) popOne(kind Kind) (sh shown, err error) {
 	)
 	func() {
 		defer func() {
-			if p := recover(); p != nil {
-				if _, ok := p.(panicValue); !ok {
-					panic(p)
+			if r := recover(); r != nil {
+				if _, ok := r.(panicValue); !ok {
+					panic(r)
 				}
 				panicked = true
 			}
@@ -421,8 +407,8 @@ func (x *machine) popOne(kind Kind) (sh shown, err error) {
 		x.mirror(wantDs)
 	}
 
-	gotM, convErr := deltasOf(gotDs)
-	sh = shown{want: wantDs, wantInit: wantInitial, got: gotM, gotInit: gotInitial}
+	gotM, convErr := deltasOf(p.ds)
+	sh = shown{want: wantDs, wantInit: wantInitial, got: gotM, gotInit: p.initial}
 	switch {
 	case called != 1:
 		sh.note = fmt.Sprintf("process called %d times; Pop returned %v", called, popErr)
@@ -431,10 +417,10 @@ func (x *machine) popOne(kind Kind) (sh shown, err error) {
 		return sh, props.Broke(gDeltas, "popped deltas: %v", convErr)
 	case !same(gotM, wantDs):
 		return sh, x.deltaMismatch(wantDs, gotM)
-	case gotInitial != wantInitial:
-		return sh, props.Broke(gInitial, "pop of %s had isInInitialList=%t, want %t (%s)", spec.Deltas(gotM), gotInitial, wantInitial, x.syncWhy())
-	case x.mode.SyncDuring && syncedIn != wantSyncedIn:
-		return sh, props.Broke(gSynced, "while the process func of %s ran, the FIFO was synced=%t, want %t: a FIFO syncs only once the last initial item's process func has returned", spec.Deltas(gotM), syncedIn, wantSyncedIn)
+	case p.initial != wantInitial:
+		return sh, props.Broke(gInitial, "pop of %s had isInInitialList=%t, want %t (%s)", spec.Deltas(gotM), p.initial, wantInitial, x.syncWhy())
+	case x.mode.SyncDuring && p.syncedIn != wantSyncedIn:
+		return sh, props.Broke(gSynced, "while the process func of %s ran, the FIFO was synced=%t, want %t: a FIFO syncs only once the last initial item's process func has returned", spec.Deltas(gotM), p.syncedIn, wantSyncedIn)
 	}
 	switch kind {
 	case PopErr:
@@ -459,10 +445,10 @@ func (x *machine) popOne(kind Kind) (sh shown, err error) {
 		}
 	}
 	if x.mode.Pipeline {
-		if procErr != nil {
-			return sh, props.Broke(gProcess, "Process of %s failed: %v", spec.Deltas(gotM), procErr)
+		if p.err != nil {
+			return sh, props.Broke(gProcess, "Process of %s failed: %v", spec.Deltas(gotM), p.err)
 		}
-		if err := x.compareEvents(wantEvents, events); err != nil {
+		if err := x.compareEvents(wantEvents, p.events); err != nil {
 			return sh, err
 		}
 		if err := x.compareStore(wantDs); err != nil {
@@ -610,30 +596,12 @@ func (x *machine) popBatch(op string) error {
 		return nil
 	}
 	var (
-		gotDs    []Delta
-		initial  bool
-		single   int
-		batch    int
-		syncedIn bool
-		procErr  error
-		events   []Event
+		p             processed
+		single, batch int
 	)
-	run := func(ds []Delta, init bool) {
-		gotDs, initial = ds, init
-		select {
-		case <-x.f.Done():
-			syncedIn = true
-		default:
-		}
-		if x.mode.Pipeline {
-			x.h.events = nil
-			procErr = x.s.Process(&x.h, x.store, ds, init)
-			events = x.h.events
-		}
-	}
 	err := x.b.PopBatch(
-		func(ds []Delta, init bool) error { batch++; run(ds, init); return nil },
-		func(ds []Delta, init bool) error { single++; run(ds, init); return nil })
+		func(ds []Delta, init bool) error { batch++; p = x.observe(ds, init); return nil },
+		func(ds []Delta, init bool) error { single++; p = x.observe(ds, init); return nil })
 	wantDs, wantInitial, _ := x.rm.PopBatch()
 	wantSyncedIn := x.synced()
 	x.rm.Popped(len(wantDs))
@@ -641,9 +609,9 @@ func (x *machine) popBatch(op string) error {
 	if !x.mode.Pipeline {
 		x.mirror(wantDs)
 	}
-	gotM, convErr := deltasOf(gotDs)
+	gotM, convErr := deltasOf(p.ds)
 	want := fmt.Sprintf("%s initial=%t", spec.Deltas(wantDs), wantInitial)
-	got := fmt.Sprintf("%s initial=%t batch=%d single=%d", spec.Deltas(gotM), initial, batch, single)
+	got := fmt.Sprintf("%s initial=%t batch=%d single=%d", spec.Deltas(gotM), p.initial, batch, single)
 	x.rec.Step(op, want, got)
 	wantSingle := len(wantDs) == 1
 	switch {
@@ -657,21 +625,50 @@ func (x *machine) popBatch(op string) error {
 		return props.Broke(gBatch, "PopBatch took %s, want %s (up to %d consecutive deltas, not past the initial population, not past a delta that cannot be batched, no key twice)", spec.Deltas(gotM), spec.Deltas(wantDs), spec.DefaultBatchSize)
 	case wantSingle != (single == 1):
 		return props.Broke(gBatch, "a batch of %d went to the single=%t func, want single=%t", len(gotM), single == 1, wantSingle)
-	case initial != wantInitial:
-		return props.Broke(gInitial, "batch had isInInitialList=%t, want %t", initial, wantInitial)
-	case x.mode.SyncDuring && syncedIn != wantSyncedIn:
-		return props.Broke(gSynced, "while the batch was processed the FIFO was synced=%t, want %t", syncedIn, wantSyncedIn)
+	case p.initial != wantInitial:
+		return props.Broke(gInitial, "batch had isInInitialList=%t, want %t", p.initial, wantInitial)
+	case x.mode.SyncDuring && p.syncedIn != wantSyncedIn:
+		return props.Broke(gSynced, "while the batch was processed the FIFO was synced=%t, want %t", p.syncedIn, wantSyncedIn)
 	}
 	if x.mode.Pipeline {
-		if procErr != nil {
-			return props.Broke(gProcess, "Process of %s failed: %v", spec.Deltas(gotM), procErr)
+		if p.err != nil {
+			return props.Broke(gProcess, "Process of %s failed: %v", spec.Deltas(gotM), p.err)
 		}
-		if err := x.compareEvents(wantEvents, events); err != nil {
+		if err := x.compareEvents(wantEvents, p.events); err != nil {
 			return err
 		}
 		return x.compareStore(wantDs)
 	}
 	return nil
+}
+
+// processed is what a process func saw and did.
+type processed struct {
+	ds       []Delta
+	initial  bool
+	syncedIn bool    // the FIFO's Done was closed while it ran
+	err      error   // the subject's Process failed (pipeline mode)
+	events   []Event // the notifications Process made (pipeline mode)
+}
+
+// observe is the body of every process func the machine hands a FIFO: it
+// records what the pop handed over and whether the FIFO had synced (read
+// from Done: a FIFO that processes under its lock cannot be asked
+// HasSynced), and in pipeline mode runs the subject's Process into the
+// store.
+func (x *machine) observe(ds []Delta, initial bool) processed {
+	p := processed{ds: ds, initial: initial}
+	select {
+	case <-x.f.Done():
+		p.syncedIn = true
+	default:
+	}
+	if x.mode.Pipeline {
+		x.h.events = nil
+		p.err = x.s.Process(&x.h, x.store, ds, initial)
+		p.events = x.h.events
+	}
+	return p
 }
 
 // RunSteps makes a FIFO in mode and runs steps on it, checking every

@@ -1,0 +1,41 @@
+package fifo_test
+
+import (
+	"fmt"
+
+	pfifo "github.com/kverify/kverify/props/fifo"
+	"github.com/kverify/kverify/upstream"
+)
+
+// A conformance test for an informer queue is a subject and one call:
+//
+//	func TestConformance(t *testing.T) {
+//		props.Run(t, fifo.Checks(subject))
+//	}
+//
+// The subject makes FIFOs for the options a check asks for and translates
+// the implementation's deltas into the suite's; Real selects RealFIFO's
+// checks (PopBatch, atomic mode). Leaving Process nil skips the pipeline
+// check, which needs the implementation's processDeltas. Here client-go's
+// RealFIFO is the subject.
+func ExampleChecks() {
+	for _, c := range pfifo.Checks(upstream.RealFIFO()) {
+		fmt.Printf("%-22s %s\n", c.Name, c.Family)
+	}
+	// Output:
+	// realfifo/rules         witness
+	// realfifo/close         timing
+	// realfifo/bad-input     witness
+	// realfifo/retention     retention
+	// realfifo/unlock        timing
+	// realfifo/bad-options   witness
+	// realfifo/race          linear
+	// realfifo/model         model
+	// realfifo/atomic        model
+	// realfifo/batch         model
+	// realfifo/synced        model
+	// realfifo/faults        model
+	// realfifo/pipeline      model
+	// realfifo/replace       model
+	// realfifo/linear        linear
+}
