@@ -111,7 +111,7 @@ func Process(h Handler, s Store, ds Deltas, isInInitialList bool, key KeyFunc) e
 		case Bookmark:
 			info, ok := obj.(BookmarkInfo)
 			if !ok {
-				return fmt.Errorf("Bookmark delta did not contain a BookmarkInfo: %T", obj)
+				return fmt.Errorf("a Bookmark delta did not contain a BookmarkInfo: %T", obj)
 			}
 			if b, ok := s.(bookmarker); ok {
 				b.Bookmark(info.ResourceVersion)
