@@ -187,16 +187,12 @@ var fpairs = []fpair{
 	{name: "Replace/Delete", known: []spec.Obj{x1}, setup: []fop{addOp(y1)}, a: replaceOp(y1), b: deleteOp(x2)},
 }
 
-// raceMode is the mode a subject's race rounds run in: known objects when
-// the subject takes them with its default options.
-func raceMode(s Subject) Mode {
-	if s.Real {
-		return Mode{Known: true}
-	}
-	return Mode{Known: true}
-}
+// raceMode is the mode race rounds run in: with known objects (for a
+// RealFIFO, its non-atomic mode), so that Delete, Replace and Resync have
+// known keys to act on.
+func raceMode() Mode { return Mode{Known: true} }
 
-// raceRounds is the number of rounds a pair runs per Loop step.
+// raceStep is the number of rounds a pair runs per Loop step.
 const raceStep = 20
 
 func raceCheck(s Subject) func(*testing.T, props.Config) error {
@@ -262,7 +258,7 @@ func outcome(a, b, rest string) string {
 }
 
 func raceRound(s Subject, r *props.Racer, p fpair, round int, cfg props.Config) error {
-	f, st, err := newFIFO(s, raceMode(s))
+	f, st, err := newFIFO(s, raceMode())
 	if err != nil {
 		return err
 	}
