@@ -10,12 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kverify/kverify/impl/delta"
+	"github.com/kverify/kverify/impl/delta/deltatest"
 	"github.com/kverify/kverify/impl/store"
 )
-
-func obj(name, rv string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
-}
 
 // describe names an object for comparisons: ns/name@rv, a tombstone as
 // dfsu(key,obj).
@@ -54,11 +51,11 @@ func contents(s *store.Store) []string {
 func TestProcessAddUpdateDelete(t *testing.T) {
 	s, h := store.New(nil), &recorder{}
 	ds := delta.Deltas{
-		{Type: delta.Added, Object: obj("a", "1")},
-		{Type: delta.Updated, Object: obj("a", "2")},
-		{Type: delta.Sync, Object: obj("b", "3")},
-		{Type: delta.Replaced, Object: obj("b", "3")},
-		{Type: delta.Deleted, Object: delta.DeletedFinalStateUnknown{Key: "ns/a", Obj: obj("a", "2")}},
+		{Type: delta.Added, Object: deltatest.Obj("a", "1")},
+		{Type: delta.Updated, Object: deltatest.Obj("a", "2")},
+		{Type: delta.Sync, Object: deltatest.Obj("b", "3")},
+		{Type: delta.Replaced, Object: deltatest.Obj("b", "3")},
+		{Type: delta.Deleted, Object: delta.DeletedFinalStateUnknown{Key: "ns/a", Obj: deltatest.Obj("a", "2")}},
 	}
 	if err := delta.Process(h, s, ds, true, nil); err != nil {
 		t.Fatal(err)
@@ -90,7 +87,7 @@ func (s sortedStore) ListKeys() []string {
 
 func TestProcessReplacedAll(t *testing.T) {
 	s := store.New(nil)
-	for _, o := range []any{obj("c", "1"), obj("a", "1"), obj("b", "1")} {
+	for _, o := range []any{deltatest.Obj("c", "1"), deltatest.Obj("a", "1"), deltatest.Obj("b", "1")} {
 		if err := s.Add(o); err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +95,7 @@ func TestProcessReplacedAll(t *testing.T) {
 	h := &recorder{}
 	ds := delta.Deltas{{Type: delta.ReplacedAll, Object: delta.ReplacedAllInfo{
 		ResourceVersion: "9",
-		Objects:         []any{obj("d", "5"), obj("b", "4")},
+		Objects:         []any{deltatest.Obj("d", "5"), deltatest.Obj("b", "4")},
 	}}}
 	if err := delta.Process(h, sortedStore{s}, ds, false, nil); err != nil {
 		t.Fatal(err)
@@ -126,10 +123,10 @@ type listOnly struct{ delta.Store }
 
 func TestProcessReplacedAllListOnlyStore(t *testing.T) {
 	s := store.New(nil)
-	_ = s.Add(obj("a", "1"))
-	_ = s.Add(obj("b", "1"))
+	_ = s.Add(deltatest.Obj("a", "1"))
+	_ = s.Add(deltatest.Obj("b", "1"))
 	h := &recorder{}
-	ds := delta.Deltas{{Type: delta.ReplacedAll, Object: delta.ReplacedAllInfo{Objects: []any{obj("b", "2")}}}}
+	ds := delta.Deltas{{Type: delta.ReplacedAll, Object: delta.ReplacedAllInfo{Objects: []any{deltatest.Obj("b", "2")}}}}
 	if err := delta.Process(h, listOnly{s}, ds, true, delta.DeletionHandlingKey); err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +138,10 @@ func TestProcessReplacedAllListOnlyStore(t *testing.T) {
 
 func TestProcessReplacedAllKeyErrorLeavesStore(t *testing.T) {
 	s := store.New(nil)
-	_ = s.Add(obj("a", "1"))
+	_ = s.Add(deltatest.Obj("a", "1"))
 	h := &recorder{}
 	var typedNil *metav1.PartialObjectMetadata
-	ds := delta.Deltas{{Type: delta.ReplacedAll, Object: delta.ReplacedAllInfo{Objects: []any{obj("b", "2"), typedNil}}}}
+	ds := delta.Deltas{{Type: delta.ReplacedAll, Object: delta.ReplacedAllInfo{Objects: []any{deltatest.Obj("b", "2"), typedNil}}}}
 	err := delta.Process(h, s, ds, false, nil)
 	var ke delta.KeyError
 	if !errors.As(err, &ke) {
@@ -158,7 +155,7 @@ func TestProcessReplacedAllKeyErrorLeavesStore(t *testing.T) {
 func TestProcessWrongInfoType(t *testing.T) {
 	for _, typ := range []delta.Type{delta.ReplacedAll, delta.SyncAll, delta.Bookmark, "Bogus"} {
 		s := store.New(nil)
-		_ = s.Add(obj("a", "1"))
+		_ = s.Add(deltatest.Obj("a", "1"))
 		h := &recorder{}
 		err := delta.Process(h, s, delta.Deltas{{Type: typ, Object: "not an info"}}, false, nil)
 		if err == nil || !strings.Contains(err.Error(), string(typ)) {
@@ -172,11 +169,11 @@ func TestProcessWrongInfoType(t *testing.T) {
 
 func TestProcessSyncAllGoesOn(t *testing.T) {
 	s := store.New(nil)
-	_ = s.Add(obj("a", "1"))
+	_ = s.Add(deltatest.Obj("a", "1"))
 	h := &recorder{}
 	ds := delta.Deltas{
 		{Type: delta.SyncAll, Object: delta.SyncAllInfo{}},
-		{Type: delta.Added, Object: obj("b", "2")},
+		{Type: delta.Added, Object: deltatest.Obj("b", "2")},
 		{Type: delta.Bookmark, Object: delta.BookmarkInfo{ResourceVersion: "7"}},
 	}
 	if err := delta.Process(h, s, ds, false, nil); err != nil {
@@ -194,9 +191,9 @@ func TestProcessSyncAllGoesOn(t *testing.T) {
 func TestProcessStopsAtFirstError(t *testing.T) {
 	s, h := store.New(nil), &recorder{}
 	ds := delta.Deltas{
-		{Type: delta.Added, Object: obj("a", "1")},
+		{Type: delta.Added, Object: deltatest.Obj("a", "1")},
 		{Type: delta.Added, Object: nil},
-		{Type: delta.Added, Object: obj("b", "1")},
+		{Type: delta.Added, Object: deltatest.Obj("b", "1")},
 	}
 	if err := delta.Process(h, s, ds, false, nil); err == nil {
 		t.Fatal("no error")
@@ -209,11 +206,11 @@ func TestProcessStopsAtFirstError(t *testing.T) {
 func TestProcessBatchAttemptsAll(t *testing.T) {
 	s, h := store.New(nil), &recorder{}
 	ds := []delta.Delta{
-		{Type: delta.Added, Object: obj("a", "1")},
+		{Type: delta.Added, Object: deltatest.Obj("a", "1")},
 		{Type: delta.Added, Object: nil},
-		{Type: delta.Deleted, Object: obj("a", "2")},
+		{Type: delta.Deleted, Object: deltatest.Obj("a", "2")},
 		{Type: delta.SyncAll, Object: 3},
-		{Type: delta.Updated, Object: obj("b", "1")},
+		{Type: delta.Updated, Object: deltatest.Obj("b", "1")},
 	}
 	err := delta.ProcessBatch(h, s, ds, true, nil)
 	var ke delta.KeyError
@@ -240,7 +237,7 @@ func TestIsNilAndKeys(t *testing.T) {
 			t.Errorf("key of %#v: no error", o)
 		}
 	}
-	for _, o := range []any{0, "", obj("a", "1"), delta.DeletedFinalStateUnknown{}} {
+	for _, o := range []any{0, "", deltatest.Obj("a", "1"), delta.DeletedFinalStateUnknown{}} {
 		if delta.IsNil(o) {
 			t.Errorf("IsNil(%#v) true", o)
 		}

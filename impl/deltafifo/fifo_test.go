@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,33 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kverify/kverify/impl/delta"
+	"github.com/kverify/kverify/impl/delta/deltatest"
 )
-
-func obj(name, rv string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
-}
-
-// describe names an object: name@rv; a tombstone as dfsu(name,obj).
-func describe(o any) string {
-	switch o := o.(type) {
-	case *metav1.PartialObjectMetadata:
-		return o.Name + "@" + o.ResourceVersion
-	case delta.DeletedFinalStateUnknown:
-		if o.Obj == nil {
-			return "dfsu(" + strings.TrimPrefix(o.Key, "ns/") + ",nil)"
-		}
-		return "dfsu(" + strings.TrimPrefix(o.Key, "ns/") + "," + describe(o.Obj) + ")"
-	}
-	return fmt.Sprintf("%T", o)
-}
-
-func describeDeltas(ds delta.Deltas) string {
-	parts := make([]string, len(ds))
-	for i, d := range ds {
-		parts[i] = string(d.Type) + ":" + describe(d.Object)
-	}
-	return strings.Join(parts, " ")
-}
 
 // pop pops one key without blocking (the FIFO must not be empty) and
 // describes its deltas and isInInitialList.
@@ -52,7 +26,7 @@ func pop(t *testing.T, f *FIFO) string {
 	}
 	var got string
 	item, err := f.Pop(func(o any, initial bool) error {
-		got = describeDeltas(o.(delta.Deltas))
+		got = deltatest.DescribeDeltas(o.(delta.Deltas))
 		if initial {
 			got += " (initial)"
 		}
@@ -61,7 +35,7 @@ func pop(t *testing.T, f *FIFO) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if describeDeltas(item.(delta.Deltas)) != strings.TrimSuffix(got, " (initial)") {
+	if deltatest.DescribeDeltas(item.(delta.Deltas)) != strings.TrimSuffix(got, " (initial)") {
 		t.Fatalf("Pop returned %v, process got %v", item, got)
 	}
 	return got
@@ -76,74 +50,39 @@ func popAll(t *testing.T, f *FIFO) []string {
 	return out
 }
 
-func check(t *testing.T, got, want []string) {
-	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
-	}
-}
-
-// known is a KeyListerGetter listing its keys sorted; a key mapped to nil
-// fails its lookup.
-type known map[string]any
-
-func (k known) ListKeys() []string {
-	out := make([]string, 0, len(k))
-	for key := range k {
-		out = append(out, key)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func (k known) GetByKey(key string) (any, bool, error) {
-	o, ok := k[key]
-	if ok && o == nil {
-		return nil, false, errors.New("lookup failed")
-	}
-	return o, ok, nil
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Per-key accumulation in first-touch order (client-go's DeltaFIFO doc).
 func TestAccumulationFirstTouchOrder(t *testing.T) {
 	f := New(Options{})
-	must(t, f.Add(obj("a", "1")))
-	must(t, f.Add(obj("b", "1")))
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Delete(obj("b", "2")))
-	check(t, f.ListKeys(), []string{"ns/a", "ns/b"})
-	check(t, popAll(t, f), []string{
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("b", "1")))
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("b", "2")))
+	deltatest.Check(t, f.ListKeys(), []string{"ns/a", "ns/b"})
+	deltatest.Check(t, popAll(t, f), []string{
 		"Added:a@1 Updated:a@2 Updated:a@2",
 		"Added:b@1 Deleted:b@2",
 	})
 	// A popped key queued again goes to the tail.
-	must(t, f.Add(obj("a", "3")))
-	must(t, f.Add(obj("c", "1")))
-	must(t, f.Update(obj("a", "4")))
-	check(t, popAll(t, f), []string{"Added:a@3 Updated:a@4", "Added:c@1"})
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "3")))
+	deltatest.Must(t, f.Add(deltatest.Obj("c", "1")))
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "4")))
+	deltatest.Check(t, popAll(t, f), []string{"Added:a@3 Updated:a@4", "Added:c@1"})
 }
 
 func TestDeletionDedup(t *testing.T) {
 	f := New(Options{})
-	a, b := obj("a", "1"), obj("b", "1")
-	must(t, f.Add(a))
-	must(t, f.Delete(obj("a", "2")))
-	must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/a", Obj: a}))
-	must(t, f.Add(b))
-	must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/b", Obj: b}))
-	must(t, f.Delete(obj("b", "3")))
-	must(t, f.Add(obj("c", "1")))
-	must(t, f.Delete(obj("c", "2")))
-	must(t, f.Delete(obj("c", "3")))
-	check(t, popAll(t, f), []string{
+	a, b := deltatest.Obj("a", "1"), deltatest.Obj("b", "1")
+	deltatest.Must(t, f.Add(a))
+	deltatest.Must(t, f.Delete(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/a", Obj: a}))
+	deltatest.Must(t, f.Add(b))
+	deltatest.Must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/b", Obj: b}))
+	deltatest.Must(t, f.Delete(deltatest.Obj("b", "3")))
+	deltatest.Must(t, f.Add(deltatest.Obj("c", "1")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("c", "2")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("c", "3")))
+	deltatest.Check(t, popAll(t, f), []string{
 		"Added:a@1 Deleted:a@2", // older real deletion kept
 		"Added:b@1 Deleted:b@3", // older tombstone replaced
 		"Added:c@1 Deleted:c@2", // older kept
@@ -152,7 +91,7 @@ func TestDeletionDedup(t *testing.T) {
 
 func TestDeleteSuppression(t *testing.T) {
 	f := New(Options{})
-	must(t, f.Delete(obj("a", "1")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("a", "1")))
 	if len(f.ListKeys()) != 0 {
 		t.Error("Delete of an unqueued key without Known was queued")
 	}
@@ -160,27 +99,27 @@ func TestDeleteSuppression(t *testing.T) {
 		t.Error("Delete did not mark the FIFO populated")
 	}
 
-	k := known{"ns/known": obj("known", "1"), "ns/broken": nil}
+	k := deltatest.Known{"ns/known": deltatest.Obj("known", "1"), "ns/broken": nil}
 	f = New(Options{Known: k})
-	must(t, f.Delete(obj("gone", "1")))   // not known, not queued: dropped
-	must(t, f.Delete(obj("known", "2")))  // known
-	must(t, f.Delete(obj("broken", "2"))) // lookup error: queued
-	must(t, f.Add(obj("q", "1")))
-	must(t, f.Delete(obj("q", "2"))) // queued
-	check(t, popAll(t, f), []string{"Deleted:known@2", "Deleted:broken@2", "Added:q@1 Deleted:q@2"})
+	deltatest.Must(t, f.Delete(deltatest.Obj("gone", "1")))   // not known, not queued: dropped
+	deltatest.Must(t, f.Delete(deltatest.Obj("known", "2")))  // known
+	deltatest.Must(t, f.Delete(deltatest.Obj("broken", "2"))) // lookup error: queued
+	deltatest.Must(t, f.Add(deltatest.Obj("q", "1")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("q", "2"))) // queued
+	deltatest.Check(t, popAll(t, f), []string{"Deleted:known@2", "Deleted:broken@2", "Added:q@1 Deleted:q@2"})
 }
 
 func TestReplaceTombstones(t *testing.T) {
-	k := known{"ns/k1": obj("k1", "1"), "ns/k2": obj("k2", "1"), "ns/k3": nil, "ns/x": obj("x", "0")}
+	k := deltatest.Known{"ns/k1": deltatest.Obj("k1", "1"), "ns/k2": deltatest.Obj("k2", "1"), "ns/k3": nil, "ns/x": deltatest.Obj("x", "0")}
 	f := New(Options{Known: k})
-	must(t, f.Add(obj("z", "1")))
-	must(t, f.Add(obj("x", "1")))
-	must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/y", Obj: obj("y", "1")})) // dropped: not known
-	must(t, f.Add(obj("y", "1")))
-	must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/y", Obj: obj("y", "1")}))
-	must(t, f.Replace([]any{obj("a", "5"), obj("k1", "5")}, "5"))
-	check(t, f.ListKeys(), []string{"ns/z", "ns/x", "ns/y", "ns/a", "ns/k1", "ns/k2", "ns/k3"})
-	check(t, popAll(t, f), []string{
+	deltatest.Must(t, f.Add(deltatest.Obj("z", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("x", "1")))
+	deltatest.Must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/y", Obj: deltatest.Obj("y", "1")})) // dropped: not known
+	deltatest.Must(t, f.Add(deltatest.Obj("y", "1")))
+	deltatest.Must(t, f.Delete(delta.DeletedFinalStateUnknown{Key: "ns/y", Obj: deltatest.Obj("y", "1")}))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "5"), deltatest.Obj("k1", "5")}, "5"))
+	deltatest.Check(t, f.ListKeys(), []string{"ns/z", "ns/x", "ns/y", "ns/a", "ns/k1", "ns/k2", "ns/k3"})
+	deltatest.Check(t, popAll(t, f), []string{
 		"Added:z@1 Deleted:dfsu(z,z@1)", // queued keys in queue order
 		"Added:x@1 Deleted:dfsu(x,x@1)", // newest queued object, not the known one
 		"Added:y@1 Deleted:dfsu(y,y@1)", // a tombstone's object, unwrapped; coalesced
@@ -191,51 +130,42 @@ func TestReplaceTombstones(t *testing.T) {
 	})
 
 	f = New(Options{EmitReplaced: true})
-	must(t, f.Add(obj("a", "1")))
-	must(t, f.Replace([]any{obj("a", "2"), obj("b", "2")}, "2"))
-	check(t, popAll(t, f), []string{"Added:a@1 Replaced:a@2", "Replaced:b@2"})
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "2"), deltatest.Obj("b", "2")}, "2"))
+	deltatest.Check(t, popAll(t, f), []string{"Added:a@1 Replaced:a@2", "Replaced:b@2"})
 }
 
 func TestInitialPopulation(t *testing.T) {
-	k := known{"ns/k": obj("k", "1")}
+	k := deltatest.Known{"ns/k": deltatest.Obj("k", "1")}
 	f := New(Options{Known: k})
 	if f.HasSynced() {
 		t.Fatal("synced before anything")
 	}
 	// Distinct listed keys (2) plus tombstones (1).
-	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1"), obj("a", "2")}, "1"))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1"), deltatest.Obj("b", "1"), deltatest.Obj("a", "2")}, "1"))
 	if f.HasSynced() {
 		t.Fatal("synced before the pops")
 	}
-	must(t, f.Replace([]any{obj("c", "1")}, "2")) // not the first: no new count
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("c", "1")}, "2")) // not the first: no new count
 	var doneInLast bool
 	for i := 0; i < 3; i++ {
 		_, err := f.Pop(func(o any, initial bool) error {
 			if !initial {
 				t.Errorf("pop %d not initial", i)
 			}
-			doneInLast = isClosed(f.Done()) || f.HasSynced()
+			doneInLast = deltatest.IsClosed(f.Done()) || f.HasSynced()
 			return nil
 		})
-		must(t, err)
+		deltatest.Must(t, err)
 	}
 	if doneInLast {
 		t.Error("synced while the last initial item was processed")
 	}
-	if !f.HasSynced() || !isClosed(f.Done()) {
+	if !f.HasSynced() || !deltatest.IsClosed(f.Done()) {
 		t.Fatal("not synced after the initial items")
 	}
 	if got := pop(t, f); strings.HasSuffix(got, "(initial)") {
 		t.Errorf("pop after sync: %s", got)
-	}
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -245,14 +175,14 @@ func TestAddBeforeReplaceSyncs(t *testing.T) {
 	if !f.HasSynced() {
 		t.Fatal("Add did not mark the FIFO populated")
 	}
-	must(t, f.Replace([]any{obj("a", "1")}, "1"))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1")}, "1"))
 	if got := pop(t, f); got != "Sync:a@1" {
 		t.Errorf("got %s", got)
 	}
 }
 
 func TestReplaceAllOrNothing(t *testing.T) {
-	k := known{"ns/k": obj("k", "1")}
+	k := deltatest.Known{"ns/k": deltatest.Obj("k", "1")}
 	bad := errors.New("bad transform")
 	f := New(Options{Known: k, Transform: func(o any) (any, error) {
 		if o.(*metav1.PartialObjectMetadata).Name == "t" {
@@ -262,17 +192,17 @@ func TestReplaceAllOrNothing(t *testing.T) {
 	}})
 	var typedNil *metav1.PartialObjectMetadata
 	var ke delta.KeyError
-	if err := f.Replace([]any{obj("a", "1"), typedNil, obj("b", "1")}, "1"); !errors.As(err, &ke) {
+	if err := f.Replace([]any{deltatest.Obj("a", "1"), typedNil, deltatest.Obj("b", "1")}, "1"); !errors.As(err, &ke) {
 		t.Fatalf("Replace with a typed nil = %v, want KeyError", err)
 	}
-	if err := f.Replace([]any{obj("a", "1"), obj("t", "1")}, "1"); !errors.Is(err, bad) {
+	if err := f.Replace([]any{deltatest.Obj("a", "1"), deltatest.Obj("t", "1")}, "1"); !errors.Is(err, bad) {
 		t.Fatalf("Replace with a failing transform = %v", err)
 	}
 	if len(f.ListKeys()) != 0 || f.HasSynced() {
 		t.Fatalf("failed Replaces changed the FIFO: %v, synced %v", f.ListKeys(), f.HasSynced())
 	}
-	must(t, f.Replace([]any{obj("a", "1")}, "1"))
-	check(t, popAll(t, f), []string{"Sync:a@1 (initial)", "Deleted:dfsu(k,k@1) (initial)"})
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1")}, "1"))
+	deltatest.Check(t, popAll(t, f), []string{"Sync:a@1 (initial)", "Deleted:dfsu(k,k@1) (initial)"})
 	if !f.HasSynced() {
 		t.Error("not synced")
 	}
@@ -280,7 +210,7 @@ func TestReplaceAllOrNothing(t *testing.T) {
 
 func TestTransformOnce(t *testing.T) {
 	calls := map[string]int{}
-	k := known{"ns/k": obj("k", "1"), "ns/gone": obj("gone", "1")}
+	k := deltatest.Known{"ns/k": deltatest.Obj("k", "1"), "ns/gone": deltatest.Obj("gone", "1")}
 	f := New(Options{Known: k, Transform: func(o any) (any, error) {
 		m := o.(*metav1.PartialObjectMetadata)
 		calls[m.Name]++
@@ -288,20 +218,20 @@ func TestTransformOnce(t *testing.T) {
 		c.ResourceVersion += "t"
 		return c, nil
 	}})
-	must(t, f.Add(obj("a", "1")))
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Delete(obj("a", "3")))
-	must(t, f.Delete(obj("unknown", "1"))) // dropped: not transformed
-	must(t, f.Replace([]any{obj("b", "1")}, "1"))
-	must(t, f.Resync())
-	check(t, popAll(t, f), []string{
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("a", "3")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("unknown", "1"))) // dropped: not transformed
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("b", "1")}, "1"))
+	deltatest.Must(t, f.Resync())
+	deltatest.Check(t, popAll(t, f), []string{
 		"Added:a@1t Updated:a@2t Deleted:a@3t", // the tombstone coalesced away
 		"Sync:b@1t",
 		"Deleted:dfsu(gone,gone@1)",
 		"Deleted:dfsu(k,k@1)",
 	})
-	must(t, f.Resync())
-	check(t, popAll(t, f), []string{"Sync:gone@1", "Sync:k@1"})
+	deltatest.Must(t, f.Resync())
+	deltatest.Check(t, popAll(t, f), []string{"Sync:gone@1", "Sync:k@1"})
 	if want := map[string]int{"a": 3, "b": 1}; fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Errorf("transform calls %v, want %v", calls, want)
 	}
@@ -311,19 +241,19 @@ func TestResync(t *testing.T) {
 	if err := New(Options{}).Resync(); err != nil {
 		t.Errorf("Resync without Known: %v", err)
 	}
-	k := known{"ns/a": obj("a", "1"), "ns/b": obj("b", "1"), "ns/broken": nil}
+	k := deltatest.Known{"ns/a": deltatest.Obj("a", "1"), "ns/b": deltatest.Obj("b", "1"), "ns/broken": nil}
 	f := New(Options{Known: k})
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Resync())
-	check(t, popAll(t, f), []string{"Updated:a@2", "Sync:b@1"})
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Resync())
+	deltatest.Check(t, popAll(t, f), []string{"Updated:a@2", "Sync:b@1"})
 
 	var typedNil *metav1.PartialObjectMetadata
-	f = New(Options{Known: known{"ns/a": obj("a", "1"), "ns/b": typedNil}})
+	f = New(Options{Known: deltatest.Known{"ns/a": deltatest.Obj("a", "1"), "ns/b": typedNil}})
 	var ke delta.KeyError
 	if err := f.Resync(); !errors.As(err, &ke) {
 		t.Errorf("Resync of a typed nil = %v", err)
 	}
-	check(t, f.ListKeys(), []string{"ns/a"}) // as client-go: the syncs before stay
+	deltatest.Check(t, f.ListKeys(), []string{"ns/a"}) // as client-go: the syncs before stay
 }
 
 func TestNilObjectsAreKeyErrors(t *testing.T) {
@@ -351,7 +281,7 @@ func TestNilObjectsAreKeyErrors(t *testing.T) {
 	if _, err := f.KeyOf(delta.Deltas{}); !errors.Is(err, delta.ErrZeroLengthDeltas) {
 		t.Errorf("KeyOf(empty Deltas) = %v", err)
 	}
-	if k, err := f.KeyOf(delta.Deltas{{Object: obj("x", "1")}, {Object: delta.DeletedFinalStateUnknown{Key: "t"}}}); k != "t" || err != nil {
+	if k, err := f.KeyOf(delta.Deltas{{Object: deltatest.Obj("x", "1")}, {Object: delta.DeletedFinalStateUnknown{Key: "t"}}}); k != "t" || err != nil {
 		t.Errorf("KeyOf(Deltas ending in a tombstone) = %q, %v", k, err)
 	}
 	if len(f.ListKeys()) != 0 {
@@ -361,10 +291,10 @@ func TestNilObjectsAreKeyErrors(t *testing.T) {
 
 func TestProcessErrorNotRequeued(t *testing.T) {
 	f := New(Options{})
-	must(t, f.Add(obj("a", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
 	boom := errors.New("boom")
 	item, err := f.Pop(func(any, bool) error { return boom })
-	if !errors.Is(err, boom) || describeDeltas(item.(delta.Deltas)) != "Added:a@1" {
+	if !errors.Is(err, boom) || deltatest.DescribeDeltas(item.(delta.Deltas)) != "Added:a@1" {
 		t.Errorf("Pop = %v, %v", item, err)
 	}
 	if len(f.ListKeys()) != 0 {
@@ -374,7 +304,7 @@ func TestProcessErrorNotRequeued(t *testing.T) {
 
 func TestProcessPanicKeepsFIFOConsistent(t *testing.T) {
 	f := New(Options{})
-	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1")}, "1"))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1"), deltatest.Obj("b", "1")}, "1"))
 	popPanicking := func() (r any) {
 		defer func() { r = recover() }()
 		_, _ = f.Pop(func(any, bool) error { panic("handler bug") })
@@ -383,7 +313,7 @@ func TestProcessPanicKeepsFIFOConsistent(t *testing.T) {
 	if r := popPanicking(); r != "handler bug" {
 		t.Fatalf("recovered %v", r)
 	}
-	check(t, f.ListKeys(), []string{"ns/b"})
+	deltatest.Check(t, f.ListKeys(), []string{"ns/b"})
 	if f.HasSynced() {
 		t.Fatal("synced with an initial item left")
 	}
@@ -393,19 +323,19 @@ func TestProcessPanicKeepsFIFOConsistent(t *testing.T) {
 	if !f.HasSynced() {
 		t.Error("the last initial item panicked and the FIFO is not synced")
 	}
-	must(t, f.Add(obj("c", "1"))) // the lock was released
-	check(t, popAll(t, f), []string{"Added:c@1"})
+	deltatest.Must(t, f.Add(deltatest.Obj("c", "1"))) // the lock was released
+	deltatest.Check(t, popAll(t, f), []string{"Added:c@1"})
 }
 
 func TestPoppedItemsNotRetained(t *testing.T) {
 	f := New(Options{})
-	o := obj("a", "1")
+	o := deltatest.Obj("a", "1")
 	w := weak.Make(o)
-	must(t, f.Add(o))
-	must(t, f.Update(o))
+	deltatest.Must(t, f.Add(o))
+	deltatest.Must(t, f.Update(o))
 	o = nil
 	_, err := f.Pop(func(any, bool) error { return nil })
-	must(t, err)
+	deltatest.Must(t, err)
 	runtime.GC()
 	if w.Value() != nil {
 		t.Error("a popped object is still reachable")
@@ -416,11 +346,11 @@ func TestPoppedItemsNotRetained(t *testing.T) {
 
 	const n = 5000
 	for i := range n {
-		must(t, f.Add(obj(fmt.Sprint(i), "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj(fmt.Sprint(i), "1")))
 	}
 	for i := range n {
 		_, err := f.Pop(func(any, bool) error { return nil })
-		must(t, err)
+		deltatest.Must(t, err)
 		for _, k := range f.queue.keys[:f.queue.head] {
 			if k != "" {
 				t.Fatalf("after %d pops a popped key %q is still referenced", i+1, k)
@@ -434,11 +364,11 @@ func TestPoppedItemsNotRetained(t *testing.T) {
 
 func TestReadersReturnCopies(t *testing.T) {
 	f := New(Options{})
-	must(t, f.Add(obj("a", "1")))
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Add(obj("b", "1")))
-	ds, ok, err := f.Get(obj("a", ""))
-	if !ok || err != nil || describeDeltas(ds) != "Added:a@1 Updated:a@2" {
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Add(deltatest.Obj("b", "1")))
+	ds, ok, err := f.Get(deltatest.Obj("a", ""))
+	if !ok || err != nil || deltatest.DescribeDeltas(ds) != "Added:a@1 Updated:a@2" {
 		t.Fatalf("Get = %v, %v, %v", ds, ok, err)
 	}
 	ds[0] = delta.Delta{}
@@ -447,10 +377,10 @@ func TestReadersReturnCopies(t *testing.T) {
 	}
 	var list []string
 	for _, o := range f.List() {
-		list = append(list, describe(o))
+		list = append(list, deltatest.Describe(o))
 	}
-	check(t, list, []string{"a@2", "b@1"})
-	check(t, popAll(t, f), []string{"Added:a@1 Updated:a@2", "Added:b@1"})
+	deltatest.Check(t, list, []string{"a@2", "b@1"})
+	deltatest.Check(t, popAll(t, f), []string{"Added:a@1 Updated:a@2", "Added:b@1"})
 }
 
 func TestPopBlocksAndClose(t *testing.T) {
@@ -468,14 +398,14 @@ func TestPopBlocksAndClose(t *testing.T) {
 					got <- err.Error()
 					return
 				}
-				got <- describeDeltas(item.(delta.Deltas))
+				got <- deltatest.DescribeDeltas(item.(delta.Deltas))
 			}
 		}()
 		synctest.Wait()
 		if len(got) != 0 {
 			t.Fatal("Pop returned on an empty FIFO")
 		}
-		must(t, f.Add(obj("a", "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
 		synctest.Wait()
 		if g := <-got; g != "Added:a@1" {
 			t.Errorf("got %s", g)
@@ -486,11 +416,11 @@ func TestPopBlocksAndClose(t *testing.T) {
 			t.Errorf("blocked Pop after Close: %s", g)
 		}
 		// Closed: producers still work, items still pop, then ErrClosed.
-		must(t, f.Add(obj("b", "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj("b", "1")))
 		if !f.IsClosed() {
 			t.Error("not closed")
 		}
-		check(t, popAll(t, f), []string{"Added:b@1"})
+		deltatest.Check(t, popAll(t, f), []string{"Added:b@1"})
 		if _, err := f.Pop(func(any, bool) error { return nil }); !errors.Is(err, delta.ErrClosed) {
 			t.Errorf("Pop on closed and empty: %v", err)
 		}
@@ -511,11 +441,11 @@ func TestSlowProcess(t *testing.T) {
 			reports = append(reports, report{key, depth, took})
 		}})
 		for i := range 13 {
-			must(t, f.Add(obj(fmt.Sprint(i), "1")))
+			deltatest.Must(t, f.Add(deltatest.Obj(fmt.Sprint(i), "1")))
 		}
 		popSleeping := func(d time.Duration) {
 			_, err := f.Pop(func(any, bool) error { time.Sleep(d); return nil })
-			must(t, err)
+			deltatest.Must(t, err)
 		}
 		popSleeping(150 * time.Millisecond) // depth 12
 		popSleeping(100 * time.Millisecond) // depth 11, not longer than 100 ms
@@ -529,12 +459,12 @@ func TestSlowProcess(t *testing.T) {
 
 // Producers and one consumer, under the race detector.
 func TestConcurrent(t *testing.T) {
-	f := New(Options{Known: known{}})
+	f := New(Options{Known: deltatest.Known{}})
 	var wg sync.WaitGroup
 	for p := range 3 {
 		wg.Go(func() {
 			for i := range 300 {
-				o := obj(fmt.Sprint(p, "-", i%20), fmt.Sprint(i))
+				o := deltatest.Obj(fmt.Sprint(p, "-", i%20), fmt.Sprint(i))
 				switch i % 4 {
 				case 0:
 					_ = f.Add(o)
@@ -548,7 +478,7 @@ func TestConcurrent(t *testing.T) {
 				}
 			}
 			if p == 0 {
-				_ = f.Replace([]any{obj("r", "1")}, "1")
+				_ = f.Replace([]any{deltatest.Obj("r", "1")}, "1")
 			}
 		})
 	}

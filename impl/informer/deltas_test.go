@@ -9,12 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kverify/kverify/impl/delta"
+	"github.com/kverify/kverify/impl/delta/deltatest"
 	"github.com/kverify/kverify/impl/store"
 )
-
-func pom(name, rv string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
-}
 
 // DeltaHandler carries what delta.Process derives to the listeners; an
 // update with an unchanged resource version is a sync notification, which
@@ -31,7 +28,7 @@ func TestDeltaHandler(t *testing.T) {
 		defer stop()
 
 		s, dh := store.New(nil), DeltaHandler(p)
-		a1, a2 := pom("a", "1"), pom("a", "2")
+		a1, a2 := deltatest.Obj("a", "1"), deltatest.Obj("a", "2")
 		tomb := delta.DeletedFinalStateUnknown{Key: "ns/a", Obj: a2}
 		steps := []delta.Deltas{
 			{{Type: delta.Added, Object: a1}},
@@ -76,10 +73,10 @@ func TestSameResourceVersion(t *testing.T) {
 		a, b any
 		want bool
 	}{
-		{pom("a", "1"), pom("b", "1"), true},
-		{pom("a", "1"), pom("a", "2"), false},
+		{deltatest.Obj("a", "1"), deltatest.Obj("b", "1"), true},
+		{deltatest.Obj("a", "1"), deltatest.Obj("a", "2"), false},
 		{"x", "x", false},
-		{typedNil, pom("a", ""), false},
+		{typedNil, deltatest.Obj("a", ""), false},
 		{nil, nil, false},
 	} {
 		if got := sameResourceVersion(c.a, c.b); got != c.want {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kverify/kverify/impl/delta/deltatest"
 )
 
 // A panicking handler call is contained: reported once, the notification
@@ -52,7 +54,7 @@ func TestListenerContainsPanics(t *testing.T) {
 			t.Errorf("reports %v, want %v", reports, want)
 		}
 		mu.Unlock()
-		if isDone(l.Done()) {
+		if deltatest.IsClosed(l.Done()) {
 			t.Error("Done closed after a contained panic")
 		}
 	})

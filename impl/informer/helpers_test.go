@@ -112,15 +112,6 @@ func startListener(l *Listener) (stop func()) {
 	}
 }
 
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
 func returned(f func()) (done <-chan struct{}) {
 	ch := make(chan struct{})
 	go func() {

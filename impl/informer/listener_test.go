@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kverify/kverify/impl/delta/deltatest"
 )
 
 // A handler that keeps up never makes the pump touch its buffer, and the
@@ -61,7 +63,7 @@ func TestListenerBacklogAccounting(t *testing.T) {
 				l.Add(x)
 			}
 		})
-		if !isDone(done) {
+		if !deltatest.IsClosed(done) {
 			t.Fatal("Add waited for a blocked handler")
 		}
 		if s := l.Stats(); s.Pending != n || s.HighWater != n {
@@ -136,12 +138,12 @@ func TestListenerSync(t *testing.T) {
 			}
 			l.UpstreamSynced()
 			synctest.Wait()
-			if l.HasSynced() || isDone(l.Synced()) {
+			if l.HasSynced() || deltatest.IsClosed(l.Synced()) {
 				t.Fatal("synced while the last initial OnAdd is in progress")
 			}
 			h.release()
 			synctest.Wait()
-			if !l.HasSynced() || !isDone(l.Synced()) {
+			if !l.HasSynced() || !deltatest.IsClosed(l.Synced()) {
 				t.Fatal("not synced after every initial add returned")
 			}
 			if slices.Contains(sawSynced, true) {
@@ -223,12 +225,12 @@ func TestListenerClose(t *testing.T) {
 		l.Close()
 		l.Close()
 		synctest.Wait()
-		if isDone(l.Done()) {
+		if deltatest.IsClosed(l.Done()) {
 			t.Fatal("Done closed while a call is in progress")
 		}
 		h.release()
 		wg.Wait()
-		if !isDone(l.Done()) {
+		if !deltatest.IsClosed(l.Done()) {
 			t.Fatal("Done open after the goroutines exited")
 		}
 		if got := h.received(); !slices.Equal(got, []string{"add:a"}) {
@@ -242,7 +244,7 @@ func TestListenerClose(t *testing.T) {
 		u.closeUnstarted()
 		u.closeUnstarted()
 		u.Close()
-		if !isDone(u.Done()) {
+		if !deltatest.IsClosed(u.Done()) {
 			t.Error("unstarted listener: Done open after closeUnstarted")
 		}
 	})

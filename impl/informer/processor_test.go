@@ -9,6 +9,8 @@ import (
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kverify/kverify/impl/delta/deltatest"
 )
 
 // runProcessor runs p until the returned stop is called; stop waits for Run.
@@ -31,7 +33,7 @@ func TestDistributeWaitsForRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := NewProcessor(nil)
 		done := returned(func() { p.Distribute(Notification{Kind: Add, New: "x"}, false) })
-		if !isDone(done) {
+		if !deltatest.IsClosed(done) {
 			t.Fatal("Distribute with no listeners waited")
 		}
 		h := &recorder{}
@@ -40,12 +42,12 @@ func TestDistributeWaitsForRun(t *testing.T) {
 			t.Fatalf("AddListener before Run = %v, %v", started, err)
 		}
 		done = returned(func() { p.Distribute(Notification{Kind: Add, New: "a"}, false) })
-		if isDone(done) {
+		if deltatest.IsClosed(done) {
 			t.Fatal("Distribute returned before the listeners run")
 		}
 		stop := runProcessor(p)
 		synctest.Wait()
-		if !isDone(done) {
+		if !deltatest.IsClosed(done) {
 			t.Fatal("Distribute still waiting after Run started the listeners")
 		}
 		if got := h.received(); !slices.Equal(got, []string{"add:a"}) {
@@ -57,7 +59,7 @@ func TestDistributeWaitsForRun(t *testing.T) {
 		if _, err := p.AddListener(NewListener(h, ListenerOptions{})); !errors.Is(err, ErrStopped) {
 			t.Errorf("AddListener after stop: %v, want ErrStopped", err)
 		}
-		if !isDone(l.Done()) {
+		if !deltatest.IsClosed(l.Done()) {
 			t.Error("Run returned and a listener's Done is open")
 		}
 		p.Run(context.Background()) // a second Run returns at once
@@ -85,7 +87,7 @@ func TestAddRemoveWhileRunning(t *testing.T) {
 		p.RemoveListener(l1)
 		p.RemoveListener(l1)
 		synctest.Wait()
-		if !isDone(l1.Done()) {
+		if !deltatest.IsClosed(l1.Done()) {
 			t.Fatal("removed listener: Done open")
 		}
 		p.Distribute(Notification{Kind: Add, New: "c"}, false)
@@ -117,12 +119,12 @@ func TestRunWaitsForHandlers(t *testing.T) {
 		p.Distribute(Notification{Kind: Add, New: "b"}, false)
 		synctest.Wait()
 		stopped := returned(stop)
-		if isDone(stopped) {
+		if deltatest.IsClosed(stopped) {
 			t.Fatal("Run returned while a handler call is in progress")
 		}
 		h.release()
 		synctest.Wait()
-		if !isDone(stopped) || !isDone(l.Done()) {
+		if !deltatest.IsClosed(stopped) || !deltatest.IsClosed(l.Done()) {
 			t.Fatal("Run did not return after the handler call finished")
 		}
 	})
@@ -134,7 +136,7 @@ func TestRemoveBeforeRun(t *testing.T) {
 	l := NewListener(&recorder{}, ListenerOptions{})
 	p.AddListener(l)
 	p.RemoveListener(l)
-	if !isDone(l.Done()) {
+	if !deltatest.IsClosed(l.Done()) {
 		t.Fatal("Done open for a listener removed before Run")
 	}
 	if p.Listeners() != 0 {

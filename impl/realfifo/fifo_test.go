@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,51 +14,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kverify/kverify/impl/delta"
+	"github.com/kverify/kverify/impl/delta/deltatest"
 )
-
-func obj(name, rv string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
-}
-
-// describe names an object: name@rv; a tombstone as dfsu(name,obj); infos
-// by their content.
-func describe(o any) string {
-	switch o := o.(type) {
-	case *metav1.PartialObjectMetadata:
-		return o.Name + "@" + o.ResourceVersion
-	case delta.DeletedFinalStateUnknown:
-		if o.Obj == nil {
-			return "dfsu(" + strings.TrimPrefix(o.Key, "ns/") + ",nil)"
-		}
-		return "dfsu(" + strings.TrimPrefix(o.Key, "ns/") + "," + describe(o.Obj) + ")"
-	case delta.ReplacedAllInfo:
-		parts := make([]string, len(o.Objects))
-		for i, x := range o.Objects {
-			parts[i] = describe(x)
-		}
-		return o.ResourceVersion + "[" + strings.Join(parts, ",") + "]"
-	case delta.BookmarkInfo:
-		return o.ResourceVersion
-	case delta.SyncAllInfo:
-		return "all"
-	}
-	return fmt.Sprintf("%T", o)
-}
-
-func describeDeltas(ds []delta.Delta) string {
-	parts := make([]string, len(ds))
-	for i, d := range ds {
-		parts[i] = string(d.Type) + ":" + describe(d.Object)
-	}
-	return strings.Join(parts, " ")
-}
 
 func queued(f *FIFO) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
 	for _, d := range f.items.all() {
-		out = append(out, describeDeltas([]delta.Delta{d}))
+		out = append(out, deltatest.DescribeDeltas([]delta.Delta{d}))
 	}
 	return out
 }
@@ -78,7 +41,7 @@ func popAll(t *testing.T, f *FIFO) []string {
 	for length(f) > 0 {
 		var got string
 		item, err := f.Pop(func(o any, initial bool) error {
-			got = describeDeltas(o.(delta.Deltas))
+			got = deltatest.DescribeDeltas(o.(delta.Deltas))
 			if initial {
 				got += " (initial)"
 			}
@@ -105,10 +68,10 @@ func popBatches(t *testing.T, f *FIFO) []string {
 			if len(ds) < 2 {
 				t.Errorf("batch of %d", len(ds))
 			}
-			out = append(out, fmt.Sprintf("batch:%s%s", describeDeltas(ds), mark(initial)))
+			out = append(out, fmt.Sprintf("batch:%s%s", deltatest.DescribeDeltas(ds), mark(initial)))
 			return nil
 		}, func(o any, initial bool) error {
-			out = append(out, fmt.Sprintf("single:%s%s", describeDeltas(o.(delta.Deltas)), mark(initial)))
+			out = append(out, fmt.Sprintf("single:%s%s", deltatest.DescribeDeltas(o.(delta.Deltas)), mark(initial)))
 			return nil
 		})
 		if err != nil {
@@ -125,51 +88,16 @@ func mark(initial bool) string {
 	return ""
 }
 
-func check(t *testing.T, got, want []string) {
-	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// known is a KeyListerGetter listing its keys sorted; a key mapped to nil
-// fails its lookup.
-type known map[string]any
-
-func (k known) ListKeys() []string {
-	out := make([]string, 0, len(k))
-	for key := range k {
-		out = append(out, key)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func (k known) GetByKey(key string) (any, bool, error) {
-	o, ok := k[key]
-	if ok && o == nil {
-		return nil, false, errors.New("lookup failed")
-	}
-	return o, ok, nil
-}
-
 func atomicFIFO(t *testing.T, opts Options) *FIFO {
 	t.Helper()
 	opts.Atomic = true
 	f, err := New(opts)
-	must(t, err)
+	deltatest.Must(t, err)
 	return f
 }
 
 func TestNewRejectsInvalidOptions(t *testing.T) {
-	k := known{}
+	k := deltatest.Known{}
 	for _, opts := range []Options{
 		{Atomic: true, Known: k},
 		{Known: k, UnlockWhileProcessing: true},
@@ -193,13 +121,13 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 
 func TestOneDeltaPerCallInOrder(t *testing.T) {
 	f := atomicFIFO(t, Options{})
-	must(t, f.Delete(obj("never-seen", "1"))) // never dropped
-	must(t, f.Add(obj("a", "1")))
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Delete(obj("a", "3")))
-	must(t, f.Delete(obj("a", "3")))
-	check(t, popAll(t, f), []string{
+	deltatest.Must(t, f.Delete(deltatest.Obj("never-seen", "1"))) // never dropped
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("a", "3")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("a", "3")))
+	deltatest.Check(t, popAll(t, f), []string{
 		"Deleted:never-seen@1", "Added:a@1", "Updated:a@2", "Updated:a@2", "Deleted:a@3", "Deleted:a@3",
 	})
 }
@@ -212,35 +140,35 @@ func TestAtomicReplaceResyncBookmark(t *testing.T) {
 		c.ResourceVersion += "t"
 		return c, nil
 	}})
-	must(t, f.Bookmark("0")) // Bookmarks off: nothing
-	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1")}, "5"))
-	must(t, f.Resync())
-	must(t, f.Add(obj("c", "1")))
-	check(t, popAll(t, f), []string{"ReplacedAll:5[a@1t,b@1t] (initial)", "SyncAll:all", "Added:c@1t"})
+	deltatest.Must(t, f.Bookmark("0")) // Bookmarks off: nothing
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1"), deltatest.Obj("b", "1")}, "5"))
+	deltatest.Must(t, f.Resync())
+	deltatest.Must(t, f.Add(deltatest.Obj("c", "1")))
+	deltatest.Check(t, popAll(t, f), []string{"ReplacedAll:5[a@1t,b@1t] (initial)", "SyncAll:all", "Added:c@1t"})
 	if calls != 3 {
 		t.Errorf("transform called %d times", calls)
 	}
 
 	f = atomicFIFO(t, Options{Bookmarks: true})
-	must(t, f.Bookmark("7"))
-	check(t, popAll(t, f), []string{"Bookmark:7 (initial)"})
+	deltatest.Must(t, f.Bookmark("7"))
+	deltatest.Check(t, popAll(t, f), []string{"Bookmark:7 (initial)"})
 	if f.HasSynced() {
 		t.Error("a Bookmark marked the FIFO populated")
 	}
 }
 
 func TestNonAtomicReplace(t *testing.T) {
-	k := known{"ns/k1": obj("k1", "1"), "ns/k2": obj("k2", "1"), "ns/k3": nil, "ns/x": obj("x", "0")}
+	k := deltatest.Known{"ns/k1": deltatest.Obj("k1", "1"), "ns/k2": deltatest.Obj("k2", "1"), "ns/k3": nil, "ns/x": deltatest.Obj("x", "0")}
 	f, err := New(Options{Known: k})
-	must(t, err)
-	must(t, f.Add(obj("z", "1")))
-	must(t, f.Add(obj("x", "1")))
-	must(t, f.Add(obj("y", "1")))
-	must(t, f.Delete(obj("y", "2")))
-	must(t, f.Update(obj("z", "2")))
-	must(t, f.Add(obj("a", "1")))
-	must(t, f.Replace([]any{obj("k1", "5"), obj("a", "5")}, "5"))
-	check(t, popAll(t, f), []string{
+	deltatest.Must(t, err)
+	deltatest.Must(t, f.Add(deltatest.Obj("z", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("x", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("y", "1")))
+	deltatest.Must(t, f.Delete(deltatest.Obj("y", "2")))
+	deltatest.Must(t, f.Update(deltatest.Obj("z", "2")))
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("k1", "5"), deltatest.Obj("a", "5")}, "5"))
+	deltatest.Check(t, popAll(t, f), []string{
 		"Added:z@1", "Added:x@1", "Added:y@1", "Deleted:y@2", "Updated:z@2", "Added:a@1",
 		"Deleted:dfsu(z,z@2)", // queued keys in first-queued order, last queued object
 		"Deleted:dfsu(x,x@1)", // (y's last delta is a Deleted: no tombstone)
@@ -251,10 +179,10 @@ func TestNonAtomicReplace(t *testing.T) {
 }
 
 func TestInitialPopulation(t *testing.T) {
-	f, err := New(Options{Known: known{"ns/k": obj("k", "1")}, BatchSize: 10})
-	must(t, err)
-	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1")}, "1"))
-	must(t, f.Add(obj("c", "1")))
+	f, err := New(Options{Known: deltatest.Known{"ns/k": deltatest.Obj("k", "1")}, BatchSize: 10})
+	deltatest.Must(t, err)
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1"), deltatest.Obj("b", "1")}, "1"))
+	deltatest.Must(t, f.Add(deltatest.Obj("c", "1")))
 	if f.HasSynced() {
 		t.Fatal("synced before the pops")
 	}
@@ -264,24 +192,15 @@ func TestInitialPopulation(t *testing.T) {
 			if !initial {
 				t.Errorf("pop %d not initial", i)
 			}
-			doneDuringLast = isClosed(f.Done()) || f.HasSynced()
+			doneDuringLast = deltatest.IsClosed(f.Done()) || f.HasSynced()
 			return nil
 		})
-		must(t, err)
+		deltatest.Must(t, err)
 	}
 	if doneDuringLast || !f.HasSynced() {
 		t.Errorf("synced during the last initial process %v; after it %v", doneDuringLast, f.HasSynced())
 	}
-	check(t, popAll(t, f), []string{"Added:c@1"})
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
+	deltatest.Check(t, popAll(t, f), []string{"Added:c@1"})
 }
 
 func TestPopBatchRules(t *testing.T) {
@@ -295,20 +214,20 @@ func TestPopBatchRules(t *testing.T) {
 		return m.Name, nil
 	}
 	f := atomicFIFO(t, Options{KeyFunc: keyFunc, BatchSize: 3, Bookmarks: true})
-	must(t, f.Replace([]any{obj("i1", "1"), obj("i2", "1")}, "1"))
-	must(t, f.Add(obj("x", "1")))
-	must(t, f.Replace([]any{obj("i1", "1"), obj("i2", "1")}, "1"))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("i1", "1"), deltatest.Obj("i2", "1")}, "1"))
+	deltatest.Must(t, f.Add(deltatest.Obj("x", "1")))
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("i1", "1"), deltatest.Obj("i2", "1")}, "1"))
 	for _, n := range []string{"a", "b", "c", "d"} {
-		must(t, f.Add(obj(n, "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj(n, "1")))
 	}
-	must(t, f.Update(obj("d", "2")))
-	must(t, f.Add(obj("e", "1")))
-	must(t, f.Bookmark("9"))
-	must(t, f.Add(obj("bad", "1")))
-	must(t, f.Add(obj("f", "1")))
-	must(t, f.Add(obj("g", "1")))
+	deltatest.Must(t, f.Update(deltatest.Obj("d", "2")))
+	deltatest.Must(t, f.Add(deltatest.Obj("e", "1")))
+	deltatest.Must(t, f.Bookmark("9"))
+	deltatest.Must(t, f.Add(deltatest.Obj("bad", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("f", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("g", "1")))
 	failing.Store("bad")
-	check(t, popBatches(t, f), []string{
+	deltatest.Check(t, popBatches(t, f), []string{
 		"single:ReplacedAll:1[i1@1,i2@1] (initial)", // initial population: 1 delta, not batchable anyway
 		"single:Added:x@1",                          // the ReplacedAll after it is not batchable
 		"single:ReplacedAll:1[i1@1,i2@1]",           // alone: not batchable
@@ -332,19 +251,19 @@ func TestPopBatchKeyErrorEndsBatch(t *testing.T) {
 		return m.Name, nil
 	}})
 	for _, n := range []string{"a", "bad", "b", "c"} {
-		must(t, f.Add(obj(n, "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj(n, "1")))
 	}
 	failing.Store("bad")
-	check(t, popBatches(t, f), []string{"batch:Added:a@1 Added:bad@1", "batch:Added:b@1 Added:c@1"})
+	deltatest.Check(t, popBatches(t, f), []string{"batch:Added:a@1 Added:bad@1", "batch:Added:b@1 Added:c@1"})
 }
 
 func TestPopBatchInitialBoundary(t *testing.T) {
-	f, err := New(Options{Known: known{"ns/k": obj("k", "1")}})
-	must(t, err)
-	must(t, f.Replace([]any{obj("a", "1"), obj("b", "1")}, "1"))
-	must(t, f.Add(obj("c", "1")))
-	must(t, f.Add(obj("d", "1")))
-	check(t, popBatches(t, f), []string{
+	f, err := New(Options{Known: deltatest.Known{"ns/k": deltatest.Obj("k", "1")}})
+	deltatest.Must(t, err)
+	deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1"), deltatest.Obj("b", "1")}, "1"))
+	deltatest.Must(t, f.Add(deltatest.Obj("c", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("d", "1")))
+	deltatest.Check(t, popBatches(t, f), []string{
 		"batch:Deleted:dfsu(k,k@1) Replaced:a@1 Replaced:b@1 (initial)",
 		"batch:Added:c@1 Added:d@1",
 	})
@@ -362,14 +281,14 @@ func TestReplaceAllOrNothing(t *testing.T) {
 		return o, nil
 	}
 	var typedNil *metav1.PartialObjectMetadata
-	nonAtomic, err := New(Options{Known: known{"ns/k": obj("k", "1")}, Transform: transform})
-	must(t, err)
+	nonAtomic, err := New(Options{Known: deltatest.Known{"ns/k": deltatest.Obj("k", "1")}, Transform: transform})
+	deltatest.Must(t, err)
 	for name, f := range map[string]*FIFO{"atomic": atomicFIFO(t, Options{Transform: transform}), "non-atomic": nonAtomic} {
 		var ke delta.KeyError
-		if err := f.Replace([]any{obj("a", "1"), typedNil}, "1"); !errors.As(err, &ke) {
+		if err := f.Replace([]any{deltatest.Obj("a", "1"), typedNil}, "1"); !errors.As(err, &ke) {
 			t.Errorf("%s: Replace with a typed nil = %v", name, err)
 		}
-		if err := f.Replace([]any{obj("a", "1"), obj("t", "1")}, "1"); !errors.Is(err, bad) {
+		if err := f.Replace([]any{deltatest.Obj("a", "1"), deltatest.Obj("t", "1")}, "1"); !errors.Is(err, bad) {
 			t.Errorf("%s: Replace with a failing transform = %v", name, err)
 		}
 		if length(f) != 0 || f.HasSynced() {
@@ -404,33 +323,33 @@ func TestNilObjectsAreKeyErrors(t *testing.T) {
 
 func TestNonAtomicResync(t *testing.T) {
 	calls := 0
-	k := known{"ns/a": obj("a", "1"), "ns/b": obj("b", "1"), "ns/broken": nil}
+	k := deltatest.Known{"ns/a": deltatest.Obj("a", "1"), "ns/b": deltatest.Obj("b", "1"), "ns/broken": nil}
 	f, err := New(Options{Known: k, Transform: func(o any) (any, error) { calls++; return o, nil }})
-	must(t, err)
-	must(t, f.Update(obj("a", "2")))
-	must(t, f.Resync())
-	check(t, popAll(t, f), []string{"Updated:a@2", "Sync:b@1"})
+	deltatest.Must(t, err)
+	deltatest.Must(t, f.Update(deltatest.Obj("a", "2")))
+	deltatest.Must(t, f.Resync())
+	deltatest.Check(t, popAll(t, f), []string{"Updated:a@2", "Sync:b@1"})
 	if calls != 1 {
 		t.Errorf("transform called %d times, want only for the Update", calls)
 	}
 
 	// The error of a known object that cannot be keyed is reported.
 	var typedNil *metav1.PartialObjectMetadata
-	f, err = New(Options{Known: known{"ns/a": obj("a", "1"), "ns/b": typedNil}})
-	must(t, err)
+	f, err = New(Options{Known: deltatest.Known{"ns/a": deltatest.Obj("a", "1"), "ns/b": typedNil}})
+	deltatest.Must(t, err)
 	err = f.Resync()
 	var ke delta.KeyError
 	if !errors.As(err, &ke) || !strings.Contains(err.Error(), "nil object") {
 		t.Errorf("Resync = %v, want the KeyError", err)
 	}
-	check(t, queued(f), []string{"Sync:a@1"})
+	deltatest.Check(t, queued(f), []string{"Sync:a@1"})
 }
 
 func TestUnlockWhileProcessing(t *testing.T) {
 	f := atomicFIFO(t, Options{UnlockWhileProcessing: true, BatchSize: 1})
-	must(t, f.Add(obj("a", "1")))
-	must(t, f.Add(obj("b", "1")))
-	must(t, f.Add(obj("c", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("b", "1")))
+	deltatest.Must(t, f.Add(deltatest.Obj("c", "1")))
 	lockedDuring := func() (locked bool) {
 		_, err := f.Pop(func(any, bool) error {
 			if f.mu.TryLock() {
@@ -440,7 +359,7 @@ func TestUnlockWhileProcessing(t *testing.T) {
 			locked = true
 			return nil
 		})
-		must(t, err)
+		deltatest.Must(t, err)
 		return locked
 	}
 	if !lockedDuring() { // 2 left: not fewer than 2*BatchSize
@@ -450,24 +369,24 @@ func TestUnlockWhileProcessing(t *testing.T) {
 		t.Error("locked with fewer than 2*BatchSize deltas queued")
 	}
 	// Unlocked, process may produce.
-	_, err := f.Pop(func(any, bool) error { return f.Add(obj("d", "1")) })
-	must(t, err)
-	check(t, popAll(t, f), []string{"Added:d@1"})
+	_, err := f.Pop(func(any, bool) error { return f.Add(deltatest.Obj("d", "1")) })
+	deltatest.Must(t, err)
+	deltatest.Check(t, popAll(t, f), []string{"Added:d@1"})
 }
 
 // A Replace that lands while a delta queued before it is being processed
 // (unlocked) does not count that delta as one of its own.
 func TestCountDecidedAtPop(t *testing.T) {
 	f := atomicFIFO(t, Options{UnlockWhileProcessing: true, Bookmarks: true})
-	must(t, f.Bookmark("1"))
+	deltatest.Must(t, f.Bookmark("1"))
 	_, err := f.Pop(func(any, bool) error {
-		return f.Replace([]any{obj("a", "1")}, "2")
+		return f.Replace([]any{deltatest.Obj("a", "1")}, "2")
 	})
-	must(t, err)
+	deltatest.Must(t, err)
 	if f.HasSynced() {
 		t.Fatal("synced before the ReplacedAll was processed")
 	}
-	check(t, popAll(t, f), []string{"ReplacedAll:2[a@1] (initial)"})
+	deltatest.Check(t, popAll(t, f), []string{"ReplacedAll:2[a@1] (initial)"})
 	if !f.HasSynced() {
 		t.Error("not synced")
 	}
@@ -476,10 +395,10 @@ func TestCountDecidedAtPop(t *testing.T) {
 func TestProcessPanicKeepsFIFOConsistent(t *testing.T) {
 	for _, unlock := range []bool{false, true} {
 		f := atomicFIFO(t, Options{UnlockWhileProcessing: unlock})
-		must(t, f.Replace([]any{obj("a", "1")}, "1"))
-		must(t, f.Add(obj("b", "1")))
-		must(t, f.Add(obj("c", "1")))
-		must(t, f.Add(obj("d", "1")))
+		deltatest.Must(t, f.Replace([]any{deltatest.Obj("a", "1")}, "1"))
+		deltatest.Must(t, f.Add(deltatest.Obj("b", "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj("c", "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj("d", "1")))
 		recovered := func(pop func()) (r any) {
 			defer func() { r = recover() }()
 			pop()
@@ -495,29 +414,29 @@ func TestProcessPanicKeepsFIFOConsistent(t *testing.T) {
 		if r != "batch bug" {
 			t.Errorf("unlock=%v: recovered %v", unlock, r)
 		}
-		must(t, f.Add(obj("e", "1"))) // the lock was released
-		check(t, popAll(t, f), []string{"Added:e@1"})
+		deltatest.Must(t, f.Add(deltatest.Obj("e", "1"))) // the lock was released
+		deltatest.Check(t, popAll(t, f), []string{"Added:e@1"})
 	}
 }
 
 func TestPoppedDeltasNotRetained(t *testing.T) {
 	f := atomicFIFO(t, Options{})
-	o := obj("a", "1")
+	o := deltatest.Obj("a", "1")
 	w := weak.Make(o)
-	must(t, f.Add(o))
-	must(t, f.Add(obj("b", "1")))
+	deltatest.Must(t, f.Add(o))
+	deltatest.Must(t, f.Add(deltatest.Obj("b", "1")))
 	o = nil
 	_, err := f.Pop(func(any, bool) error { return nil })
-	must(t, err)
+	deltatest.Must(t, err)
 	runtime.GC()
 	if w.Value() != nil {
 		t.Error("a popped object is still reachable")
 	}
-	must(t, f.PopBatch(nil, func(any, bool) error { return nil }))
+	deltatest.Must(t, f.PopBatch(nil, func(any, bool) error { return nil }))
 
 	const n = 5000
 	for i := range n {
-		must(t, f.Add(obj(fmt.Sprint(i), "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj(fmt.Sprint(i), "1")))
 	}
 	for i := 0; length(f) > 0; i++ {
 		pop := func(any, bool) error { return nil }
@@ -526,7 +445,7 @@ func TestPoppedDeltasNotRetained(t *testing.T) {
 		} else {
 			err = f.PopBatch(func([]delta.Delta, bool) error { return nil }, pop)
 		}
-		must(t, err)
+		deltatest.Must(t, err)
 		f.mu.Lock()
 		for _, d := range f.items.items[:f.items.head] {
 			if d != (delta.Delta{}) {
@@ -553,16 +472,16 @@ func TestPopBlocksAndClose(t *testing.T) {
 		if len(errs) != 0 {
 			t.Fatal("Pop returned on an empty FIFO")
 		}
-		must(t, f.Add(obj("a", "1")))
+		deltatest.Must(t, f.Add(deltatest.Obj("a", "1")))
 		synctest.Wait()
-		must(t, <-errs)
+		deltatest.Must(t, <-errs)
 		f.Close()
 		f.Close()
 		if err := <-errs; !errors.Is(err, delta.ErrClosed) {
 			t.Errorf("blocked PopBatch after Close: %v", err)
 		}
-		must(t, f.Add(obj("b", "1")))
-		check(t, popAll(t, f), []string{"Added:b@1"})
+		deltatest.Must(t, f.Add(deltatest.Obj("b", "1")))
+		deltatest.Check(t, popAll(t, f), []string{"Added:b@1"})
 		if _, err := f.Pop(nil); !errors.Is(err, delta.ErrClosed) || !f.IsClosed() {
 			t.Errorf("Pop on closed and empty: %v", err)
 		}
@@ -576,7 +495,7 @@ func TestConcurrent(t *testing.T) {
 	for p := range 3 {
 		wg.Go(func() {
 			for i := range 300 {
-				o := obj(fmt.Sprint(p, "-", i%20), fmt.Sprint(i))
+				o := deltatest.Obj(fmt.Sprint(p, "-", i%20), fmt.Sprint(i))
 				switch i % 5 {
 				case 0:
 					_ = f.Add(o)

@@ -9,11 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kverify/kverify/impl/delta"
+	"github.com/kverify/kverify/impl/delta/deltatest"
 )
-
-func obj(name, rv string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
-}
 
 func keys(s *Store) []string {
 	k := s.ListKeys()
@@ -23,7 +20,7 @@ func keys(s *Store) []string {
 
 func TestCRUD(t *testing.T) {
 	s := New(nil)
-	a1, a2, b := obj("a", "1"), obj("a", "2"), obj("b", "3")
+	a1, a2, b := deltatest.Obj("a", "1"), deltatest.Obj("a", "2"), deltatest.Obj("b", "3")
 	for _, o := range []any{a1, b} {
 		if err := s.Add(o); err != nil {
 			t.Fatal(err)
@@ -32,7 +29,7 @@ func TestCRUD(t *testing.T) {
 	if err := s.Update(a2); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := s.Get(obj("a", "")); got != a2 || !ok || err != nil {
+	if got, ok, err := s.Get(deltatest.Obj("a", "")); got != a2 || !ok || err != nil {
 		t.Errorf("Get a = %v, %v, %v", got, ok, err)
 	}
 	if got, ok, _ := s.GetByKey("ns/b"); got != b || !ok {
@@ -51,7 +48,7 @@ func TestCRUD(t *testing.T) {
 	if rv := s.LastResourceVersion(); rv != "2" {
 		t.Errorf("rv after tombstone delete %q", rv)
 	}
-	if err := s.Delete(obj("zzz", "5")); err != nil {
+	if err := s.Delete(deltatest.Obj("zzz", "5")); err != nil {
 		t.Errorf("delete of a missing key: %v", err)
 	}
 	if rv := s.LastResourceVersion(); rv != "5" {
@@ -72,7 +69,7 @@ func TestBadObjectsChangeNothing(t *testing.T) {
 		called = true
 		return delta.MetaNamespaceKey(o)
 	})
-	_ = s.Add(obj("a", "1"))
+	_ = s.Add(deltatest.Obj("a", "1"))
 	called = false
 	var typedNil *metav1.PartialObjectMetadata
 	for _, o := range []any{nil, typedNil} {
@@ -100,16 +97,16 @@ func TestBadObjectsChangeNothing(t *testing.T) {
 
 func TestReplaceAllOrNothing(t *testing.T) {
 	s := New(nil)
-	_ = s.Add(obj("a", "1"))
+	_ = s.Add(deltatest.Obj("a", "1"))
 	var ke delta.KeyError
-	if err := s.Replace([]any{obj("b", "2"), "bad", obj("c", "3")}, "9"); !errors.As(err, &ke) {
+	if err := s.Replace([]any{deltatest.Obj("b", "2"), "bad", deltatest.Obj("c", "3")}, "9"); !errors.As(err, &ke) {
 		t.Fatalf("Replace = %v, want KeyError", err)
 	}
 	if got := keys(s); !slices.Equal(got, []string{"ns/a"}) || s.LastResourceVersion() != "1" {
 		t.Errorf("after failed Replace: keys %v, rv %q", got, s.LastResourceVersion())
 	}
-	b1, b2 := obj("b", "1"), obj("b", "2")
-	if err := s.Replace([]any{b1, obj("c", "3"), b2}, "9"); err != nil {
+	b1, b2 := deltatest.Obj("b", "1"), deltatest.Obj("b", "2")
+	if err := s.Replace([]any{b1, deltatest.Obj("c", "3"), b2}, "9"); err != nil {
 		t.Fatal(err)
 	}
 	if got := keys(s); !slices.Equal(got, []string{"ns/b", "ns/c"}) || s.LastResourceVersion() != "9" {
@@ -126,7 +123,7 @@ func TestConcurrentUse(t *testing.T) {
 	for i := range 4 {
 		wg.Go(func() {
 			for j := range 200 {
-				o := obj(string(rune('a'+i)), "1")
+				o := deltatest.Obj(string(rune('a'+i)), "1")
 				_ = s.Add(o)
 				_, _, _ = s.Get(o)
 				_ = s.List()
