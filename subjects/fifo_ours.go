@@ -12,7 +12,7 @@ import (
 func OursDeltaFIFO() pfifo.Subject {
 	return pfifo.Subject{
 		New: func(o pfifo.Options) (pfifo.FIFO, error) {
-			opts := deltafifo.Options{EmitReplaced: o.EmitReplaced}
+			opts := deltafifo.Options{EmitReplaced: o.EmitReplaced, SlowProcess: o.OnSlow}
 			if o.Known != nil {
 				opts.Known = o.Known
 			}
@@ -22,7 +22,8 @@ func OursDeltaFIFO() pfifo.Subject {
 			f := deltafifo.New(opts)
 			return oursFIFO{f, f.Pop}, nil
 		},
-		Process: oursProcess,
+		Process:     oursProcess,
+		ReportsSlow: true,
 	}
 }
 
@@ -32,7 +33,7 @@ func OursRealFIFO() pfifo.Subject {
 	return pfifo.Subject{
 		Real: true,
 		New: func(o pfifo.Options) (pfifo.FIFO, error) {
-			opts := realfifo.Options{Atomic: o.Atomic, UnlockWhileProcessing: o.Unlock, Bookmarks: o.Bookmarks}
+			opts := realfifo.Options{Atomic: o.Atomic, UnlockWhileProcessing: o.Unlock, Bookmarks: o.Bookmarks, SlowProcess: o.OnSlow}
 			if o.Known != nil {
 				opts.Known = o.Known
 			}
@@ -45,7 +46,8 @@ func OursRealFIFO() pfifo.Subject {
 			}
 			return oursReal{oursFIFO{f, f.Pop}, f}, nil
 		},
-		Process: oursProcess,
+		Process:     oursProcess,
+		ReportsSlow: true,
 	}
 }
 

@@ -46,6 +46,15 @@ type Options struct {
 	// BatchSize is the most deltas PopBatch hands over at once;
 	// DefaultBatchSize if 0. Negative is invalid.
 	BatchSize int
+	// SlowProcess, if set, is called after a Pop whose process func
+	// returned after more than SlowTook with more than SlowDepth deltas
+	// left queued (a PopBatch of n deltas: after more than
+	// min(n*SlowTook, 1s)), with the popped key (a delta type for a
+	// ReplacedAll, SyncAll or Bookmark), that depth and the time process
+	// took. It is called after the FIFO's lock is released, by the
+	// goroutine that popped, and not after a process func that panicked.
+	// If nil, such a pop is traced with k8s.io/utils/trace as in client-go.
+	SlowProcess func(key string, depth int, took time.Duration)
 }
 
 // ErrInvalidOptions is wrapped by New's error for a combination of options
@@ -69,7 +78,8 @@ type FIFO struct {
 
 	initial delta.InitialSync // the initial population and the synced signal
 
-	closed atomic.Bool // written under mu
+	closed      atomic.Bool // written under mu
+	slowProcess func(key string, depth int, took time.Duration)
 }
 
 // New returns an empty FIFO, or an error wrapping ErrInvalidOptions for
@@ -102,14 +112,15 @@ func New(opts Options) (*FIFO, error) {
 		opts.KeyFunc = delta.MetaNamespaceKey
 	}
 	f := &FIFO{
-		keyFunc:   opts.KeyFunc,
-		known:     opts.Known,
-		transform: opts.Transform,
-		atomic:    opts.Atomic,
-		unlock:    opts.UnlockWhileProcessing,
-		bookmarks: opts.Bookmarks,
-		batchSize: opts.BatchSize,
-		initial:   delta.NewInitialSync(),
+		keyFunc:     opts.KeyFunc,
+		known:       opts.Known,
+		transform:   opts.Transform,
+		atomic:      opts.Atomic,
+		unlock:      opts.UnlockWhileProcessing,
+		bookmarks:   opts.Bookmarks,
+		slowProcess: opts.SlowProcess,
+		batchSize:   opts.BatchSize,
+		initial:     delta.NewInitialSync(),
 	}
 	f.cond.L = &f.mu
 	return f, nil
@@ -386,6 +397,12 @@ func (f *FIFO) waitLocked() bool {
 // process func that panics leaves the FIFO consistent: the delta removed,
 // the count made, the lock released.
 func (f *FIFO) Pop(process delta.PopProcessFunc) (any, error) {
+	var slow func() // the SlowProcess call, made once the lock is released
+	defer func() {
+		if slow != nil {
+			slow()
+		}
+	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.waitLocked() {
@@ -397,17 +414,43 @@ func (f *FIFO) Pop(process delta.PopProcessFunc) (any, error) {
 	counted := min(1, f.initial.Pending())
 	defer f.initial.Processed(counted)
 
-	if depth := f.items.len(); depth > 10 {
+	depth := f.items.len()
+	if depth > SlowDepth && f.slowProcess == nil {
 		trace := utiltrace.New("RealFIFO Pop Process",
 			utiltrace.Field{Key: "ID", Value: f.traceID(item)},
 			utiltrace.Field{Key: "Depth", Value: depth},
 			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"})
-		defer trace.LogIfLong(100 * time.Millisecond)
+		defer trace.LogIfLong(SlowTook)
 	}
+	start := time.Now()
 	err := f.whileProcessingLocked(func() error {
 		return process(delta.Deltas{item}, isInInitialList)
 	})
+	slow = f.slowCall(item, depth, SlowTook, start)
 	return delta.Deltas{item}, err
+}
+
+// The slow-pop rule (client-go's trace condition, the_real_fifo.go:424-439, 558-572):
+// more than SlowDepth deltas left queued and a process func that took more
+// than SlowTook (for a batch of n, min(n*SlowTook, 1s)).
+const (
+	SlowDepth = 10
+	SlowTook  = 100 * time.Millisecond
+)
+
+// slowCall returns the SlowProcess call for a pop of d that left depth
+// deltas queued and whose process func started at start, or nil if the pop
+// was not slow or there is no SlowProcess.
+func (f *FIFO) slowCall(d delta.Delta, depth int, threshold time.Duration, start time.Time) func() {
+	if f.slowProcess == nil || depth <= SlowDepth {
+		return nil
+	}
+	took := time.Since(start)
+	if took <= threshold {
+		return nil
+	}
+	key := f.traceID(d)
+	return func() { f.slowProcess(key, depth, took) }
 }
 
 // whileProcessingLocked runs process, without the lock if
@@ -452,6 +495,12 @@ func batchable(t delta.Type) bool {
 // returns the process func's error; nothing is requeued. Locking, the
 // initial count and panics are as for Pop.
 func (f *FIFO) PopBatch(processBatch func(deltas []delta.Delta, isInInitialList bool) error, processSingle delta.PopProcessFunc) error {
+	var slow func() // the SlowProcess call, made once the lock is released
+	defer func() {
+		if slow != nil {
+			slow()
+		}
+	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.waitLocked() {
@@ -487,20 +536,26 @@ func (f *FIFO) PopBatch(processBatch func(deltas []delta.Delta, isInInitialList 
 	counted := min(len(deltas), f.initial.Pending())
 	defer f.initial.Processed(counted)
 
-	if depth := f.items.len(); depth > 10 {
+	depth, took := f.items.len(), min(SlowTook*time.Duration(len(deltas)), time.Second)
+	if depth > SlowDepth && f.slowProcess == nil {
 		trace := utiltrace.New("RealFIFO PopBatch Process",
 			utiltrace.Field{Key: "ID", Value: f.traceID(deltas[0])},
 			utiltrace.Field{Key: "Depth", Value: depth},
 			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"},
 			utiltrace.Field{Key: "BatchSize", Value: len(deltas)})
-		defer trace.LogIfLong(min(100*time.Millisecond*time.Duration(len(deltas)), time.Second))
+		defer trace.LogIfLong(took)
 	}
+	start := time.Now()
+	var err error
 	if len(deltas) == 1 {
-		return f.whileProcessingLocked(func() error {
+		err = f.whileProcessingLocked(func() error {
 			return processSingle(delta.Deltas{deltas[0]}, isInInitialList)
 		})
+	} else {
+		err = f.whileProcessingLocked(func() error {
+			return processBatch(deltas, isInInitialList)
+		})
 	}
-	return f.whileProcessingLocked(func() error {
-		return processBatch(deltas, isInInitialList)
-	})
+	slow = f.slowCall(deltas[0], depth, took, start)
+	return err
 }

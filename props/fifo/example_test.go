@@ -26,6 +26,7 @@ func ExampleChecks() {
 	// realfifo/rules         witness
 	// realfifo/close         timing
 	// realfifo/bad-input     witness
+	// realfifo/slow-warning  timing
 	// realfifo/retention     retention
 	// realfifo/unlock        timing
 	// realfifo/bad-options   witness

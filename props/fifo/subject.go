@@ -15,6 +15,7 @@ package fifo
 import (
 	"sort"
 	"sync"
+	"time"
 )
 
 // Components, as kverify names them.
@@ -69,6 +70,10 @@ type Options struct {
 	// Atomic, Unlock and Bookmarks are RealFIFO's AtomicEvents,
 	// UnlockWhileProcessing and EmitDeltaTypeBookmark.
 	Atomic, Unlock, Bookmarks bool
+	// OnSlow, if set, is to be called for each slow pop (see
+	// Subject.ReportsSlow) with the popped key, the depth left queued and
+	// the time its process func took.
+	OnSlow func(key string, depth int, took time.Duration)
 }
 
 // FIFO is the method set the suite drives. Pop's process func and its
@@ -127,6 +132,11 @@ type Subject struct {
 	Process func(h Handler, store Store, ds []Delta, isInInitialList bool) error
 	// Real says the subject is a RealFIFO (PopBatch, atomic mode).
 	Real bool
+	// ReportsSlow says the subject calls Options.OnSlow after a pop that
+	// left more than 10 keys or deltas queued and whose process func took
+	// more than 100 ms (client-go's trace condition). False: the slow check
+	// is not applicable.
+	ReportsSlow bool
 }
 
 // MapStore is the suite's store: a map from key to object, safe for
