@@ -1,0 +1,127 @@
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The server's answers are the errors a real kube-apiserver returns, built
+// with k8s.io/apimachinery/pkg/api/errors, so an adapter returns them as
+// they are and client-go's predicates (IsResourceExpired, HasStatusCause,
+// IsTooManyRequests, utilnet.IsConnectionRefused) recognise them.
+
+// listExpired is etcd3's message for an exact list at a compacted RV
+// (apiserver storage/etcd3/store.go).
+const listExpired = "The resourceVersion for the provided list is too old."
+
+// continueExpired is etcd3's message for a continue token whose snapshot
+// was compacted.
+const continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to " +
+	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent " +
+	"list - objects that were created, modified, or deleted between the time the first chunk was returned " +
+	"and now may show up in the list."
+
+// TooLarge is the error for a request that needs an RV newer than the
+// server's current one, as apiserver's storage.NewTooLargeResourceVersionError
+// builds it: a 504 Timeout whose cause is metav1.CauseTypeResourceVersionTooLarge
+// with the message "Too large resource version", retry after 1 s (the watch
+// cache's value). Both of the reflector's checks (the cause, and the legacy
+// message) recognise it.
+func TooLarge(requested, current int64) *apierrors.StatusError {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", requested, current), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
+	}}
+	return err
+}
+
+// TooOld is the error a watch from a compacted RV receives as its only
+// event: 410 Expired "too old resource version: requested (oldest)", as the
+// watch cache words it.
+func TooOld(requested, compacted int64) *apierrors.StatusError {
+	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", requested, compacted))
+}
+
+// Status returns a realistic failure status for an HTTP code, for ERROR
+// events and rejections: 410 Expired, 429 TooManyRequests (retry after 1 s),
+// 500 InternalError, 504 Timeout; any other code gets apierrors'
+// generic server response for it.
+func Status(code int32) *metav1.Status {
+	var err *apierrors.StatusError
+	switch code {
+	case http.StatusGone:
+		err = apierrors.NewResourceExpired("too old resource version")
+	case http.StatusTooManyRequests:
+		err = apierrors.NewTooManyRequests("the server has received too many requests", 1)
+	case http.StatusInternalServerError:
+		err = apierrors.NewInternalError(errors.New("model server fault"))
+	case http.StatusGatewayTimeout:
+		err = apierrors.NewTimeoutError("model server fault", 1)
+	default:
+		err = apierrors.NewGenericServerResponse(int(code), "watch", schema.GroupResource{}, "", "model server fault", 0, false)
+	}
+	return &err.ErrStatus
+}
+
+// ConnectionRefused returns the error a client gets when the server is not
+// listening: a dial *net.OpError wrapping ECONNREFUSED, which
+// utilnet.IsConnectionRefused recognises.
+func ConnectionRefused() error {
+	return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+}
+
+// validate applies the server's defaulting (watches only, when the
+// WatchList gate is on) and apimachinery's ListOptions validation, as
+// kube-apiserver's handlers do, and returns the defaulted options. Invalid
+// options give the handlers' 400 Invalid error.
+func (s *Server) validate(opts metav1.ListOptions, watch bool) (metav1.ListOptions, error) {
+	in := internalversion.ListOptions{
+		Watch:                watch,
+		AllowWatchBookmarks:  opts.AllowWatchBookmarks,
+		ResourceVersion:      opts.ResourceVersion,
+		ResourceVersionMatch: opts.ResourceVersionMatch,
+		Limit:                opts.Limit,
+		Continue:             opts.Continue,
+		SendInitialEvents:    opts.SendInitialEvents,
+	}
+	gate := !s.cfg.NoWatchList
+	internalversion.SetListOptionsDefaults(&in, gate)
+	if errs := validation.ValidateListOptions(&in, gate); len(errs) > 0 {
+		return opts, apierrors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", errs)
+	}
+	opts.SendInitialEvents, opts.ResourceVersionMatch = in.SendInitialEvents, in.ResourceVersionMatch
+	return opts, nil
+}
+
+// parseRV parses a non-empty, non-"0" request RV.
+func parseRV(rv string) (int64, error) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %q is not a non-negative integer", rv))
+	}
+	return n, nil
+}
+
+// refusal is the fault shared by List and Watch choices.
+func refusal(refuse bool, reject *metav1.Status) error {
+	if refuse {
+		return ConnectionRefused()
+	}
+	if reject != nil {
+		return &apierrors.StatusError{ErrStatus: *reject.DeepCopy()}
+	}
+	return nil
+}
