@@ -6,10 +6,11 @@
 // A subject puts its FIFO behind the FIFO interface and translates its own
 // delta and tombstone types into this package's (Delta, Tombstone,
 // ReplacedAll, Bookmark, SyncAll); objects stay the suite's own
-// *metav1.PartialObjectMetadata values. Give DeltaChecks or RealChecks a
-// Subject and run the result with props.Run:
+// *metav1.PartialObjectMetadata values. Give Checks a Subject
+// (Subject.Real selects RealFIFO's checks) and run the result with
+// props.Run:
 //
-//	props.Run(t, fifo.DeltaChecks(subject))
+//	props.Run(t, fifo.Checks(subject))
 package fifo
 
 import (
