@@ -422,7 +422,7 @@ func (f *FIFO) Pop(process delta.PopProcessFunc) (any, error) {
 			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"})
 		defer trace.LogIfLong(SlowTook)
 	}
-	start := time.Now()
+	start := f.slowStart(depth)
 	err := f.whileProcessingLocked(func() error {
 		return process(delta.Deltas{item}, isInInitialList)
 	})
@@ -438,11 +438,21 @@ const (
 	SlowTook  = 100 * time.Millisecond
 )
 
+// slowStart returns the time a process func starts when the pop that left
+// depth deltas queued could be reported slow, and the zero time otherwise:
+// a pop that cannot be slow does not read the clock.
+func (f *FIFO) slowStart(depth int) time.Time {
+	if f.slowProcess == nil || depth <= SlowDepth {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
 // slowCall returns the SlowProcess call for a pop of d that left depth
 // deltas queued and whose process func started at start, or nil if the pop
 // was not slow or there is no SlowProcess.
 func (f *FIFO) slowCall(d delta.Delta, depth int, threshold time.Duration, start time.Time) func() {
-	if f.slowProcess == nil || depth <= SlowDepth {
+	if start.IsZero() {
 		return nil
 	}
 	took := time.Since(start)
@@ -545,7 +555,7 @@ func (f *FIFO) PopBatch(processBatch func(deltas []delta.Delta, isInInitialList 
 			utiltrace.Field{Key: "BatchSize", Value: len(deltas)})
 		defer trace.LogIfLong(took)
 	}
-	start := time.Now()
+	start := f.slowStart(depth)
 	var err error
 	if len(deltas) == 1 {
 		err = f.whileProcessingLocked(func() error {
