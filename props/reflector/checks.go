@@ -1,0 +1,83 @@
+// Package reflector is the conformance suite for reflectors: a reflector
+// under test runs against the model API server (spec/apiserver) served
+// through client-go's ListerWatcher method set, over random server
+// histories and fault schedules in synctest bubbles, and is held to
+// client-go's request rules and to the guarantees a store's readers rely
+// on: a published resource version is earned (the store holds the
+// server's state at it), the store converges once faults stop, one Replace
+// per sync, every watch stopped exactly once, cancellation at once,
+// malformed events never stored, backoff within its bounds.
+//
+// Server is also what other suites (the assembled informer, benchmarks,
+// fuzzing) use to serve the model.
+package reflector
+
+import "github.com/kverify/kverify/props"
+
+// Component is this suite's name in traces and in kverify's table.
+const Component = "reflector"
+
+// Check names, stable: divergences, traces and the kill matrix refer to them.
+const (
+	CheckRequests    = "reflector/requests"
+	CheckWithholding = "reflector/withholding"
+	CheckMachine     = "reflector/machine"
+	CheckMalformed   = "reflector/malformed"
+	CheckCancel      = "reflector/cancel"
+	CheckBackoff     = "reflector/backoff"
+	CheckBound       = "reflector/initial-events-bound"
+	CheckResync      = "reflector/resync"
+	CheckBadInput    = "reflector/bad-input"
+)
+
+// The guarantees a violation names.
+const (
+	GuaranteeEarned    = "earned resource version (the store holds the server's state at the published version, which never goes back)"
+	GuaranteePublish   = "every published version reaches the store (Replace or UpdateResourceVersion)"
+	GuaranteeWithhold  = "a watch from \"\" or \"0\" publishes nothing before its first MODIFIED, DELETED or BOOKMARK"
+	GuaranteeRequests  = "request shapes (client-go's versions, page sizes, timeouts, bookmarks, sendInitialEvents; no request while a stream is open)"
+	GuaranteeReplace   = "exactly one Replace per completed sync"
+	GuaranteeMalformed = "malformed events are never stored"
+	GuaranteeConverge  = "convergence once faults stop"
+	GuaranteeCancel    = "cancellation returns at once"
+	GuaranteeStops     = "every watch started is stopped exactly once"
+	GuaranteeBackoff   = "backoff between failing attempts"
+	GuaranteeBound     = "a watch-list stream without its end bookmark ends in a fallback within bounded time"
+	GuaranteeResync    = "resync every period while watching; a failed resync ends the watch"
+)
+
+// Checks returns the reflector checks for s, fixed scenarios first.
+func Checks(s Subject) []props.Check {
+	cs := []props.Check{
+		{Name: CheckRequests, Family: props.FamilyWitness,
+			Guarantee: "in fixed scenarios: the first sync is a watch-list from \"\" (sendInitialEvents, NotOlderThan, bookmarks, timeout in [300s, 600s)) when streaming, else a list from \"0\" with limit 500; a server without watch-list gets a list after the refused stream; a relist after a watch ends starts at the last synced version with no limit; an expired list is retried at once from \"\"; pages of a list from \"0\" make later lists paged; WatchListPageSize wins; watches start at the last synced version",
+			Run:       requests(s)},
+		{Name: CheckWithholding, Family: props.FamilyModel,
+			Guarantee: "after a list that carries no version, the watch from \"\" publishes nothing while it delivers ADDED events (in any order, not by version), publishes at its first MODIFIED, DELETED or BOOKMARK and at every event after it, and every publish reaches UpdateResourceVersion in order",
+			Run:       withholding(s)},
+		{Name: CheckCancel, Family: props.FamilyLeak,
+			Guarantee: "cancelling Run's context while it backs off after refused watches, refused watch-lists or a failed list, while it waits for a slow stream or a stream without events, returns at once (no fake time passes) with every watch it started stopped exactly once and no goroutine left",
+			Run:       cancel(s)},
+		{Name: CheckBackoff, Family: props.FamilyTiming,
+			Guarantee: "with every request refused, the gap before the n-th retry lies in [b, 2b] for b = min(0.8s·2^(n-1), 30s) (jitter 1.0), without starting over while failures continue; after a watch that ran for more than 2 minutes, the next gap starts over at 0.8s",
+			Run:       backoffCheck(s)},
+		{Name: CheckBound, Family: props.FamilyTiming,
+			Guarantee: "a watch-list stream that never sends its initial-events-end bookmark and never closes is stopped within its own timeout (at most 10 minutes) and the reflector syncs by LIST",
+			Run:       bound(s)},
+		{Name: CheckResync, Family: props.FamilyTiming,
+			Guarantee: "with a resync period, the store's Resync is called every period while watching, only when ShouldResync agrees; a failing Resync ends the watch (a new sync follows) and later failures do the same; cancelling leaves no goroutine",
+			Run:       resync(s)},
+		{Name: CheckMalformed, Family: props.FamilyModel,
+			Guarantee: "events with a nil object, an object of the wrong type, or a missing or non-numeric resource version, in watch and watch-list streams, are never stored and never published; the reflector still converges to the server's state and never panics",
+			Run:       machine(s, true)},
+		{Name: CheckMachine, Family: props.FamilyModel,
+			Guarantee: "over random histories (up to 540 objects, writes, compactions, bookmarks, time) and fault schedules (refusals, 410/429/500/504, stale reads, ignored limits, initial events out of version order, streams ending early or with errors, missing end bookmarks, slow streams), on servers with and without watch-list: at every quiescent point the published version is earned, every request has client-go's shape, one Replace per completed sync; once faults stop the store converges to the server's state at its current version; cancelling stops every watch exactly once",
+			Run:       machine(s, false)},
+	}
+	if s.BadInput != nil {
+		cs = append([]props.Check{{Name: CheckBadInput, Family: props.FamilyModel,
+			Guarantee: "New with a nil ListerWatcher, a nil store, a negative resync period or a negative page size returns an error and does not panic",
+			Run:       badInput(s)}}, cs...)
+	}
+	return cs
+}

@@ -1,0 +1,360 @@
+package reflector
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/apiserver"
+	"pgregory.net/rapid"
+)
+
+// world is one run of a reflector against the model server, inside a
+// synctest bubble.
+type world struct {
+	t         *rapid.T // nil in fixed scenarios
+	rec       *props.Recorder
+	failed    bool
+	srv       *Server
+	store     *Store
+	r         Reflector
+	cancel    context.CancelFunc
+	done      chan struct{}
+	published int64 // the highest numeric version published so far
+	errMu     sync.Mutex
+	errs      []string
+}
+
+// errScenario unwinds a fixed scenario with its violation.
+type errScenario struct{ err error }
+
+// fail records the violation and ends the run: rapid's failure (which
+// shrinks) or, in a fixed scenario, a panic the scenario runner recovers.
+func (w *world) fail(guarantee, format string, args ...any) {
+	w.failed = true
+	if w.t != nil {
+		w.rec.Fail(w.t, guarantee, format, args...)
+	}
+	panic(errScenario{w.rec.Attach(props.Broke(guarantee, format, args...))})
+}
+
+// start builds the subject's reflector on srv and runs it.
+func start(t *rapid.T, rec *props.Recorder, s Subject, srv *Server, setup Setup) *world {
+	w := &world{t: t, rec: rec, srv: srv, store: NewStore(), done: make(chan struct{})}
+	setup.Server, setup.Store = srv, w.store
+	if setup.Rand == nil {
+		var seed uint64
+		if t != nil {
+			seed = rapid.Uint64().Draw(t, "seed")
+		}
+		setup.Rand = lockedRand(seed)
+	}
+	setup.OnError = func(err error) {
+		w.errMu.Lock()
+		defer w.errMu.Unlock()
+		w.errs = append(w.errs, err.Error())
+	}
+	r, err := s.New(setup)
+	if err != nil {
+		w.fail("construction", "New(%+v): %v", setup, err)
+	}
+	w.r = r
+	srv.Expect(r.LastSyncResourceVersion, setup.WatchList, setup.PageSize)
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	go func() {
+		defer close(w.done)
+		r.Run(ctx)
+	}()
+	return w
+}
+
+// lockedRand is a seeded source of numbers in [0, 1), safe for concurrent
+// use.
+func lockedRand(seed uint64) func() float64 {
+	var mu sync.Mutex
+	r := rand.New(rand.NewPCG(seed, 0x6b766572))
+	return func() float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return r.Float64()
+	}
+}
+
+// stop cancels the reflector and checks that Run returns at once (no fake
+// time passes) and that every watch was stopped exactly once. It is safe to
+// call twice, and after a failure (deferred) it only cleans up.
+func (w *world) stop() {
+	if w.cancel == nil {
+		return
+	}
+	w.cancel()
+	w.cancel = nil
+	synctest.Wait()
+	returned := false
+	select {
+	case <-w.done:
+		returned = true
+	default:
+	}
+	w.srv.Close()
+	if w.failed {
+		return
+	}
+	if !returned {
+		w.fail(GuaranteeCancel, "Run did not return after its context was cancelled: it waits for time to pass (a backoff or a timer) or for a stream to end")
+	}
+	if msg := stopsOnce(w.srv); msg != "" {
+		w.fail(GuaranteeStops, "%s", msg)
+	}
+}
+
+// stopsOnce checks the server's log: every watch opened was stopped by the
+// client exactly once.
+func stopsOnce(srv *Server) string {
+	calls, _ := srv.Calls()
+	stops := map[int]int{}
+	var opened []int
+	for _, c := range calls {
+		switch {
+		case c.Kind == apiserver.WatchCall && c.Err == nil:
+			opened = append(opened, c.Watch)
+		case c.Kind == apiserver.StopCall:
+			stops[c.Watch]++
+		}
+	}
+	var bad []string
+	for _, id := range opened {
+		if stops[id] != 1 {
+			bad = append(bad, fmt.Sprintf("watch %d stopped %d times", id, stops[id]))
+		}
+	}
+	return strings.Join(bad, "; ")
+}
+
+// quiet waits until every goroutine of the bubble is blocked and checks
+// the invariants that hold whenever the reflector is idle.
+func (w *world) quiet() {
+	synctest.Wait()
+	if v := w.srv.Violations(); len(v) > 0 {
+		w.fail(GuaranteeRequests, "%s", strings.Join(v, "; "))
+	}
+	st := w.store.State()
+	if len(st.Malformed) > 0 {
+		w.fail(GuaranteeMalformed, "the store was given %s", strings.Join(st.Malformed, ", "))
+	}
+	if n := w.srv.Syncs(); len(st.Replaces) != n {
+		w.fail(GuaranteeReplace, "%d Replace calls (at %v) for %d completed syncs (lists answered in full, end bookmarks delivered)", len(st.Replaces), st.Replaces, n)
+	}
+	p := w.r.LastSyncResourceVersion()
+	if p == "" {
+		return
+	}
+	if st.RV != p {
+		w.fail(GuaranteePublish, "published %q but the store was last told %q (by Replace or UpdateResourceVersion; notified %v)", p, st.RV, st.Notified)
+	}
+	n, ok := numeric(p)
+	var serverRV int64
+	w.srv.Model(func(m *apiserver.Server) { serverRV = m.RV() })
+	if !ok || n > serverRV {
+		w.fail(GuaranteeEarned, "published %q, not a version the server issued (server at %d)", p, serverRV)
+	}
+	if n < w.published {
+		w.fail(GuaranteeEarned, "the published version went back from %d to %d", w.published, n)
+	}
+	w.published = n
+	var objs []apiserver.Object
+	w.srv.Model(func(m *apiserver.Server) { objs, _ = m.Snapshot(n) })
+	if d := diff(st.Items, objs); d != "" {
+		w.fail(GuaranteeEarned, "published %d but the store is not the server's state at %d: %s", n, n, d)
+	}
+}
+
+// converge lets time pass, with a bookmark before each stretch, until the
+// store holds the server's current state and the reflector published the
+// current version; faults are over by then (the schedule is finite).
+func (w *world) converge(rounds int) {
+	for i := 0; i < rounds; i++ {
+		w.srv.Bookmark()
+		time.Sleep(61 * time.Second)
+		w.quiet()
+		var rv int64
+		var objs []apiserver.Object
+		w.srv.Model(func(m *apiserver.Server) { rv = m.RV(); objs, _ = m.Snapshot(rv) })
+		if w.r.LastSyncResourceVersion() == fmt.Sprint(rv) && diff(w.store.State().Items, objs) == "" {
+			return
+		}
+	}
+	var rv int64
+	var objs []apiserver.Object
+	w.srv.Model(func(m *apiserver.Server) { rv = m.RV(); objs, _ = m.Snapshot(rv) })
+	w.fail(GuaranteeConverge, "after the faults and %d rounds of a bookmark and 61s, published %q (server at %d), store vs server: %s; %d requests; errors: %s",
+		rounds, w.r.LastSyncResourceVersion(), rv, diff(w.store.State().Items, objs), w.srv.Requests(), w.lastErrs(3))
+}
+
+func (w *world) lastErrs(n int) string {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	xs := w.errs
+	if len(xs) > n {
+		xs = xs[len(xs)-n:]
+	}
+	return strings.Join(xs, " | ")
+}
+
+// opKind is a step of the machine.
+type opKind uint8
+
+const (
+	opCreate opKind = iota
+	opUpdate
+	opDelete
+	opProgress
+	opBookmark
+	opCompact
+	opAdvance
+)
+
+var allOps = []opKind{opCreate, opUpdate, opDelete, opProgress, opBookmark, opCompact, opAdvance}
+
+// step drives the server or the clock one step, returning its notation.
+func (w *world) step(keys []string, kinds ...opKind) string {
+	if len(kinds) == 0 {
+		kinds = allOps
+	}
+	kind := rapid.SampledFrom(kinds).Draw(w.t, "op")
+	switch kind {
+	case opCreate, opUpdate, opDelete:
+		k := rapid.SampledFrom(keys).Draw(w.t, "key")
+		var exists bool
+		w.srv.Model(func(m *apiserver.Server) {
+			objs, _ := m.Snapshot(m.RV())
+			for _, o := range objs {
+				exists = exists || o.Key == k
+			}
+		})
+		switch {
+		case !exists:
+			must(w, w.srv.Create(k))
+			return "create " + k
+		case kind == opDelete:
+			must(w, w.srv.Delete(k))
+			return "delete " + k
+		}
+		must(w, w.srv.Update(k))
+		return "update " + k
+	case opProgress:
+		w.srv.Progress()
+		return "progress"
+	case opBookmark:
+		w.srv.Bookmark()
+		return "bookmark"
+	case opCompact:
+		w.srv.Compact()
+		return "compact"
+	}
+	d := rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 65 * time.Second, 400 * time.Second}).Draw(w.t, "advance")
+	time.Sleep(d)
+	return "advance " + d.String()
+}
+
+func must(w *world, err error) {
+	if err != nil {
+		w.fail("model server", "%v", err)
+	}
+}
+
+// keyPool is the keys the machine writes.
+func keyPool(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("default/o%03d", i)
+	}
+	return keys
+}
+
+// faultGen draws one request's fault; malformed events only with malform.
+func faultGen(malform bool) *rapid.Generator[Fault] {
+	return rapid.Custom(func(t *rapid.T) Fault {
+		switch rapid.IntRange(0, 11).Draw(t, "fault") {
+		case 1:
+			return Fault{Refuse: true}
+		case 2:
+			return Fault{Reject: rapid.SampledFrom([]int32{429, 500, 504, 410}).Draw(t, "status")}
+		case 3:
+			return Fault{Stale: rapid.Int64Range(1, 6).Draw(t, "stale"), Reverse: rapid.Bool().Draw(t, "reverse")}
+		case 4:
+			return Fault{IgnoreLimit: true}
+		case 5:
+			return Fault{Reverse: true}
+		case 6:
+			return Fault{Ends: true, EndAfter: rapid.IntRange(0, 4).Draw(t, "after"),
+				EndStatus: rapid.SampledFrom([]int32{0, 410, 429, 500}).Draw(t, "end-status")}
+		case 7:
+			return Fault{DropEndBookmark: true}
+		case 8:
+			return Fault{Slow: time.Duration(rapid.IntRange(1, 3).Draw(t, "slow")) * time.Second}
+		case 9:
+			return Fault{Ends: true} // closes at once: a very short watch
+		case 10:
+			if malform {
+				return Fault{Malform: []apiserver.Malformed{{Index: rapid.IntRange(0, 4).Draw(t, "index"),
+					How: apiserver.Malformation(rapid.IntRange(0, 3).Draw(t, "how"))}}}
+			}
+			return Fault{Stale: 2}
+		case 11:
+			return Fault{Ends: true, EndAfter: rapid.IntRange(1, 3).Draw(t, "after"), DropEndBookmark: true}
+		}
+		return Fault{}
+	})
+}
+
+// machine runs a random server history against the subject under a random
+// fault schedule, checking at every quiescent point that the published
+// version is earned, every request has its shape, one Replace per sync,
+// nothing malformed stored; then, the faults spent, that it converges; then
+// that cancelling stops it at once with every watch stopped exactly once.
+func machine(s Subject, malform bool) func(t *testing.T, cfg props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		return props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+			props.Bubble(t, func() {
+				rec.Timed()
+				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
+				setup := Setup{WatchList: rapid.Bool().Draw(rt, "watch-list")}
+				big := rapid.IntRange(0, 7).Draw(rt, "big") == 0
+				n := rapid.IntRange(0, 10).Draw(rt, "objects")
+				if big {
+					n = rapid.IntRange(501, 540).Draw(rt, "objects")
+				} else {
+					setup.PageSize = rapid.SampledFrom([]int64{0, 0, 0, 1, 3}).Draw(rt, "page-size")
+				}
+				faults := rapid.SliceOfN(faultGen(malform), 0, 8).Draw(rt, "faults")
+				rec.Step(fmt.Sprintf("server watch-list=%v, reflector watch-list=%v, page size %d, %d objects, faults %v", !noWL, setup.WatchList, setup.PageSize, n, faults), "", "")
+				srv := NewServer(apiserver.Config{NoWatchList: noWL}, faults)
+				keys := keyPool(max(n, 8))
+				for _, k := range keys[:n] {
+					if err := srv.Create(k); err != nil {
+						rec.Fail(rt, "model server", "%v", err)
+					}
+				}
+				w := start(rt, rec, s, srv, setup)
+				defer w.stop()
+				w.quiet()
+				steps := rapid.IntRange(0, 25).Draw(rt, "steps")
+				for i := 0; i < steps; i++ {
+					op := w.step(keys[:8])
+					rec.Step(op, "", w.r.LastSyncResourceVersion())
+					w.quiet()
+				}
+				w.converge(120)
+				w.stop()
+			})
+		})
+	}
+}

@@ -1,0 +1,280 @@
+package reflector
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/apiserver"
+	"k8s.io/apimachinery/pkg/watch"
+	"pgregory.net/rapid"
+)
+
+// withholding: a list without a version makes the reflector watch from
+// "", on a slow stream so every event can be observed on its own.
+func withholding(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		return props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+			props.Bubble(t, func() {
+				rec.Timed()
+				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
+				n := rapid.IntRange(0, 8).Draw(rt, "objects")
+				faults := []Fault{{BlankRV: true}, {Slow: time.Second, Reverse: rapid.Bool().Draw(rt, "reverse")}}
+				rec.Step(fmt.Sprintf("server watch-list=%v, %d objects, faults %v", !noWL, n, faults), "", "")
+				srv := NewServer(apiserver.Config{NoWatchList: noWL}, faults)
+				keys := keyPool(8)
+				seed(srv, n)
+				w := start(rt, rec, s, srv, Setup{})
+				defer w.stop()
+				steps := rapid.IntRange(1, 30).Draw(rt, "steps")
+				for i := 0; i < steps; i++ {
+					var op string
+					if rapid.IntRange(0, 2).Draw(rt, "tick") > 0 {
+						time.Sleep(time.Second)
+						op = "advance 1s"
+					} else {
+						// No compaction or long waits: the first watch must
+						// stay the only one.
+						op = w.step(keys, opCreate, opUpdate, opDelete, opProgress, opBookmark)
+					}
+					rec.Step(op, "", w.r.LastSyncResourceVersion())
+					w.quiet()
+					w.withheld()
+				}
+				w.stop()
+			})
+		})
+	}
+}
+
+// withheld checks the published version and UpdateResourceVersion against
+// what the first watch (from "") delivered.
+func (w *world) withheld() {
+	from, evs := w.srv.Delivered()
+	if len(from) == 0 {
+		return
+	}
+	if len(from) > 1 || from[0] != "" {
+		w.fail(GuaranteeWithhold, "the scenario expects one watch from \"\", the reflector opened %d (from %q)", len(from), from)
+	}
+	want, earned := "", false
+	var published []string
+	for _, e := range evs[0] {
+		if e.Type != watch.Added {
+			earned = true
+		}
+		if earned {
+			want = e.RV
+			published = append(published, e.RV)
+		}
+	}
+	if got := w.r.LastSyncResourceVersion(); got != want {
+		w.fail(GuaranteeWithhold, "after the events %v the published version is %q, want %q", evs[0], got, want)
+	}
+	if got := w.store.State().Notified; !slices.Equal(got, published) {
+		w.fail(GuaranteeWithhold, "after the events %v UpdateResourceVersion got %v, want %v", evs[0], got, published)
+	}
+}
+
+// cancel: cancelling in the middle of waits.
+func cancel(s Subject) func(*testing.T, props.Config) error {
+	refusals := func(n int) []Fault {
+		fs := make([]Fault, n)
+		for i := range fs {
+			fs[i] = Fault{Refuse: true}
+		}
+		return fs
+	}
+	type sc struct {
+		name   string
+		setup  Setup
+		faults []Fault
+		wait   time.Duration
+	}
+	scs := []sc{
+		{"backing off after refused watches", Setup{}, append([]Fault{{}}, refusals(10)...), 5 * time.Second},
+		{"backing off after refused watch-lists", Setup{WatchList: true}, refusals(10), 5 * time.Second},
+		{"backing off after a failed list", Setup{}, []Fault{{Reject: 500}, {Reject: 500}, {Reject: 500}}, 2 * time.Second},
+		{"waiting for a slow stream", Setup{}, []Fault{{}, {Slow: time.Minute}}, 10 * time.Second},
+		{"waiting on a quiet watch", Setup{}, nil, time.Second},
+		{"waiting for an end bookmark", Setup{WatchList: true}, []Fault{{DropEndBookmark: true}}, time.Second},
+		{"backing off after 429 in a watch", Setup{}, []Fault{{}, {Ends: true, EndStatus: 429}, {Ends: true, EndStatus: 429}}, 2 * time.Second},
+	}
+	return func(t *testing.T, cfg props.Config) error {
+		for _, c := range scs {
+			err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
+				srv := NewServer(apiserver.Config{}, c.faults)
+				seed(srv, 2)
+				w := start(nil, rec, s, srv, c.setup)
+				defer w.stop()
+				time.Sleep(c.wait)
+				_ = srv.Create("default/late")
+				w.quiet()
+				w.stop()
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// backoffCheck: gaps between failing attempts.
+func backoffCheck(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		err := scenario(t, cfg, "every request refused", func(rec *props.Recorder) error {
+			fs := make([]Fault, 20)
+			for i := range fs {
+				fs[i] = Fault{Refuse: true}
+			}
+			srv := NewServer(apiserver.Config{}, fs)
+			w := start(nil, rec, s, srv, Setup{})
+			defer w.stop()
+			time.Sleep(30 * time.Minute)
+			w.quiet()
+			_, times := srv.Calls()
+			if len(times) < 21 {
+				w.fail(GuaranteeBackoff, "%d requests in 30 minutes, want the 20 refused ones and a successful list", len(times))
+			}
+			for i := 1; i <= 20; i++ {
+				base := min(800*time.Millisecond<<(i-1), 30*time.Second)
+				if gap := times[i].Sub(times[i-1]); gap < base || gap > 2*base {
+					w.fail(GuaranteeBackoff, "the gap before retry %d is %v, want within [%v, %v] (gaps: %v)", i, gap, base, 2*base, gaps(times[:21]))
+				}
+			}
+			w.converged("after the refusals")
+			w.stop()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return scenario(t, cfg, "a long watch resets the backoff", func(rec *props.Recorder) error {
+			fs := []Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}, {Refuse: true}, {}, {}, {Reject: 500}, {Refuse: true}}
+			srv := NewServer(apiserver.Config{}, fs)
+			w := start(nil, rec, s, srv, Setup{})
+			defer w.stop()
+			time.Sleep(20 * time.Minute)
+			w.quiet()
+			calls, times := srv.Calls()
+			i := slices.IndexFunc(calls, func(c apiserver.Call) bool {
+				return c.Kind == apiserver.WatchCall && c.Err != nil
+			})
+			if i < 0 || i+2 >= len(calls) {
+				w.fail(GuaranteeBackoff, "no failed watch after the long one: %v", notation(srv))
+			}
+			// The failed watch, then the refused list after the backoff.
+			if gap := times[i+1].Sub(times[i]); gap < 800*time.Millisecond || gap > 1600*time.Millisecond {
+				w.fail(GuaranteeBackoff, "after a watch of %v the next gap is %v, want the sequence started over: [0.8s, 1.6s]", times[i].Sub(times[i-2]), gap)
+			}
+			w.stop()
+			return nil
+		})
+	}
+}
+
+func gaps(ts []time.Time) []time.Duration {
+	var out []time.Duration
+	for i := 1; i < len(ts); i++ {
+		out = append(out, ts[i].Sub(ts[i-1]).Round(time.Millisecond))
+	}
+	return out
+}
+
+// bound: a watch-list stream without its end bookmark that never closes.
+func bound(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		return scenario(t, cfg, "no end bookmark, no close", func(rec *props.Recorder) error {
+			srv := NewServer(apiserver.Config{}, []Fault{{DropEndBookmark: true, NoTimeout: true}})
+			seed(srv, 3)
+			w := start(nil, rec, s, srv, Setup{WatchList: true})
+			defer w.stop()
+			time.Sleep(10*time.Minute + time.Second)
+			w.quiet()
+			if got := notation(srv); !slices.Contains(got, listFrom0) {
+				w.fail(GuaranteeBound, "after 10 minutes the reflector still waits on the stream: requests %v", got)
+			}
+			w.converged("after the fallback")
+			w.stop()
+			return nil
+		})
+	}
+}
+
+// resync: the store's Resync while watching.
+func resync(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		type sc struct {
+			name        string
+			should      func() bool
+			fail        int
+			wantResyncs int
+			wantLists   int
+		}
+		scs := []sc{
+			{"every period", nil, 0, 3, 1},
+			{"ShouldResync says no", func() bool { return false }, 0, 0, 1},
+			{"failing resyncs end the watch", nil, 2, 4, 3},
+		}
+		for _, c := range scs {
+			err := scenario(t, cfg, "resync: "+c.name, func(rec *props.Recorder) error {
+				srv := NewServer(apiserver.Config{}, nil)
+				seed(srv, 2)
+				w := start(nil, rec, s, srv, Setup{ResyncPeriod: 10 * time.Second, ShouldResync: c.should})
+				w.store.mu.Lock()
+				w.store.FailResync = c.fail
+				w.store.mu.Unlock()
+				defer w.stop()
+				w.quiet()
+				// With failures: fail at 10s, relist after the backoff
+				// (<= 1.6s), fail 10s later, relist after <= 3.2s, then
+				// resync for good.
+				time.Sleep(35*time.Second + time.Duration(c.fail)*5*time.Second)
+				w.quiet()
+				lists := 0
+				for _, n := range notation(srv) {
+					if len(n) > 4 && n[:4] == "List" {
+						lists++
+					}
+				}
+				if got := w.store.State().Resyncs; got != c.wantResyncs || lists != c.wantLists {
+					w.fail(GuaranteeResync, "%d Resync calls and %d lists, want %d and %d; requests %v", got, lists, c.wantResyncs, c.wantLists, notation(srv))
+				}
+				w.converged("after the resyncs")
+				w.stop()
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// badInput: constructors reject what they cannot run.
+func badInput(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		what := []string{"a nil ListerWatcher", "a nil store", "a negative resync period", "a negative page size"}
+		for i, w := range what {
+			var err error
+			ok := func() (ok bool) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				err = s.BadInput(i)
+				return err != nil
+			}()
+			if !ok || err == nil {
+				return props.Broke("bad input rejected", "New with %s: got %v, want an error", w, err)
+			}
+		}
+		return nil
+	}
+}

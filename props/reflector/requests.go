@@ -1,0 +1,225 @@
+package reflector
+
+import (
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Watch timeouts: client-go's [5m, 10m) in whole seconds.
+const (
+	minTimeoutSeconds = 300
+	maxTimeoutSeconds = 600
+)
+
+// shapes checks every request against client-go's rules as it is made
+// (upstream-behaviour.md §5.3, properties 1-4 and 9): the version a list, a
+// watch and a watch-list start from, page sizes, timeouts, bookmarks and
+// sendInitialEvents, and that no request is made while a stream the
+// reflector was given is still open. The server calls it under its lock.
+type shapes struct {
+	lastSync  func() string
+	watchList bool
+	pageSize  int64
+
+	unavailable bool   // the last sync attempt failed with expired / too large
+	chainRV     string // the version of the paged list in progress
+	chainLimit  int64
+	chain       bool
+	chainFrom0  bool
+	lastLimit   int64 // of the last list's first page
+	listExpired bool  // unavailable because a list failed (not a watch-list)
+	// maybeExpired: a watch-list stream is sending an expired ERROR that
+	// the reflector may already have (see Server: a send and its record
+	// cannot be one step).
+	maybeExpired bool
+	learned      bool // a list from "0" came in pages
+	violations   []string
+}
+
+func (c *shapes) fail(format string, args ...any) {
+	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+}
+
+func timeoutOK(opts metav1.ListOptions) bool {
+	return opts.TimeoutSeconds != nil && *opts.TimeoutSeconds >= minTimeoutSeconds && *opts.TimeoutSeconds < maxTimeoutSeconds
+}
+
+func describe(opts metav1.ListOptions) string {
+	s := fmt.Sprintf("rv=%q", opts.ResourceVersion)
+	if opts.ResourceVersionMatch != "" {
+		s += " match=" + string(opts.ResourceVersionMatch)
+	}
+	if opts.Limit != 0 {
+		s += fmt.Sprintf(" limit=%d", opts.Limit)
+	}
+	if opts.Continue != "" {
+		s += " continue"
+	}
+	if opts.SendInitialEvents != nil {
+		s += fmt.Sprintf(" sendInitialEvents=%v", *opts.SendInitialEvents)
+	}
+	if opts.AllowWatchBookmarks {
+		s += " bookmarks"
+	}
+	if opts.TimeoutSeconds != nil {
+		s += fmt.Sprintf(" timeout=%ds", *opts.TimeoutSeconds)
+	}
+	return s
+}
+
+// wantList is the version and limit of a list's first page when the last
+// sync attempt did or did not fail with expired / too large.
+func (c *shapes) wantList(unavailable bool) (string, int64) {
+	last := c.lastSync()
+	rv := last
+	switch {
+	case unavailable:
+		rv = ""
+	case last == "":
+		rv = "0"
+	}
+	switch {
+	case unavailable && c.listExpired:
+		return rv, c.lastLimit // the same pager retries from ""
+	case c.pageSize > 0:
+		return rv, c.pageSize
+	case c.learned:
+		return rv, 500
+	case rv != "" && rv != "0":
+		return rv, 0
+	}
+	return rv, 500
+}
+
+// list checks a LIST request.
+func (c *shapes) list(opts metav1.ListOptions) {
+	if opts.SendInitialEvents != nil || opts.AllowWatchBookmarks || opts.TimeoutSeconds != nil {
+		c.fail("list with watch options: %s", describe(opts))
+	}
+	if opts.Continue != "" {
+		if !c.chain {
+			c.fail("continue without a paged list in progress: %s", describe(opts))
+		}
+		if opts.ResourceVersion != "" || opts.ResourceVersionMatch != "" || opts.Limit != c.chainLimit {
+			c.fail("a continuation must send no version and the first page's limit %d: %s", c.chainLimit, describe(opts))
+		}
+		return
+	}
+	if c.chain && opts.Limit == 0 && opts.ResourceVersion == c.chainRV {
+		return // the pager's full list after an expired continuation
+	}
+	c.chain = false
+	rv, limit := c.wantList(c.unavailable)
+	if c.maybeExpired && (opts.ResourceVersion != rv || opts.Limit != limit) {
+		// The stream's expired ERROR may or may not have reached the
+		// reflector before this request: either reading is right.
+		if arv, alimit := c.wantList(!c.unavailable); opts.ResourceVersion == arv && opts.Limit == alimit {
+			c.unavailable, rv, limit = !c.unavailable, arv, alimit
+		}
+	}
+	if opts.ResourceVersion != rv || opts.ResourceVersionMatch != "" {
+		c.fail("list from %s, want rv=%q (last synced %q, last sync expired: %v)", describe(opts), rv, c.lastSync(), c.unavailable)
+	} else if opts.Limit != limit {
+		c.fail("list with limit %d, want %d (%s; configured page size %d, pages learned from \"0\": %v)", opts.Limit, limit, describe(opts), c.pageSize, c.learned)
+	}
+	c.chainRV, c.chainLimit, c.chainFrom0 = opts.ResourceVersion, opts.Limit, opts.ResourceVersion == "0"
+	c.lastLimit, c.listExpired, c.maybeExpired = opts.Limit, false, false
+}
+
+// listed records a LIST's outcome.
+func (c *shapes) listed(opts metav1.ListOptions, cont string, err error) {
+	switch {
+	case err != nil:
+		if isExpiredOrTooLarge(err) && opts.Continue == "" {
+			c.unavailable, c.listExpired = true, true
+		}
+		if !(apierrors.IsResourceExpired(err) && opts.Continue != "") {
+			c.chain = false
+		}
+	case cont != "":
+		c.chain = true
+	default:
+		if c.chainFrom0 && (c.chain || opts.Continue != "") {
+			c.learned = true
+		}
+		c.chain, c.unavailable = false, false
+	}
+}
+
+// watch checks a WATCH request.
+func (c *shapes) watch(opts metav1.ListOptions) {
+	c.chain = false
+	last := c.lastSync()
+	if !timeoutOK(opts) || !opts.AllowWatchBookmarks || opts.Limit != 0 || opts.Continue != "" {
+		c.fail("watch %s: want bookmarks allowed and a timeout in [%d, %d) seconds", describe(opts), minTimeoutSeconds, maxTimeoutSeconds)
+	}
+	if opts.SendInitialEvents == nil {
+		if opts.ResourceVersion != last || opts.ResourceVersionMatch != "" {
+			c.fail("watch from %s, want rv=%q (the last synced version)", describe(opts), last)
+		}
+		return
+	}
+	if !*opts.SendInitialEvents || opts.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
+		c.fail("watch-list %s: want sendInitialEvents=true and match NotOlderThan", describe(opts))
+	}
+	if !c.watchList {
+		c.fail("watch-list request %s from a reflector told to list", describe(opts))
+	}
+	want := last
+	if c.unavailable {
+		want = ""
+	}
+	if c.maybeExpired && opts.ResourceVersion != want && opts.ResourceVersion == "" {
+		c.unavailable, want = true, "" // the ERROR may have arrived first
+	}
+	c.maybeExpired = false
+	if opts.ResourceVersion != want {
+		c.fail("watch-list from %s, want rv=%q (last synced %q, last sync expired: %v)", describe(opts), want, last, c.unavailable)
+	}
+}
+
+// watched records a WATCH call's outcome.
+func (c *shapes) watched(opts metav1.ListOptions, err error) {
+	if err != nil && opts.SendInitialEvents != nil && isExpiredOrTooLarge(err) {
+		c.unavailable, c.listExpired = true, false
+	}
+}
+
+// sending records an event a watch-list stream is about to send, and
+// aborted that the send did not happen.
+func (c *shapes) sending(e watch.Event) {
+	if e.Type == watch.Error {
+		if st, ok := e.Object.(*metav1.Status); ok && isExpiredOrTooLarge(&apierrors.StatusError{ErrStatus: *st}) {
+			c.maybeExpired = true
+		}
+	}
+}
+
+func (c *shapes) aborted() { c.maybeExpired = false }
+
+// delivered records an event a watch-list stream delivered. An expired
+// ERROR whose ambiguity a request already resolved changes nothing more.
+func (c *shapes) delivered(e watch.Event) {
+	switch {
+	case isEndBookmark(e):
+		c.unavailable = false
+	case e.Type == watch.Error && c.maybeExpired:
+		c.unavailable, c.listExpired = true, false
+	}
+	c.maybeExpired = false
+}
+
+func isExpiredOrTooLarge(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) ||
+		apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+}
+
+// numeric reports whether rv is a resource version the server issued.
+func numeric(rv string) (int64, bool) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	return n, err == nil && n > 0
+}

@@ -1,0 +1,161 @@
+package reflector
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/apiserver"
+)
+
+// scenario runs body in a synctest bubble as a fixed scenario: a world's
+// violation comes back as the error, with the steps recorded so far.
+func scenario(t *testing.T, cfg props.Config, name string, body func(rec *props.Recorder) error) (err error) {
+	rec := props.NewRecorder(cfg.Progress)
+	rec.Step("scenario "+name, "", "")
+	defer func() {
+		if r := recover(); r != nil {
+			sp, ok := r.(errScenario)
+			if !ok {
+				panic(r)
+			}
+			err = sp.err
+		}
+		if err != nil {
+			err = fmt.Errorf("scenario %q: %w", name, err)
+		}
+	}()
+	props.Bubble(t, func() {
+		rec.Timed()
+		err = rec.Attach(body(rec))
+	})
+	return err
+}
+
+// notation is the server's call log without the random timeouts.
+func notation(srv *Server) []string {
+	calls, _ := srv.Calls()
+	out := make([]string, 0, len(calls))
+	for _, c := range calls {
+		o := c.Options
+		o.TimeoutSeconds = nil
+		s := c.Kind.String()
+		switch c.Kind {
+		case apiserver.StopCall:
+			s += fmt.Sprintf(" %d", c.Watch)
+		default:
+			s += " " + describe(o)
+		}
+		if c.Err != nil {
+			s += " -> error"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// wantCalls fails unless the server's call log starts with want.
+func (w *world) wantCalls(want ...string) {
+	got := notation(w.srv)
+	for i, c := range want {
+		if i >= len(got) || got[i] != c {
+			w.fail(GuaranteeRequests, "request %d: got %q, want %q\n  requests: %s\n  want:     %s", i, at(got, i), c, strings.Join(got, " | "), strings.Join(want, " | "))
+		}
+	}
+}
+
+func at(xs []string, i int) string {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return "(none)"
+}
+
+// converged fails unless the store holds the server's current state at
+// the current version.
+func (w *world) converged(what string) {
+	var rv int64
+	var objs []apiserver.Object
+	w.srv.Model(func(m *apiserver.Server) { rv = m.RV(); objs, _ = m.Snapshot(rv) })
+	if d := diff(w.store.State().Items, objs); d != "" || w.r.LastSyncResourceVersion() != fmt.Sprint(rv) {
+		w.fail(GuaranteeConverge, "%s: published %q (server at %d); store vs server: %s", what, w.r.LastSyncResourceVersion(), rv, d)
+	}
+}
+
+func seed(srv *Server, n int) {
+	for _, k := range keyPool(n) {
+		_ = srv.Create(k)
+	}
+}
+
+const (
+	wlFromEmpty = `Watch rv="" match=NotOlderThan sendInitialEvents=true bookmarks`
+	listFrom0   = `List rv="0" limit=500`
+)
+
+func requests(s Subject) func(*testing.T, props.Config) error {
+	type sc struct {
+		name    string
+		noWL    bool
+		setup   Setup
+		objects int
+		faults  []Fault
+		drive   func(w *world)
+		want    []string
+	}
+	relist := func(w *world) {
+		// The first watch ends with 410 Expired: relist at the last
+		// synced version, with no limit (an exact version), after the
+		// backoff.
+		time.Sleep(2 * time.Second)
+		w.quiet()
+	}
+	scs := []sc{
+		{name: "watch-list sync", setup: Setup{WatchList: true}, objects: 3,
+			want: []string{wlFromEmpty}},
+		{name: "list sync", objects: 3,
+			want: []string{listFrom0, `Watch rv="4" bookmarks`}},
+		{name: "server without watch-list", noWL: true, setup: Setup{WatchList: true}, objects: 2,
+			want: []string{wlFromEmpty + " -> error", listFrom0, `Watch rv="3" bookmarks`}},
+		{name: "relist after an expired watch", objects: 2, faults: []Fault{{}, {Ends: true, EndStatus: 410}}, drive: relist,
+			want: []string{listFrom0, `Watch rv="3" bookmarks`, "Stop 1", `List rv="3"`, `Watch rv="3" bookmarks`}},
+		{name: "expired list retried from empty", objects: 2, faults: []Fault{{Reject: 410}},
+			want: []string{listFrom0 + " -> error", `List rv="" limit=500`, `Watch rv="3" bookmarks`}},
+		{name: "too large list retried from empty", objects: 2, faults: []Fault{{}, {Ends: true, EndStatus: 410}, {TooLarge: true}},
+			drive: relist,
+			want:  []string{listFrom0, `Watch rv="3" bookmarks`, "Stop 1", `List rv="3" -> error`, `List rv=""`, `Watch rv="3" bookmarks`}},
+		{name: "pages from 0 are learned", objects: 501, faults: []Fault{{}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
+			want: []string{listFrom0, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`, "Stop 1", `List rv="502" limit=500`, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`}},
+		{name: "page size", setup: Setup{PageSize: 2}, objects: 3,
+			want: []string{`List rv="0" limit=2`, `List rv="" limit=2 continue`, `Watch rv="4" bookmarks`}},
+		{name: "watch-list after an expired watch", setup: Setup{WatchList: true}, objects: 2, faults: []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}, drive: relist,
+			want: []string{wlFromEmpty, "Stop 1", `Watch rv="3" match=NotOlderThan sendInitialEvents=true bookmarks`}},
+		{name: "clean close re-watches at once", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 1}},
+			drive: func(w *world) { _ = w.srv.Create("default/x"); w.quiet() },
+			want:  []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="3" bookmarks`}},
+	}
+	return func(t *testing.T, cfg props.Config) error {
+		for _, c := range scs {
+			err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
+				srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
+				seed(srv, c.objects)
+				w := start(nil, rec, s, srv, c.setup)
+				defer w.stop()
+				w.quiet()
+				if c.drive != nil {
+					c.drive(w)
+				}
+				w.wantCalls(c.want...)
+				w.converged("after the scenario")
+				w.stop()
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,543 @@
+package reflector
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kverify/kverify/spec/apiserver"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Fault is what the server does to one request. A check gives the server a
+// schedule of faults, one per List or Watch request in the order they come;
+// requests past the schedule are served healthy.
+type Fault struct {
+	// Refuse fails the request with connection refused.
+	Refuse bool
+	// Reject, if not 0, fails the request with this HTTP status (410, 429,
+	// 500, 504).
+	Reject int32
+	// Stale, for a read that may be stale ("0", not-older-than), serves the
+	// snapshot this many versions back (clamped to what is allowed).
+	Stale int64
+	// IgnoreLimit serves a list whole.
+	IgnoreLimit bool
+	// Reverse sends a watch's synthetic initial ADDED events in reverse key
+	// order (not the order of their versions).
+	Reverse bool
+	// Ends ends a watch stream after EndAfter events, with an ERROR event
+	// of EndStatus if it is not 0, else by closing it.
+	Ends      bool
+	EndAfter  int
+	EndStatus int32
+	// DropEndBookmark: a watch-list stream never sends its end bookmark.
+	DropEndBookmark bool
+	// Malform delivers events malformed.
+	Malform []apiserver.Malformed
+	// Slow delays every event of a watch stream by this much.
+	Slow time.Duration
+	// NoTimeout: the stream ignores the request's TimeoutSeconds and stays
+	// open until stopped (a server that never closes it).
+	NoTimeout bool
+	// TooLarge fails the request with "too large resource version".
+	TooLarge bool
+	// BlankRV: a list answers with resourceVersion "" (a server that does
+	// not version its lists), so the reflector watches from "".
+	BlankRV bool
+}
+
+func (f Fault) String() string {
+	var parts []string
+	add := func(ok bool, s string) {
+		if ok {
+			parts = append(parts, s)
+		}
+	}
+	add(f.Refuse, "refuse")
+	add(f.Reject != 0, fmt.Sprintf("reject=%d", f.Reject))
+	add(f.Stale != 0, fmt.Sprintf("stale=%d", f.Stale))
+	add(f.IgnoreLimit, "ignore-limit")
+	add(f.Reverse, "reverse")
+	add(f.Ends, fmt.Sprintf("end-after=%d/%d", f.EndAfter, f.EndStatus))
+	add(f.DropEndBookmark, "drop-end-bookmark")
+	add(len(f.Malform) > 0, fmt.Sprintf("malform=%v", f.Malform))
+	add(f.Slow != 0, fmt.Sprintf("slow=%v", f.Slow))
+	add(f.NoTimeout, "no-timeout")
+	add(f.BlankRV, "blank-rv")
+	add(f.TooLarge, "too-large")
+	if len(parts) == 0 {
+		return "healthy"
+	}
+	return fmt.Sprint(parts)
+}
+
+// Server serves the model API server (spec/apiserver) to reflectors under
+// test through client-go's ListerWatcher method set. The test writes to it
+// (Create, Update, Delete, Progress, Bookmark, Compact); every open watch
+// stream has a goroutine that delivers the model's events, so a Server is
+// used inside one synctest bubble, where the model's lack of a clock is
+// filled by the bubble's fake time (TimeoutSeconds, Fault.Slow). Close it
+// before the bubble ends.
+type Server struct {
+	mu       sync.Mutex
+	m        *apiserver.Server
+	cfg      apiserver.Config
+	faults   []Fault
+	next     int
+	changed  chan struct{}
+	streams  []*stream
+	times    []time.Time // of each recorded call
+	syncs    int
+	closed   bool
+	requests int
+	rules    *shapes
+	found    []string // violations seen while serving
+}
+
+// NewServer returns a server with the given configuration and fault
+// schedule.
+func NewServer(cfg apiserver.Config, faults []Fault) *Server {
+	return &Server{m: apiserver.New(cfg), cfg: cfg, faults: slices.Clone(faults), changed: make(chan struct{})}
+}
+
+// Model runs f on the model under the server's lock (for oracle reads).
+func (s *Server) Model(f func(m *apiserver.Server)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.m)
+}
+
+// write applies a write to the model and wakes the streams.
+func (s *Server) write(f func(m *apiserver.Server) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := f(s.m); err != nil {
+		return err
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return nil
+}
+
+// Create, Update and Delete write the object at key.
+func (s *Server) Create(key string) error {
+	return s.write(func(m *apiserver.Server) error { _, err := m.Create(key); return err })
+}
+
+// Update writes a new state of the object at key.
+func (s *Server) Update(key string) error {
+	return s.write(func(m *apiserver.Server) error { _, err := m.Update(key); return err })
+}
+
+// Delete deletes the object at key.
+func (s *Server) Delete(key string) error {
+	return s.write(func(m *apiserver.Server) error { _, err := m.Delete(key); return err })
+}
+
+// Progress advances the version without an event.
+func (s *Server) Progress() {
+	_ = s.write(func(m *apiserver.Server) error { m.Progress(); return nil })
+}
+
+// Bookmark makes a bookmark due on every open watch that allows them.
+func (s *Server) Bookmark() {
+	_ = s.write(func(m *apiserver.Server) error { m.Bookmark(); return nil })
+}
+
+// Compact compacts the history up to the current version.
+func (s *Server) Compact() {
+	_ = s.write(func(m *apiserver.Server) error { return m.Compact(m.RV()) })
+}
+
+// Syncs is the number of completed syncs the server served: lists
+// answered in full (the last page of a paged list) and watch-list streams
+// that delivered a well-formed initial-events-end bookmark.
+func (s *Server) Syncs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.syncs
+}
+
+// Requests is the number of List and Watch requests so far.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
+// Calls returns every recorded call with the fake time it was made at.
+func (s *Server) Calls() ([]apiserver.Call, []time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m.Calls(), slices.Clone(s.times)
+}
+
+// OpenStreams is the number of watch streams whose goroutine still runs.
+func (s *Server) OpenStreams() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, st := range s.streams {
+		select {
+		case <-st.done:
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// Close ends every stream's goroutine (without recording a Stop) and waits
+// for them; later watches fail.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	streams := slices.Clone(s.streams)
+	s.mu.Unlock()
+	for _, st := range streams {
+		st.kill()
+		<-st.done
+	}
+}
+
+func (s *Server) takeLocked() Fault {
+	s.requests++
+	if s.next < len(s.faults) {
+		s.next++
+		return s.faults[s.next-1]
+	}
+	return Fault{}
+}
+
+func (s *Server) recordTimesLocked() {
+	for n := len(s.m.Calls()); len(s.times) < n; {
+		s.times = append(s.times, time.Now())
+	}
+}
+
+// reject is the status of a rejected request.
+func reject(code int32) *metav1.Status {
+	if code == 0 {
+		return nil
+	}
+	return apiserver.Status(code)
+}
+
+// tooLarge is the status of a request for a version ahead of the server.
+func tooLarge(rv int64) *metav1.Status {
+	st := apiserver.TooLarge(rv+1, rv).ErrStatus
+	return &st
+}
+
+// staleAt picks the snapshot a stale read is served from: Stale versions
+// back, not below lo (0: the read may not be stale).
+func (s *Server) staleAt(f Fault, lo int64) int64 {
+	if f.Stale <= 0 || lo <= 0 || lo > s.m.RV() {
+		return 0
+	}
+	return max(lo, s.m.RV()-f.Stale)
+}
+
+// ListWithContext serves a LIST.
+func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.recordTimesLocked()
+	f := s.takeLocked()
+	c := apiserver.ListChoice{IgnoreLimit: f.IgnoreLimit, Refuse: f.Refuse, Reject: reject(f.Reject)}
+	if f.TooLarge {
+		c.Reject = tooLarge(s.m.RV())
+	}
+	if opts.Continue == "" {
+		switch rv := opts.ResourceVersion; {
+		case rv == "0":
+			c.At = s.staleAt(f, 1)
+		case rv != "" && opts.Limit == 0 && opts.ResourceVersionMatch == "":
+			if n, err := strconv.ParseInt(rv, 10, 64); err == nil {
+				c.At = s.staleAt(f, n)
+			}
+		}
+	}
+	s.checkOpenLocked("List", opts)
+	if s.rules != nil {
+		s.rules.list(opts)
+	}
+	list, err := s.m.List(opts, c)
+	if s.rules != nil {
+		cont := ""
+		if list != nil {
+			cont = list.Continue
+		}
+		s.rules.listed(opts, cont, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if list.Continue == "" {
+		s.syncs++
+	}
+	if f.BlankRV {
+		list.ResourceVersion = ""
+	}
+	return list, nil
+}
+
+// WatchWithContext serves a WATCH: the stream's goroutine delivers the
+// model's events until the stream ends, is stopped, or times out.
+func (s *Server) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.recordTimesLocked()
+	f := s.takeLocked()
+	if s.closed {
+		return nil, apiserver.ConnectionRefused()
+	}
+	c := apiserver.WatchChoice{Refuse: f.Refuse, Reject: reject(f.Reject),
+		Faults: apiserver.Faults{DropEndBookmark: f.DropEndBookmark, Malform: f.Malform}}
+	if f.TooLarge {
+		c.Reject = tooLarge(s.m.RV())
+	}
+	if f.Ends {
+		c.Faults.End = &apiserver.End{After: f.EndAfter, Status: reject(f.EndStatus)}
+	}
+	if f.Reverse {
+		objs, _ := s.m.Snapshot(s.m.RV())
+		for i := len(objs) - 1; i >= 0; i-- {
+			c.Order = append(c.Order, objs[i].Key)
+		}
+	}
+	sie := opts.SendInitialEvents
+	switch rv := opts.ResourceVersion; {
+	case rv == "0":
+		c.At = s.staleAt(f, 1)
+	case rv == "" && sie == nil && s.cfg.NoWatchList:
+		c.At = s.staleAt(f, 1)
+	case rv != "" && sie != nil && *sie:
+		if n, err := strconv.ParseInt(rv, 10, 64); err == nil && n <= s.m.RV() {
+			c.At = s.staleAt(f, n)
+		}
+	}
+	s.checkOpenLocked("Watch", opts)
+	if s.rules != nil {
+		s.rules.watch(opts)
+	}
+	w, err := s.m.Watch(opts, c)
+	if s.rules != nil {
+		s.rules.watched(opts, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := &stream{srv: s, w: w, f: f, ch: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
+		watchList: sie != nil && *sie, from: opts.ResourceVersion}
+	if opts.TimeoutSeconds != nil && !f.NoTimeout {
+		st.timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	s.streams = append(s.streams, st)
+	go st.run()
+	return st, nil
+}
+
+// checkOpenLocked: a reflector makes no request while a stream it was
+// given is open (not stopped by it).
+func (s *Server) checkOpenLocked(kind string, opts metav1.ListOptions) {
+	for _, st := range s.streams {
+		if !st.stopped {
+			s.found = append(s.found, fmt.Sprintf("%s %s while watch %d is open (not stopped)", kind, describe(opts), st.w.ID()))
+			return
+		}
+	}
+}
+
+// Expect makes the server check every request's shape against client-go's
+// rules (see shapes) for a reflector whose published version lastSync
+// returns, built with the given watch-list choice and page size.
+func (s *Server) Expect(lastSync func() string, watchList bool, pageSize int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = &shapes{lastSync: lastSync, watchList: watchList, pageSize: pageSize}
+}
+
+// Violations returns what the server found wrong in the requests so far.
+func (s *Server) Violations() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.found)
+	if s.rules != nil {
+		out = append(out, s.rules.violations...)
+	}
+	return out
+}
+
+// List and Watch are the context-free forms of client-go's ListerWatcher.
+func (s *Server) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return s.ListWithContext(context.Background(), opts)
+}
+
+// Watch is WatchWithContext without a context.
+func (s *Server) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return s.WatchWithContext(context.Background(), opts)
+}
+
+// NoWatchList wraps s for a client that cannot stream initial events: it
+// implements client-go's IsWatchListSemanticsUnSupported.
+type NoWatchList struct{ *Server }
+
+// IsWatchListSemanticsUnSupported reports true.
+func (NoWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+
+// stream is one watch.Interface over a model watch.
+type stream struct {
+	srv      *Server
+	w        *apiserver.Watch
+	f        Fault
+	ch       chan watch.Event
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+	timeout  time.Duration
+	// watchList: the request asked for initial events; stopped: the
+	// client called Stop (under the server's lock).
+	watchList, stopped bool
+	synced             bool    // delivered its end bookmark
+	from               string  // the request's resource version
+	delivered          []Event // under the server's lock
+}
+
+// Event is a delivered event's type and resource version.
+type Event struct {
+	Type watch.EventType
+	RV   string
+}
+
+// Delivered returns, for every watch opened so far in order, the version
+// it was requested from and the events it delivered.
+func (s *Server) Delivered() (from []string, events [][]Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.streams {
+		from = append(from, st.from)
+		events = append(events, slices.Clone(st.delivered))
+	}
+	return from, events
+}
+
+// ResultChan is the stream's events; it closes when the stream ends.
+func (st *stream) ResultChan() <-chan watch.Event { return st.ch }
+
+// Stop records the Stop (every call, so double stops are seen) and ends
+// the stream.
+func (st *stream) Stop() {
+	st.srv.mu.Lock()
+	st.w.Stop()
+	st.stopped = true
+	st.srv.recordTimesLocked()
+	st.srv.mu.Unlock()
+	st.kill()
+}
+
+func (st *stream) kill() { st.stopOnce.Do(func() { close(st.stop) }) }
+
+func (st *stream) run() {
+	defer close(st.done)
+	defer close(st.ch)
+	var timeout <-chan time.Time
+	if st.timeout > 0 {
+		t := time.NewTimer(st.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	sent := 0
+	for {
+		st.srv.mu.Lock()
+		evs, closed := st.w.Events()
+		changed := st.srv.changed
+		st.srv.mu.Unlock()
+		for ; sent < len(evs); sent++ {
+			if !st.send(evs[sent], timeout) {
+				return
+			}
+		}
+		if closed {
+			return
+		}
+		select {
+		case <-changed:
+		case <-st.stop:
+			return
+		case <-timeout:
+			return
+		}
+	}
+}
+
+func rvOf(e watch.Event) string {
+	if m, ok := e.Object.(metav1.Object); ok {
+		return m.GetResourceVersion()
+	}
+	return ""
+}
+
+// send delivers one event, after the stream's delay; it reports false when
+// the stream was stopped or timed out instead. The checker hears of the
+// event before the send (the reflector may act on it before this goroutine
+// runs again) and of the outcome after it.
+func (st *stream) send(e watch.Event, timeout <-chan time.Time) bool {
+	if st.f.Slow > 0 {
+		t := time.NewTimer(st.f.Slow)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-st.stop:
+			return false
+		case <-timeout:
+			return false
+		}
+	}
+	rules := st.watchList && !st.synced && st.srv.rules != nil
+	if rules {
+		st.srv.mu.Lock()
+		st.srv.rules.sending(e)
+		st.srv.mu.Unlock()
+	}
+	sent := false
+	select {
+	case st.ch <- e:
+		sent = true
+	case <-st.stop:
+	case <-timeout:
+	}
+	st.srv.mu.Lock()
+	defer st.srv.mu.Unlock()
+	if !sent {
+		if rules {
+			st.srv.rules.aborted()
+		}
+		return false
+	}
+	st.delivered = append(st.delivered, Event{Type: e.Type, RV: rvOf(e)})
+	if rules {
+		st.srv.rules.delivered(e)
+	}
+	if st.watchList && isEndBookmark(e) {
+		st.srv.syncs++
+		st.synced = true
+	}
+	return true
+}
+
+// isEndBookmark: a well-formed initial-events-end bookmark.
+func isEndBookmark(e watch.Event) bool {
+	m, ok := e.Object.(*metav1.PartialObjectMetadata)
+	if e.Type != watch.Bookmark || !ok || m.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+		return false
+	}
+	_, err := strconv.ParseUint(m.ResourceVersion, 10, 64)
+	return err == nil
+}
