@@ -28,6 +28,7 @@ const (
 	CheckBound       = "reflector/initial-events-bound"
 	CheckResync      = "reflector/resync"
 	CheckBadInput    = "reflector/bad-input"
+	CheckStops       = "reflector/stops"
 )
 
 // The guarantees a violation names.
@@ -40,7 +41,7 @@ const (
 	GuaranteeMalformed = "malformed events are never stored"
 	GuaranteeConverge  = "convergence once faults stop"
 	GuaranteeCancel    = "cancellation returns at once"
-	GuaranteeStops     = "every watch started is stopped exactly once"
+	GuaranteeStops     = "every watch started is stopped (exactly once in reflector/stops)"
 	GuaranteeBackoff   = "backoff between failing attempts"
 	GuaranteeBound     = "a watch-list stream without its end bookmark ends in a fallback within bounded time"
 	GuaranteeResync    = "resync every period while watching; a failed resync ends the watch"
@@ -52,6 +53,9 @@ func Checks(s Subject) []props.Check {
 		{Name: CheckRequests, Family: props.FamilyWitness,
 			Guarantee: "in fixed scenarios: the first sync is a watch-list from \"\" (sendInitialEvents, NotOlderThan, bookmarks, timeout in [300s, 600s)) when streaming, else a list from \"0\" with limit 500; a server without watch-list gets a list after the refused stream; a relist after a watch ends starts at the last synced version with no limit; an expired list is retried at once from \"\"; pages of a list from \"0\" make later lists paged; WatchListPageSize wins; watches start at the last synced version",
 			Run:       requests(s)},
+		{Name: CheckStops, Family: props.FamilyLeak,
+			Guarantee: "every watch the reflector starts is stopped exactly once, whichever way it ends: a watch-list stream handed over to the watch, a stream that ends with an ERROR, closes, times out, carries a malformed event, is refused or is cut by cancellation",
+			Run:       stopsCheck(s)},
 		{Name: CheckWithholding, Family: props.FamilyModel,
 			Guarantee: "after a list that carries no version, the watch from \"\" publishes nothing while it delivers ADDED events (in any order, not by version), publishes at its first MODIFIED, DELETED or BOOKMARK and at every event after it, and every publish reaches UpdateResourceVersion in order",
 			Run:       withholding(s)},

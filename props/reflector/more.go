@@ -278,3 +278,41 @@ func badInput(s Subject) func(*testing.T, props.Config) error {
 		return nil
 	}
 }
+
+// stopsCheck: Stop exactly once per watch, on every way a watch ends.
+func stopsCheck(s Subject) func(*testing.T, props.Config) error {
+	type sc struct {
+		name   string
+		setup  Setup
+		faults []Fault
+	}
+	scs := []sc{
+		{"a watch-list stream handed over", Setup{WatchList: true}, nil},
+		{"a handed-over stream that ends with 410", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}},
+		{"a watch that ends with 500", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1, EndStatus: 500}}},
+		{"a watch that closes", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1}}},
+		{"a watch-list without its end bookmark", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 2, DropEndBookmark: true}}},
+		{"a malformed event", Setup{}, []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}}}},
+		{"a list sync", Setup{}, nil},
+	}
+	return func(t *testing.T, cfg props.Config) error {
+		for _, c := range scs {
+			err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
+				srv := NewServer(apiserver.Config{}, c.faults)
+				seed(srv, 2)
+				w := start(nil, rec, s, srv, c.setup)
+				w.exactStops = true
+				defer w.stop()
+				_ = srv.Create("default/late")
+				time.Sleep(10 * time.Second)
+				w.quiet()
+				w.stop()
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

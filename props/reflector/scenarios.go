@@ -38,7 +38,14 @@ func scenario(t *testing.T, cfg props.Config, name string, body func(rec *props.
 func notation(srv *Server) []string {
 	calls, _ := srv.Calls()
 	out := make([]string, 0, len(calls))
+	stopped := map[int]bool{}
 	for _, c := range calls {
+		if c.Kind == apiserver.StopCall {
+			if stopped[c.Watch] {
+				continue // repeated Stops are reflector/stops' business
+			}
+			stopped[c.Watch] = true
+		}
 		o := c.Options
 		o.TimeoutSeconds = nil
 		s := c.Kind.String()

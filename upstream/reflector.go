@@ -1,0 +1,72 @@
+package upstream
+
+import (
+	"context"
+	"sync"
+
+	"github.com/kverify/kverify/props"
+	prefl "github.com/kverify/kverify/props/reflector"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+)
+
+// Reflector returns client-go's cache.Reflector as a subject, made with
+// NewReflectorWithOptions for *metav1.PartialObjectMetadata with the
+// bubble's clock. Watch-list is client-go's default (the WatchListClient
+// gate is on in v0.37.2); a reflector told to list gets a ListerWatcher
+// that reports IsWatchListSemanticsUnSupported, client-go's per-client
+// opt-out (listwatch.go:149). Its constructor cannot fail.
+func Reflector() prefl.Subject {
+	return prefl.Subject{New: func(s prefl.Setup) (prefl.Reflector, error) {
+		dropErrorBackoff.Do(func() {
+			// apimachinery's HandleError throttle sleeps minPeriod minus the
+			// time since the last error, measured from a time.Now() taken
+			// at package init (runtime.go:252-290); inside a synctest
+			// bubble the clock starts in 2000, so that is a sleep of
+			// decades and the reflector's Run never gets past its first
+			// error. The throttle is logging policy, not reflector
+			// behaviour: the subject runs without it (logError stays).
+			if len(utilruntime.ErrorHandlers) > 1 {
+				utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
+			}
+		})
+		var lw cache.ListerWatcher = s.Server
+		if !s.WatchList {
+			lw = prefl.NoWatchList{Server: s.Server}
+		}
+		r := cache.NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, s.Store,
+			cache.ReflectorOptions{Name: "upstream", ResyncPeriod: s.ResyncPeriod, Clock: clock.RealClock{}})
+		r.ShouldResync = s.ShouldResync
+		r.WatchListPageSize = s.PageSize
+		return reflector{r}, nil
+	}}
+}
+
+var dropErrorBackoff sync.Once
+
+type reflector struct{ r *cache.Reflector }
+
+func (r reflector) Run(ctx context.Context)         { r.r.RunWithContext(ctx) }
+func (r reflector) LastSyncResourceVersion() string { return r.r.LastSyncResourceVersion() }
+
+// ReflectorDivergences are client-go's known differences from the
+// reflector contract.
+var ReflectorDivergences = []props.Divergence{
+	{Check: prefl.CheckStops,
+		Reason:   "the stream handed over by watch-list is stopped twice: handleAnyWatch stops it when the watch ends (deferred, stopWatcher) and ListAndWatchWithContext stops it again from its own deferred w.Stop(), since watch() only clears its local copy; harmless for apimachinery's watchers, whose Stop is idempotent, but a Stop-counting or non-idempotent watcher sees two",
+		Upstream: Version + "/tools/cache/reflector.go:476-481,992-997"},
+	{Check: prefl.CheckCancel,
+		Reason:   "a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so cancelling Run waits out the backoff (up to 60s with jitter)",
+		Upstream: Version + "/tools/cache/reflector.go:811-819"},
+	{Check: prefl.CheckBackoff,
+		Reason:   "the delay function is wait.Backoff.DelayWithReset, whose backoffManager restarts the sequence when more than 2 minutes passed since the last restart, not since the last failure; a reflector that keeps failing goes back to 800ms every two minutes (the reflector's own comment promises a reset after 2 minutes without backoff)",
+		Upstream: "k8s.io/apimachinery@v0.37.2/pkg/util/wait/backoff.go:135-153,292-304; " + Version + "/tools/cache/reflector.go:336"},
+	{Check: prefl.CheckBound,
+		Reason:   "watchList waits for the initial-events-end bookmark for as long as the stream stays open (only a 10s warning ticker runs), so a stream that never sends it and is never closed by the server hangs the reflector; there is no fallback to LIST",
+		Upstream: Version + "/tools/cache/reflector.go:840-875,1230-1283"},
+	{Check: prefl.CheckMalformed,
+		Reason:   "events it cannot apply are logged and skipped while the stream goes on: a nil or wrongly typed object in the initial events is left out of the Replace and the end bookmark's version is published anyway (an object lost until the next relist); an object whose resourceVersion is empty or not a number is stored and its version published",
+		Upstream: Version + "/tools/cache/reflector.go:1009-1036,1075"},
+}
