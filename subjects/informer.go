@@ -11,6 +11,7 @@ import (
 	"github.com/kverify/kverify/linearizability"
 	"github.com/kverify/kverify/props"
 	pinf "github.com/kverify/kverify/props/informer"
+	prefl "github.com/kverify/kverify/props/reflector"
 	sinf "github.com/kverify/kverify/spec/informer"
 	"github.com/kverify/kverify/upstream"
 	"k8s.io/utils/clock"
@@ -24,8 +25,13 @@ func informerEntries() []Entry {
 	}
 }
 
-func oursInformerChecks() []props.Check     { return pinf.Checks(OursInformer()) }
-func upstreamInformerChecks() []props.Check { return pinf.Checks(upstream.Informer()) }
+func oursInformerChecks() []props.Check {
+	return append(pinf.Checks(OursInformer()), prefl.InformerChecks(OursAssembled())...)
+}
+
+func upstreamInformerChecks() []props.Check {
+	return append(pinf.Checks(upstream.Informer()), prefl.InformerChecks(upstream.SharedInformer())...)
+}
 
 // OursInformer is impl/informer behind the suite's FanOut: a minimal
 // informer whose "source" is a key store, so the suite drives our listener,

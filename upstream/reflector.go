@@ -20,18 +20,7 @@ import (
 // opt-out (listwatch.go:149). Its constructor cannot fail.
 func Reflector() prefl.Subject {
 	return prefl.Subject{New: func(s prefl.Setup) (prefl.Reflector, error) {
-		dropErrorBackoff.Do(func() {
-			// apimachinery's HandleError throttle sleeps minPeriod minus the
-			// time since the last error, measured from a time.Now() taken
-			// at package init (runtime.go:252-290); inside a synctest
-			// bubble the clock starts in 2000, so that is a sleep of
-			// decades and the reflector's Run never gets past its first
-			// error. The throttle is logging policy, not reflector
-			// behaviour: the subject runs without it (logError stays).
-			if len(utilruntime.ErrorHandlers) > 1 {
-				utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
-			}
-		})
+		dropErrorBackoff()
 		var lw cache.ListerWatcher = s.Server
 		if !s.WatchList {
 			lw = prefl.NoWatchList{Server: s.Server}
@@ -44,7 +33,23 @@ func Reflector() prefl.Subject {
 	}}
 }
 
-var dropErrorBackoff sync.Once
+var dropOnce sync.Once
+
+// dropErrorBackoff removes apimachinery's HandleError throttle, once per
+// process. The throttle sleeps minPeriod minus the time since the last
+// error, measured from a time.Now() taken at package init
+// (k8s.io/apimachinery@v0.37.2/pkg/util/runtime/runtime.go:152-160,252-290);
+// inside a synctest bubble the clock starts in 2000, so that is a sleep of
+// decades and a reflector's Run never gets past its first error. The
+// throttle is logging policy, not reflector behaviour: the subjects run
+// without it (logError stays).
+func dropErrorBackoff() {
+	dropOnce.Do(func() {
+		if len(utilruntime.ErrorHandlers) > 1 {
+			utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
+		}
+	})
+}
 
 type reflector struct{ r *cache.Reflector }
 
@@ -55,8 +60,8 @@ func (r reflector) LastSyncResourceVersion() string { return r.r.LastSyncResourc
 // reflector contract.
 var ReflectorDivergences = []props.Divergence{
 	{Check: prefl.CheckStops,
-		Reason:   "the stream handed over by watch-list is stopped twice: handleAnyWatch stops it when the watch ends (deferred, stopWatcher) and ListAndWatchWithContext stops it again from its own deferred w.Stop(), since watch() only clears its local copy; harmless for apimachinery's watchers, whose Stop is idempotent, but a Stop-counting or non-idempotent watcher sees two",
-		Upstream: Version + "/tools/cache/reflector.go:476-481,992-997"},
+		Reason:   "the stream handed over by watch-list is stopped twice: handleAnyWatch stops it when the watch ends (deferred, stopWatcher) and ListAndWatchWithContext stops it again from its own deferred w.Stop(), since watch() only clears its local copy; and when the store's Replace fails after the end bookmark, watchList returns the error without stopping the stream, and ListAndWatchWithContext sets w = nil before falling back to LIST, so the stream stays open (its goroutine and connection leak) while the reflector lists and watches again",
+		Upstream: Version + "/tools/cache/reflector.go:476-481,489-497,895-904,992-997"},
 	{Check: prefl.CheckCancel,
 		Reason:   "a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so cancelling Run waits out the backoff (up to 60s with jitter)",
 		Upstream: Version + "/tools/cache/reflector.go:811-819"},
@@ -70,3 +75,26 @@ var ReflectorDivergences = []props.Divergence{
 		Reason:   "events it cannot apply are logged and skipped while the stream goes on: a nil or wrongly typed object in the initial events is left out of the Replace and the end bookmark's version is published anyway (an object lost until the next relist); an object whose resourceVersion is empty or not a number is stored and its version published",
 		Upstream: Version + "/tools/cache/reflector.go:1009-1036,1075"},
 }
+
+// SharedInformer returns client-go's cache.SharedIndexInformer over the
+// model server as an assembled-informer subject, made with
+// NewSharedIndexInformer for *metav1.PartialObjectMetadata, no resync and
+// no indexers; watch-list as in Reflector.
+func SharedInformer() prefl.InformerSubject {
+	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool) (prefl.Informer, error) {
+		dropErrorBackoff()
+		var lw cache.ListerWatcher = srv
+		if !watchList {
+			lw = prefl.NoWatchList{Server: srv}
+		}
+		return sharedInformer{cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})}, nil
+	}}
+}
+
+type sharedInformer struct{ i cache.SharedIndexInformer }
+
+func (s sharedInformer) AddEventHandler(h prefl.Handler) (prefl.Registration, error) {
+	return s.i.AddEventHandler(h)
+}
+func (s sharedInformer) HasSynced() bool         { return s.i.HasSynced() }
+func (s sharedInformer) Run(ctx context.Context) { s.i.RunWithContext(ctx) }

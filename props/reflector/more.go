@@ -282,18 +282,20 @@ func badInput(s Subject) func(*testing.T, props.Config) error {
 // stopsCheck: Stop exactly once per watch, on every way a watch ends.
 func stopsCheck(s Subject) func(*testing.T, props.Config) error {
 	type sc struct {
-		name   string
-		setup  Setup
-		faults []Fault
+		name        string
+		setup       Setup
+		faults      []Fault
+		failReplace int
 	}
 	scs := []sc{
-		{"a watch-list stream handed over", Setup{WatchList: true}, nil},
-		{"a handed-over stream that ends with 410", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}},
-		{"a watch that ends with 500", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1, EndStatus: 500}}},
-		{"a watch that closes", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1}}},
-		{"a watch-list without its end bookmark", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 2, DropEndBookmark: true}}},
-		{"a malformed event", Setup{}, []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}}}},
-		{"a list sync", Setup{}, nil},
+		{"a watch-list stream whose Replace fails", Setup{WatchList: true}, nil, 1},
+		{"a watch-list stream handed over", Setup{WatchList: true}, nil, 0},
+		{"a handed-over stream that ends with 410", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}, 0},
+		{"a watch that ends with 500", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1, EndStatus: 500}}, 0},
+		{"a watch that closes", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1}}, 0},
+		{"a watch-list without its end bookmark", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 2, DropEndBookmark: true}}, 0},
+		{"a malformed event", Setup{}, []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}}}, 0},
+		{"a list sync", Setup{}, nil, 0},
 	}
 	return func(t *testing.T, cfg props.Config) error {
 		for _, c := range scs {
@@ -302,6 +304,9 @@ func stopsCheck(s Subject) func(*testing.T, props.Config) error {
 				seed(srv, 2)
 				w := start(nil, rec, s, srv, c.setup)
 				w.exactStops = true
+				w.store.mu.Lock()
+				w.store.FailReplace = c.failReplace
+				w.store.mu.Unlock()
 				defer w.stop()
 				_ = srv.Create("default/late")
 				time.Sleep(10 * time.Second)

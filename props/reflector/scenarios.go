@@ -111,6 +111,8 @@ func requests(s Subject) func(*testing.T, props.Config) error {
 		faults  []Fault
 		drive   func(w *world)
 		want    []string
+		// failReplace makes the store's first Replace calls fail.
+		failReplace int
 	}
 	relist := func(w *world) {
 		// The first watch ends with 410 Expired: relist at the last
@@ -139,6 +141,14 @@ func requests(s Subject) func(*testing.T, props.Config) error {
 			want: []string{`List rv="0" limit=2`, `List rv="" limit=2 continue`, `Watch rv="4" bookmarks`}},
 		{name: "watch-list after an expired watch", setup: Setup{WatchList: true}, objects: 2, faults: []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}, drive: relist,
 			want: []string{wlFromEmpty, "Stop 1", `Watch rv="3" match=NotOlderThan sendInitialEvents=true bookmarks`}},
+		{name: "a very short watch relists", objects: 1, faults: []Fault{{}, {Ends: true}}, drive: relist,
+			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `List rv="2"`, `Watch rv="2" bookmarks`}},
+		{name: "429 in a watch re-watches without a relist", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 429}}, drive: relist,
+			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="2" bookmarks`}},
+		{name: "a refused watch is retried without a relist", objects: 1, faults: []Fault{{}, {Refuse: true}}, drive: relist,
+			want: []string{listFrom0, `Watch rv="2" bookmarks -> error`, `Watch rv="2" bookmarks`}},
+		{name: "a failed Replace publishes nothing and syncs again", objects: 2, failReplace: 1, drive: relist,
+			want: []string{listFrom0, listFrom0, `Watch rv="3" bookmarks`}},
 		{name: "clean close re-watches at once", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 1}},
 			drive: func(w *world) { _ = w.srv.Create("default/x"); w.quiet() },
 			want:  []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="3" bookmarks`}},
@@ -149,6 +159,9 @@ func requests(s Subject) func(*testing.T, props.Config) error {
 				srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
 				seed(srv, c.objects)
 				w := start(nil, rec, s, srv, c.setup)
+				w.store.mu.Lock()
+				w.store.FailReplace = c.failReplace
+				w.store.mu.Unlock()
 				defer w.stop()
 				w.quiet()
 				if c.drive != nil {

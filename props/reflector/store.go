@@ -22,7 +22,7 @@ type Store struct {
 	items     map[string]int64
 	rv        string   // from the last Replace or UpdateResourceVersion
 	notified  []string // every UpdateResourceVersion, in order
-	replaces  []string // the version of every Replace, in order
+	replaces  []string // the version of every Replace call, in order
 	bookmarks int
 	resyncs   int
 	malformed []string
@@ -81,6 +81,7 @@ func (s *Store) Delete(obj any) error {
 func (s *Store) Replace(list []any, rv string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.replaces = append(s.replaces, rv) // every attempt, failed or not
 	if s.FailReplace > 0 {
 		s.FailReplace--
 		return fmt.Errorf("recording store: Replace fails (fault)")
@@ -92,7 +93,6 @@ func (s *Store) Replace(list []any, rv string) error {
 		}
 	}
 	s.items, s.rv = items, rv
-	s.replaces = append(s.replaces, rv)
 	return nil
 }
 

@@ -1,0 +1,38 @@
+package subjects
+
+import (
+	"context"
+
+	"github.com/kverify/kverify/impl/informer"
+	"github.com/kverify/kverify/impl/reflector"
+	prefl "github.com/kverify/kverify/props/reflector"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// OursAssembled is impl/informer's Informer (our reflector, RealFIFO,
+// delta.Process, store and processor) over the model server.
+func OursAssembled() prefl.InformerSubject {
+	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool) (prefl.Informer, error) {
+		ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{}}
+		if !watchList {
+			ro.WatchList = reflector.WatchListOff
+		}
+		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro})
+		if err != nil {
+			return nil, err
+		}
+		return oursInformer{i}, nil
+	}}
+}
+
+type oursInformer struct{ i *informer.Informer }
+
+func (o oursInformer) AddEventHandler(h prefl.Handler) (prefl.Registration, error) {
+	r, err := o.i.AddEventHandler(h)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+func (o oursInformer) HasSynced() bool         { return o.i.HasSynced() }
+func (o oursInformer) Run(ctx context.Context) { o.i.Run(ctx) }
