@@ -58,13 +58,13 @@ func InformerChecks(s InformerSubject) []props.Check {
 	return []props.Check{
 		{Name: CheckAssembledSync, Family: props.FamilyTiming,
 			Guarantee: "the informer and a handler added before Run report synced only after the first sync was processed (not while the first list is refused and backing off), then every handler has the server's objects; a handler added after the sync gets them as initial-list adds and reports synced once they returned",
-			Run: assembledSync(s)},
+			Run:       assembledSync(s)},
 		{Name: CheckAssembledStop, Family: props.FamilyLeak,
 			Guarantee: "cancelling Run returns at once with every goroutine stopped and every watch stopped; a second Run returns at once",
-			Run: assembledStop(s)},
+			Run:       assembledStop(s)},
 		{Name: CheckAssembledConverge, Family: props.FamilyModel,
 			Guarantee: "over random server histories and fault schedules, with handlers added before Run and while it runs: every handler's calls are consistent with its view (OnAdd of a key it does not hold, OnUpdate and OnDelete of one it does, old and new of the same key); once faults stop every handler's view equals the server's state and every handler and the informer report synced",
-			Run: assembledConverge(s)},
+			Run:       assembledConverge(s)},
 	}
 }
 
