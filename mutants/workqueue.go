@@ -2,7 +2,7 @@ package mutants
 
 // Catalogue lists every mutant. Each is a bug a careful engineer could
 // plausibly write; none is a syntax-level prank.
-var Catalogue = concat(workqueueMutants, delayingMutants, ratelimitMutants, ringMutants, informerMutants, deltaFIFOMutants, realFIFOMutants)
+var Catalogue = concat(workqueueMutants, delayingMutants, ratelimitMutants, ringMutants, informerMutants, deltaFIFOMutants, realFIFOMutants, reflectorMutants, assemblyMutants, backoffMutants)
 
 func concat(lists ...[]Mutant) []Mutant {
 	var out []Mutant

@@ -31,10 +31,10 @@ type Entry struct {
 
 // Components lists the component names, in table order.
 func Components() []string {
-	return []string{"workqueue", "delaying", "ratelimit", "ring", "informer", "deltafifo", "realfifo"}
+	return []string{"workqueue", "delaying", "ratelimit", "ring", "informer", "deltafifo", "realfifo", "reflector", "backoff"}
 }
 
 // All returns every registered entry.
 func All() []Entry {
-	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries(), fifoEntries())
+	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries(), fifoEntries(), reflectorEntries(), backoffEntries())
 }

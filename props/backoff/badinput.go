@@ -1,0 +1,144 @@
+package backoff
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	testingclock "k8s.io/utils/clock/testing"
+)
+
+// Guarantees of the bad-input check besides the engine's.
+const gRejected = "invalid parameters rejected"
+
+// validParams are parameters every check accepts, to pair with a bad
+// reset interval and to spoil one field at a time.
+var validParams = Params{Duration: time.Second, Factor: 2, Jitter: 0.5, Steps: 5, Cap: time.Minute}
+
+// badParams spoil validParams one field at a time.
+func badParams() []Params {
+	with := func(f func(*Params)) Params {
+		p := validParams
+		f(&p)
+		return p
+	}
+	return []Params{
+		with(func(p *Params) { p.Duration = -time.Nanosecond }),
+		with(func(p *Params) { p.Duration = math.MinInt64 }),
+		with(func(p *Params) { p.Cap = -time.Second }),
+		with(func(p *Params) { p.Steps = -1 }),
+		with(func(p *Params) { p.Factor = math.NaN() }),
+		with(func(p *Params) { p.Factor = math.Inf(1) }),
+		with(func(p *Params) { p.Factor = math.Inf(-1) }),
+		with(func(p *Params) { p.Factor = -1 }),
+		with(func(p *Params) { p.Jitter = math.NaN() }),
+		with(func(p *Params) { p.Jitter = math.Inf(1) }),
+		with(func(p *Params) { p.Jitter = -0.5 }),
+	}
+}
+
+type problem struct{ guarantee, detail string }
+
+// badInput tries every bad parameter on New and NewDelay (and a negative
+// reset interval on NewDelay), and uses what is accepted a little.
+func badInput(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		rec := props.NewRecorder(cfg.Progress)
+		var problems []problem
+		for _, p := range badParams() {
+			problems = append(problems, tryBad(rec, "New("+p.String()+")", func() (func() time.Duration, error) {
+				b, err := s.New(p)
+				if err != nil || b == nil {
+					return nil, err
+				}
+				return func() time.Duration { return b.Step(constRand(0.5)) }, nil
+			})...)
+		}
+		if s.NewDelay != nil {
+			type dcase struct {
+				p     Params
+				reset time.Duration
+			}
+			var cases []dcase
+			for _, p := range badParams() {
+				cases = append(cases, dcase{p, time.Minute})
+			}
+			cases = append(cases, dcase{validParams, -time.Nanosecond}, dcase{validParams, math.MinInt64})
+			for _, c := range cases {
+				clk := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+				op := fmt.Sprintf("NewDelay(%v, Reset=%s)", c.p, fmtD(c.reset))
+				problems = append(problems, tryBad(rec, op, func() (func() time.Duration, error) {
+					d, err := s.NewDelay(c.p, clk, c.reset, constRand(0.5))
+					if err != nil || d == nil {
+						return nil, err
+					}
+					return func() time.Duration { clk.Step(time.Second); return d.Next() }, nil
+				})...)
+			}
+		}
+		if len(problems) == 0 {
+			return nil
+		}
+		// The most severe problem first, then the others.
+		first := 0
+		for i, p := range problems {
+			if severity(p.guarantee) < severity(problems[first].guarantee) {
+				first = i
+			}
+		}
+		var b strings.Builder
+		b.WriteString(problems[first].detail)
+		for i, p := range problems {
+			if i != first {
+				fmt.Fprintf(&b, "\n  also (%s): %s", p.guarantee, p.detail)
+			}
+		}
+		return props.Save(t, cfg, Component, CheckBadInput, rec.Attach(props.Broke(problems[first].guarantee, "%s", b.String())))
+	}
+}
+
+func severity(g string) int {
+	switch g {
+	case gNoPanic:
+		return 0
+	case gNegative:
+		return 1
+	}
+	return 2
+}
+
+// tryBad calls build, which returns the accepted thing's next-delay call
+// or an error; what is accepted is called three times.
+func tryBad(rec *props.Recorder, name string, build func() (func() time.Duration, error)) []problem {
+	var next func() time.Duration
+	var err error
+	if p := protect(func() { next, err = build() }); p != nil {
+		rec.Step(name, "error", p.Error())
+		return []problem{{gNoPanic, fmt.Sprintf("%s: %v", name, p)}}
+	}
+	if err != nil {
+		rec.Step(name, "error", errString(err))
+		return nil
+	}
+	if next == nil {
+		rec.Step(name, "error", "nil without an error")
+		return []problem{{gRejected, name + " returned neither a value nor an error"}}
+	}
+	rec.Step(name, "error", "accepted")
+	for i := range 3 {
+		var d time.Duration
+		if p := protect(func() { d = next() }); p != nil {
+			rec.Step("next delay", "no panic", p.Error())
+			return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then delay #%d: %v", name, i+1, p)}}
+		}
+		if d < 0 {
+			rec.Step("next delay", ">= 0", fmtD(d))
+			return []problem{{gNegative, fmt.Sprintf("%s accepted, then delay #%d = %s", name, i+1, fmtD(d))}}
+		}
+		rec.Step("next delay", ">= 0", fmtD(d))
+	}
+	return []problem{{gRejected, name + " was accepted"}}
+}
