@@ -15,7 +15,7 @@ var reflectorMutants = []Mutant{
 		Old: `propagate = rv != "" && rv != "0"`, New: `propagate = true`},
 	{ID: "refl-never-earned", Component: "reflector", File: reflWatchGo,
 		Bug: "only watches from a version publish: MODIFIED, DELETED and BOOKMARK never earn a version on a watch from \"\" (nor the end bookmark of a watch-list)",
-		Old: "		if propagate || besidesAdded {", New: "		if propagate {"},
+		Old: "		if propagate || besidesAdded {", New: "		if propagate || (besidesAdded && false) {"},
 	{ID: "refl-modified-not-earning", Component: "reflector", File: reflWatchGo,
 		Bug: "a MODIFIED event does not end the initial-events phase of a watch from \"\"",
 		Old: "		case watch.Modified:\n			besidesAdded = true\n", New: "		case watch.Modified:\n"},

@@ -330,6 +330,10 @@ func faultGen(malform bool) *rapid.Generator[Fault] {
 	})
 }
 
+// Schedules is the least number of random histories and fault schedules
+// reflector/machine explores in one round.
+const Schedules = 1000
+
 // machine runs a random server history against the subject under a random
 // fault schedule, checking at every quiescent point that the published
 // version is earned, every request has its shape, one Replace per sync,
@@ -337,6 +341,9 @@ func faultGen(malform bool) *rapid.Generator[Fault] {
 // that cancelling stops it at once with every watch stopped exactly once.
 func machine(s Subject, malform bool) func(t *testing.T, cfg props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
+		if !malform && cfg.Checks < Schedules {
+			cfg.Checks = Schedules
+		}
 		return props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
 			props.Bubble(t, func() {
 				rec.Timed()

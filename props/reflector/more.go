@@ -321,3 +321,38 @@ func stopsCheck(s Subject) func(*testing.T, props.Config) error {
 		return nil
 	}
 }
+
+// malformed: every malformation in a watch and in a watch-list stream,
+// then the machine with malformations in its fault schedules.
+func malformed(s Subject) func(*testing.T, props.Config) error {
+	hows := []string{"nil object", "wrong type", "no resource version", "non-numeric resource version"}
+	explore := machine(s, true)
+	return func(t *testing.T, cfg props.Config) error {
+		for how, name := range hows {
+			for _, watchList := range []bool{false, true} {
+				faults := []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.Malformation(how)}}}}
+				if watchList {
+					faults = faults[1:]
+				}
+				err := scenario(t, cfg, fmt.Sprintf("%s (watch-list %v)", name, watchList), func(rec *props.Recorder) error {
+					srv := NewServer(apiserver.Config{}, faults)
+					seed(srv, 2)
+					w := start(nil, rec, s, srv, Setup{WatchList: watchList})
+					defer w.stop()
+					w.quiet()
+					_ = srv.Update("default/o000")
+					w.quiet()
+					time.Sleep(10 * time.Second)
+					w.quiet()
+					w.converged("after the malformed event")
+					w.stop()
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return explore(t, cfg)
+	}
+}
