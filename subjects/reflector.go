@@ -58,6 +58,9 @@ func newReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (prefl.Refl
 		OnWatchError:      s.OnError,
 		Rand:              s.Rand,
 	}
+	if s.Clock != nil {
+		opts.Clock = s.Clock
+	}
 	if !s.WatchList {
 		opts.WatchList = reflector.WatchListOff
 	}

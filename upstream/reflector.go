@@ -26,11 +26,18 @@ func Reflector() prefl.Subject {
 			lw = prefl.NoWatchList{Server: s.Server}
 		}
 		r := cache.NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, s.Store,
-			cache.ReflectorOptions{Name: "upstream", ResyncPeriod: s.ResyncPeriod, Clock: clock.RealClock{}})
+			cache.ReflectorOptions{Name: "upstream", ResyncPeriod: s.ResyncPeriod, Clock: reflectorClock(s)})
 		r.ShouldResync = s.ShouldResync
 		r.WatchListPageSize = s.PageSize
 		return reflector{r}, nil
 	}}
+}
+
+func reflectorClock(s prefl.Setup) clock.Clock {
+	if s.Clock != nil {
+		return s.Clock
+	}
+	return clock.RealClock{}
 }
 
 var dropOnce sync.Once

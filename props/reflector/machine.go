@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -28,8 +29,13 @@ type world struct {
 	done       chan struct{}
 	published  int64 // the highest numeric version published so far
 	exactStops bool  // stop requires exactly one Stop per watch
-	errMu      sync.Mutex
-	errs       []string
+	clock      *Clock
+	// lenientCancel lets fake time pass until Run returns instead of
+	// failing: the machine leaves prompt cancellation to reflector/cancel,
+	// whose scenarios reach every wait deterministically.
+	lenientCancel bool
+	errMu         sync.Mutex
+	errs          []string
 }
 
 // errScenario unwinds a fixed scenario with its violation.
@@ -48,7 +54,8 @@ func (w *world) fail(guarantee, format string, args ...any) {
 // start builds the subject's reflector on srv and runs it.
 func start(t *rapid.T, rec *props.Recorder, s Subject, srv *Server, setup Setup) *world {
 	w := &world{t: t, rec: rec, srv: srv, store: NewStore(), done: make(chan struct{})}
-	setup.Server, setup.Store = srv, w.store
+	setup.Server, setup.Store, setup.Clock = srv, w.store, &Clock{}
+	w.clock = setup.Clock
 	if setup.Rand == nil {
 		var seed uint64
 		if t != nil {
@@ -99,7 +106,9 @@ func (w *world) stop() {
 	w.cancel = nil
 	synctest.Wait()
 	returned := w.returned()
+	var stuck string
 	if !returned {
+		stuck = stacks()
 		// Let fake time pass until Run returns (a subject that waits out
 		// a backoff), so that no goroutine outlives the bubble.
 		for i := 0; i < 120 && !w.returned(); i++ {
@@ -111,12 +120,31 @@ func (w *world) stop() {
 	if w.failed {
 		return
 	}
-	if !returned {
-		w.fail(GuaranteeCancel, "Run did not return after its context was cancelled: it waits for time to pass (a backoff or a timer) or for a stream to end")
+	if !returned && !w.lenientCancel {
+		w.fail(GuaranteeCancel, "Run did not return after its context was cancelled: it waits for time to pass (a backoff or a timer) or for a stream to end; it was at:\n%s", stuck)
 	}
 	if msg := stops(w.srv, w.exactStops); msg != "" {
 		w.fail(GuaranteeStops, "%s", msg)
 	}
+	if n := w.clock.Armed(); n > 0 {
+		w.fail(GuaranteeTimers, "%d timers or tickers made through the reflector's clock are still armed after Run returned", n)
+	}
+}
+
+// stacks returns the stacks of the goroutines that run subject code (not
+// this package's, the runtime's or the test framework's), shortened, for a
+// report of where a subject waits.
+func stacks() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "kverify/props/reflector.start") {
+			lines := strings.Split(g, "\n")
+			out = append(out, strings.Join(lines[:min(len(lines), 9)], "\n"))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (w *world) returned() bool {
@@ -366,6 +394,7 @@ func machine(s Subject, malform bool) func(t *testing.T, cfg props.Config) error
 					}
 				}
 				w := start(rt, rec, s, srv, setup)
+				w.lenientCancel = true
 				defer w.stop()
 				w.quiet()
 				steps := rapid.IntRange(0, 25).Draw(rt, "steps")

@@ -37,6 +37,13 @@ type shapes struct {
 	// cannot be one step).
 	maybeExpired bool
 	learned      bool // a list from "0" came in pages
+	// maybeLearned: the "" retry of an expired "0" list came in pages.
+	// client-go learns from it (reflector.go:760 tests the original
+	// options' version, "0", against the retry's pages), against its own
+	// comment; we do not. Either is accepted.
+	maybeLearned bool
+	lastRV       string // of the last list's first page
+	chainMaybe0  bool
 	violations   []string
 }
 
@@ -121,13 +128,17 @@ func (c *shapes) list(opts metav1.ListOptions) {
 			c.unavailable, rv, limit = !c.unavailable, arv, alimit
 		}
 	}
+	if c.maybeLearned && !c.learned && opts.Limit == 500 && opts.ResourceVersion == rv && c.pageSize == 0 && !(c.unavailable && c.listExpired) {
+		c.learned, limit = true, 500
+	}
 	if opts.ResourceVersion != rv || opts.ResourceVersionMatch != "" {
 		c.fail("list from %s, want rv=%q (last synced %q, last sync expired: %v)", describe(opts), rv, c.lastSync(), c.unavailable)
 	} else if opts.Limit != limit {
 		c.fail("list with limit %d, want %d (%s; configured page size %d, pages learned from \"0\": %v)", opts.Limit, limit, describe(opts), c.pageSize, c.learned)
 	}
+	c.chainMaybe0 = c.unavailable && c.listExpired && c.lastRV == "0"
 	c.chainRV, c.chainLimit, c.chainFrom0 = opts.ResourceVersion, opts.Limit, opts.ResourceVersion == "0"
-	c.lastLimit, c.listExpired, c.maybeExpired = opts.Limit, false, false
+	c.lastLimit, c.lastRV, c.listExpired, c.maybeExpired = opts.Limit, opts.ResourceVersion, false, false
 }
 
 // listed records a LIST's outcome.
@@ -143,8 +154,9 @@ func (c *shapes) listed(opts metav1.ListOptions, cont string, err error) {
 	case cont != "":
 		c.chain = true
 	default:
-		if c.chainFrom0 && (c.chain || opts.Continue != "") {
-			c.learned = true
+		if c.chain || opts.Continue != "" {
+			c.learned = c.learned || c.chainFrom0
+			c.maybeLearned = c.maybeLearned || c.chainMaybe0
 		}
 		c.chain, c.unavailable = false, false
 	}
@@ -173,8 +185,10 @@ func (c *shapes) watch(opts metav1.ListOptions) {
 	if c.unavailable {
 		want = ""
 	}
-	if c.maybeExpired && opts.ResourceVersion != want && opts.ResourceVersion == "" {
-		c.unavailable, want = true, "" // the ERROR may have arrived first
+	if c.maybeExpired && opts.ResourceVersion == "" {
+		// The expired ERROR arrived before this request (the pump had not
+		// recorded it yet).
+		c.unavailable, c.listExpired, want = true, false, ""
 	}
 	c.maybeExpired = false
 	if opts.ResourceVersion != want {

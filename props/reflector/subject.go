@@ -33,6 +33,9 @@ type Setup struct {
 	PageSize int64
 	// OnError receives the errors the reflector reports (may be ignored).
 	OnError func(error)
+	// Clock is the clock the reflector must use; it counts timers, so that
+	// the checks find timers left armed after Run returned.
+	Clock *Clock
 	// Rand, numbers in [0, 1), is the randomness the check chose for the
 	// watch timeouts and the backoff's jitter, so that a counterexample
 	// replays; a subject that cannot take it uses its own.
