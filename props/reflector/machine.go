@@ -271,10 +271,33 @@ func (w *world) step(keys []string, kinds ...opKind) string {
 	if len(kinds) == 0 {
 		kinds = allOps
 	}
-	kind := rapid.SampledFrom(kinds).Draw(w.t, "op")
-	switch kind {
+	op := Op{Kind: rapid.SampledFrom(kinds).Draw(w.t, "op")}
+	switch op.Kind {
 	case opCreate, opUpdate, opDelete:
-		k := rapid.SampledFrom(keys).Draw(w.t, "key")
+		op.Key = rapid.IntRange(0, len(keys)-1).Draw(w.t, "key")
+	case opAdvance:
+		op.Advance = rapid.SampledFrom(advances).Draw(w.t, "advance")
+	}
+	return w.apply(op, keys)
+}
+
+// advances are the stretches of fake time a step lets pass.
+var advances = []time.Duration{time.Second, 10 * time.Second, 65 * time.Second, 400 * time.Second}
+
+// Op is one step of a server history: a write to key Key (a create if the
+// key is absent, else an update, or a delete for a delete), a progress
+// notification, a bookmark, a compaction, or Advance of fake time.
+type Op struct {
+	Kind    opKind
+	Key     int
+	Advance time.Duration
+}
+
+// apply performs op and returns its notation.
+func (w *world) apply(op Op, keys []string) string {
+	switch op.Kind {
+	case opCreate, opUpdate, opDelete:
+		k := keys[op.Key%len(keys)]
 		var exists bool
 		w.srv.Model(func(m *apiserver.Server) {
 			objs, _ := m.Snapshot(m.RV())
@@ -286,7 +309,7 @@ func (w *world) step(keys []string, kinds ...opKind) string {
 		case !exists:
 			must(w, w.srv.Create(k))
 			return "create " + k
-		case kind == opDelete:
+		case op.Kind == opDelete:
 			must(w, w.srv.Delete(k))
 			return "delete " + k
 		}
@@ -302,9 +325,8 @@ func (w *world) step(keys []string, kinds ...opKind) string {
 		w.srv.Compact()
 		return "compact"
 	}
-	d := rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, 65 * time.Second, 400 * time.Second}).Draw(w.t, "advance")
-	time.Sleep(d)
-	return "advance " + d.String()
+	time.Sleep(op.Advance)
+	return "advance " + op.Advance.String()
 }
 
 func must(w *world, err error) {

@@ -44,6 +44,7 @@ type shapes struct {
 	maybeLearned bool
 	lastRV       string // of the last list's first page
 	chainMaybe0  bool
+	inRetry      bool // the list in progress is the immediate retry from ""
 	violations   []string
 }
 
@@ -136,7 +137,8 @@ func (c *shapes) list(opts metav1.ListOptions) {
 	} else if opts.Limit != limit {
 		c.fail("list with limit %d, want %d (%s; configured page size %d, pages learned from \"0\": %v)", opts.Limit, limit, describe(opts), c.pageSize, c.learned)
 	}
-	c.chainMaybe0 = c.unavailable && c.listExpired && c.lastRV == "0"
+	c.inRetry = c.unavailable && c.listExpired
+	c.chainMaybe0 = c.inRetry && c.lastRV == "0"
 	c.chainRV, c.chainLimit, c.chainFrom0 = opts.ResourceVersion, opts.Limit, opts.ResourceVersion == "0"
 	c.lastLimit, c.lastRV, c.listExpired, c.maybeExpired = opts.Limit, opts.ResourceVersion, false, false
 }
@@ -144,13 +146,16 @@ func (c *shapes) list(opts metav1.ListOptions) {
 // listed records a LIST's outcome.
 func (c *shapes) listed(opts metav1.ListOptions, cont string, err error) {
 	switch {
+	case err != nil && apierrors.IsResourceExpired(err) && opts.Continue != "":
+		// The pager lists in full at the first page's version next.
 	case err != nil:
-		if isExpiredOrTooLarge(err) && opts.Continue == "" {
-			c.unavailable, c.listExpired = true, true
+		// The list failed (an expired full list after a continuation
+		// too): an expired or too-large version is retried from "".
+		if isExpiredOrTooLarge(err) {
+			// Only a first attempt is retried at once with its pager.
+			c.unavailable, c.listExpired = true, !c.inRetry
 		}
-		if !(apierrors.IsResourceExpired(err) && opts.Continue != "") {
-			c.chain = false
-		}
+		c.chain = false
 	case cont != "":
 		c.chain = true
 	default:

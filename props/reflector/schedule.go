@@ -1,0 +1,114 @@
+package reflector
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/apiserver"
+)
+
+// Schedule is one run of a reflector against the model server, fixed in
+// advance: the server's configuration, the reflector's, the fault schedule
+// and the history. Decode makes one from any byte string, for fuzzing.
+type Schedule struct {
+	ServerWatchList bool
+	WatchList       bool
+	PageSize        int64
+	Objects         int
+	Faults          []Fault
+	Ops             []Op
+}
+
+func (sc Schedule) String() string {
+	return fmt.Sprintf("server watch-list=%v, reflector watch-list=%v, page size %d, %d objects, faults %v, %d steps",
+		sc.ServerWatchList, sc.WatchList, sc.PageSize, sc.Objects, sc.Faults, len(sc.Ops))
+}
+
+// Decode turns bytes into a schedule; every byte string is a valid one.
+// Byte 0: bit 0 server watch-list, bit 1 reflector watch-list, bits 2-3
+// page size (0, 0, 1, 3), bit 4 past the page limit (501-532 objects, else
+// byte 1 mod 11). Byte 2 mod 9 faults of 3 bytes each (kind, two
+// parameters, malformed events included). Each later byte is one step: the
+// low 3 bits the kind (create/update/delete of key high&7, progress,
+// bookmark, compact, or advance by one of 1s, 10s, 65s, 400s).
+func Decode(data []byte) Schedule {
+	at := func(i int) byte {
+		if i < len(data) {
+			return data[i]
+		}
+		return 0
+	}
+	b := at(0)
+	sc := Schedule{ServerWatchList: b&1 != 0, WatchList: b&2 != 0, PageSize: []int64{0, 0, 1, 3}[(b>>2)&3]}
+	sc.Objects = int(at(1)) % 11
+	if b&16 != 0 {
+		sc.Objects, sc.PageSize = 501+int(at(1))%32, 0
+	}
+	n := int(at(2)) % 9
+	i := 3
+	for j := 0; j < n; j++ {
+		sc.Faults = append(sc.Faults, decodeFault(at(i), at(i+1), at(i+2)))
+		i += 3
+	}
+	for ; i < len(data) && len(sc.Ops) < 64; i++ {
+		c := data[i]
+		op := Op{Kind: opKind(c & 7), Key: int(c>>3) & 7}
+		if op.Kind == opAdvance {
+			op.Advance = advances[(c>>3)&3]
+		}
+		sc.Ops = append(sc.Ops, op)
+	}
+	return sc
+}
+
+func decodeFault(k, p, q byte) Fault {
+	switch k % 12 {
+	case 1:
+		return Fault{Refuse: true}
+	case 2:
+		return Fault{Reject: []int32{429, 500, 504, 410}[p%4]}
+	case 3:
+		return Fault{Stale: 1 + int64(p%6), Reverse: q&1 != 0}
+	case 4:
+		return Fault{IgnoreLimit: true}
+	case 5:
+		return Fault{Reverse: true}
+	case 6:
+		return Fault{Ends: true, EndAfter: int(p % 5), EndStatus: []int32{0, 410, 429, 500}[q%4]}
+	case 7:
+		return Fault{DropEndBookmark: true}
+	case 8:
+		return Fault{Slow: time.Duration(1+p%3) * time.Second}
+	case 9:
+		return Fault{Ends: true}
+	case 10:
+		return Fault{Malform: []apiserver.Malformed{{Index: int(p % 5), How: apiserver.Malformation(q % 4)}}}
+	case 11:
+		return Fault{TooLarge: true}
+	}
+	return Fault{}
+}
+
+// RunSchedule runs sc on s in a synctest bubble with the machine's
+// invariants at every quiescent point, convergence once the faults are
+// spent, and every watch stopped; it returns the first violation.
+func RunSchedule(t *testing.T, cfg props.Config, s Subject, sc Schedule) error {
+	return scenario(t, cfg, sc.String(), func(rec *props.Recorder) error {
+		srv := NewServer(apiserver.Config{NoWatchList: !sc.ServerWatchList}, sc.Faults)
+		seed(srv, sc.Objects)
+		w := start(nil, rec, s, srv, Setup{WatchList: sc.WatchList, PageSize: sc.PageSize})
+		w.lenientCancel = true
+		defer w.stop()
+		w.quiet()
+		keys := keyPool(8)
+		for _, op := range sc.Ops {
+			rec.Step(w.apply(op, keys), "", w.r.LastSyncResourceVersion())
+			w.quiet()
+		}
+		w.converge(120)
+		w.stop()
+		return nil
+	})
+}
