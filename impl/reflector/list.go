@@ -101,7 +101,10 @@ func extract(obj runtime.Object, items []any) ([]any, string, string, error) {
 	if err != nil {
 		return nil, "", "", fmt.Errorf("the server returned %T, not a list: %w", obj, err)
 	}
-	objs, err := meta.ExtractList(obj)
+	// A copy of each item, as client-go's pager makes
+	// (EachListItemWithAlloc): a pointer into the page would keep the
+	// whole page alive for as long as one of its objects is stored.
+	objs, err := meta.ExtractListWithAlloc(obj)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("extracting the items of %T: %w", obj, err)
 	}
