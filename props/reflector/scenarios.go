@@ -151,6 +151,16 @@ func requests(s Subject) func(*testing.T, props.Config) error {
 			want: []string{listFrom0, `Watch rv="2" bookmarks -> error`, `Watch rv="2" bookmarks`}},
 		{name: "a failed Replace publishes nothing and syncs again", objects: 2, failReplace: 1, drive: relist,
 			want: []string{listFrom0, listFrom0, `Watch rv="3" bookmarks`}},
+		{name: "bookmarks reach the store", objects: 1,
+			drive: func(w *world) {
+				w.srv.Progress() // a bookmark goes to watches that started below its version
+				w.srv.Bookmark()
+				w.quiet()
+				if n := w.store.State().Bookmarks; n != 1 {
+					w.fail(GuaranteePublish, "a BOOKMARK during a watch reached the store's Bookmark %d times, want once", n)
+				}
+			},
+			want: []string{listFrom0, `Watch rv="2" bookmarks`}},
 		{name: "clean close re-watches at once", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 1}},
 			drive: func(w *world) { _ = w.srv.Create("default/x"); w.quiet() },
 			want:  []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="3" bookmarks`}},

@@ -131,6 +131,7 @@ type StoreState struct {
 	Notified  []string
 	Replaces  []string
 	Resyncs   int
+	Bookmarks int
 	Malformed []string
 }
 
@@ -139,7 +140,7 @@ func (s *Store) State() StoreState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return StoreState{Items: maps.Clone(s.items), RV: s.rv, Notified: slices.Clone(s.notified),
-		Replaces: slices.Clone(s.replaces), Resyncs: s.resyncs, Malformed: slices.Clone(s.malformed)}
+		Replaces: slices.Clone(s.replaces), Resyncs: s.resyncs, Bookmarks: s.bookmarks, Malformed: slices.Clone(s.malformed)}
 }
 
 // diff compares the store's items with the server's objects; "" when equal.
