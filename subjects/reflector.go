@@ -50,13 +50,14 @@ func OursReflector() prefl.Subject {
 
 func newReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (prefl.Reflector, error) {
 	opts := reflector.Options{
-		Name:              "ours",
-		ExpectedType:      &metav1.PartialObjectMetadata{},
-		ResyncPeriod:      s.ResyncPeriod,
-		ShouldResync:      s.ShouldResync,
-		WatchListPageSize: s.PageSize,
-		OnWatchError:      s.OnError,
-		Rand:              s.Rand,
+		Name:                          "ours",
+		ExpectedType:                  &metav1.PartialObjectMetadata{},
+		ResyncPeriod:                  s.ResyncPeriod,
+		ShouldResync:                  s.ShouldResync,
+		WatchListPageSize:             s.PageSize,
+		MaxInternalErrorRetryDuration: s.MaxInternalErrorRetryDuration,
+		OnWatchError:                  s.OnError,
+		Rand:                          s.Rand,
 	}
 	if s.Clock != nil {
 		opts.Clock = s.Clock

@@ -29,6 +29,7 @@ func Reflector() prefl.Subject {
 			cache.ReflectorOptions{Name: "upstream", ResyncPeriod: s.ResyncPeriod, Clock: reflectorClock(s)})
 		r.ShouldResync = s.ShouldResync
 		r.WatchListPageSize = s.PageSize
+		r.MaxInternalErrorRetryDuration = s.MaxInternalErrorRetryDuration
 		return reflector{r}, nil
 	}}
 }

@@ -57,7 +57,7 @@ const (
 func InformerChecks(s InformerSubject) []props.Check {
 	return []props.Check{
 		{Name: CheckAssembledSync, Family: props.FamilyTiming,
-			Guarantee: "the informer and a handler added before Run report synced only after the first sync was processed (not while the first list is refused and backing off), then every handler has the server's objects; a handler added after the sync gets them as initial-list adds and reports synced once they returned",
+			Guarantee: "the informer and a handler added before Run report synced only after the first sync was processed (not while the first list is refused and backing off), then every handler has the server's objects; a handler added after the sync gets them as initial-list adds and reports synced once they returned; then every handler sees a delete, an update and a create",
 			Run:       assembledSync(s)},
 		{Name: CheckAssembledStop, Family: props.FamilyLeak,
 			Guarantee: "cancelling Run returns at once with every goroutine stopped and every watch stopped; a second Run returns at once",
@@ -330,6 +330,13 @@ func assembledSync(s InformerSubject) func(*testing.T, props.Config) error {
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" || w.synced() != "" {
 					fail("a late handler gets the store as initial-list adds and syncs", "views %s; not synced: %q", d, w.synced())
+				}
+				_ = srv.Delete("default/o000")
+				_ = srv.Update("default/o001")
+				_ = srv.Create("default/o009")
+				synctest.Wait()
+				if d := w.views(w.current()); d != "" {
+					fail("every handler sees every change", "after a delete, an update and a create: %s", d)
 				}
 				w.stop(true)
 				return nil

@@ -151,6 +151,11 @@ func requests(s Subject) func(*testing.T, props.Config) error {
 			want: []string{listFrom0, `Watch rv="2" bookmarks -> error`, `Watch rv="2" bookmarks`}},
 		{name: "a failed Replace publishes nothing and syncs again", objects: 2, failReplace: 1, drive: relist,
 			want: []string{listFrom0, listFrom0, `Watch rv="3" bookmarks`}},
+		{name: "a 500 in a watch relists", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 500}}, drive: relist,
+			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `List rv="2"`}},
+		{name: "a 500 in a watch is re-watched within MaxInternalErrorRetryDuration", setup: Setup{MaxInternalErrorRetryDuration: time.Minute}, objects: 1,
+			faults: []Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 500}}, drive: relist,
+			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="2" bookmarks`}},
 		{name: "bookmarks reach the store", objects: 1,
 			drive: func(w *world) {
 				w.srv.Progress() // a bookmark goes to watches that started below its version

@@ -31,6 +31,10 @@ type Setup struct {
 	ShouldResync func() bool
 	// PageSize is client-go's WatchListPageSize (0: the default rules).
 	PageSize int64
+	// MaxInternalErrorRetryDuration is client-go's field of that name: a
+	// watch that ends with a 500 is re-watched without a relist for this
+	// long after the first one (0: never).
+	MaxInternalErrorRetryDuration time.Duration
 	// OnError receives the errors the reflector reports (may be ignored).
 	OnError func(error)
 	// Clock is the clock the reflector must use; it counts timers, so that
