@@ -263,3 +263,45 @@ func ReturnsWithin(d time.Duration, f func()) bool {
 		return false
 	}
 }
+
+// Protect calls f and returns its panic, if it panicked, as an error.
+func Protect(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	f()
+	return nil
+}
+
+// Problem is one broken guarantee among the many cases a check tries.
+type Problem struct{ Guarantee, Detail string }
+
+// Worst reports problems as one violation: the guarantee of the most
+// severe (the first of order that any problem breaks; else the first
+// problem's), its detail, then every other problem's on its own line.
+func Worst(problems []Problem, order ...string) (guarantee, detail string) {
+	rank := func(g string) int {
+		for i, o := range order {
+			if o == g {
+				return i
+			}
+		}
+		return len(order)
+	}
+	first := 0
+	for i, p := range problems {
+		if rank(p.Guarantee) < rank(problems[first].Guarantee) {
+			first = i
+		}
+	}
+	var b strings.Builder
+	b.WriteString(problems[first].Detail)
+	for i, p := range problems {
+		if i != first {
+			fmt.Fprintf(&b, "\n  also (%s): %s", p.Guarantee, p.Detail)
+		}
+	}
+	return problems[first].Guarantee, b.String()
+}

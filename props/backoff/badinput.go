@@ -3,7 +3,6 @@ package backoff
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,14 +39,12 @@ func badParams() []Params {
 	}
 }
 
-type problem struct{ guarantee, detail string }
-
 // badInput tries every bad parameter on New and NewDelay (and a negative
 // reset interval on NewDelay), and uses what is accepted a little.
 func badInput(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		rec := props.NewRecorder(cfg.Progress)
-		var problems []problem
+		var problems []props.Problem
 		for _, p := range badParams() {
 			problems = append(problems, tryBad(rec, "New("+p.String()+")", func() (func() time.Duration, error) {
 				b, err := s.New(p)
@@ -82,42 +79,19 @@ func badInput(s Subject) func(*testing.T, props.Config) error {
 		if len(problems) == 0 {
 			return nil
 		}
-		// The most severe problem first, then the others.
-		first := 0
-		for i, p := range problems {
-			if severity(p.guarantee) < severity(problems[first].guarantee) {
-				first = i
-			}
-		}
-		var b strings.Builder
-		b.WriteString(problems[first].detail)
-		for i, p := range problems {
-			if i != first {
-				fmt.Fprintf(&b, "\n  also (%s): %s", p.guarantee, p.detail)
-			}
-		}
-		return props.Save(t, cfg, Component, CheckBadInput, rec.Attach(props.Broke(problems[first].guarantee, "%s", b.String())))
+		g, d := props.Worst(problems, gNoPanic, gNegative)
+		return props.Save(t, cfg, Component, CheckBadInput, rec.Attach(props.Broke(g, "%s", d)))
 	}
-}
-
-func severity(g string) int {
-	switch g {
-	case gNoPanic:
-		return 0
-	case gNegative:
-		return 1
-	}
-	return 2
 }
 
 // tryBad calls build, which returns the accepted thing's next-delay call
 // or an error; what is accepted is called three times.
-func tryBad(rec *props.Recorder, name string, build func() (func() time.Duration, error)) []problem {
+func tryBad(rec *props.Recorder, name string, build func() (func() time.Duration, error)) []props.Problem {
 	var next func() time.Duration
 	var err error
-	if p := protect(func() { next, err = build() }); p != nil {
+	if p := props.Protect(func() { next, err = build() }); p != nil {
 		rec.Step(name, "error", p.Error())
-		return []problem{{gNoPanic, fmt.Sprintf("%s: %v", name, p)}}
+		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", name, p)}}
 	}
 	if err != nil {
 		rec.Step(name, "error", errString(err))
@@ -125,20 +99,20 @@ func tryBad(rec *props.Recorder, name string, build func() (func() time.Duration
 	}
 	if next == nil {
 		rec.Step(name, "error", "nil without an error")
-		return []problem{{gRejected, name + " returned neither a value nor an error"}}
+		return []props.Problem{{Guarantee: gRejected, Detail: name + " returned neither a value nor an error"}}
 	}
 	rec.Step(name, "error", "accepted")
 	for i := range 3 {
 		var d time.Duration
-		if p := protect(func() { d = next() }); p != nil {
+		if p := props.Protect(func() { d = next() }); p != nil {
 			rec.Step("next delay", "no panic", p.Error())
-			return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then delay #%d: %v", name, i+1, p)}}
+			return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then delay #%d: %v", name, i+1, p)}}
 		}
 		if d < 0 {
 			rec.Step("next delay", ">= 0", fmtD(d))
-			return []problem{{gNegative, fmt.Sprintf("%s accepted, then delay #%d = %s", name, i+1, fmtD(d))}}
+			return []props.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then delay #%d = %s", name, i+1, fmtD(d))}}
 		}
 		rec.Step("next delay", ">= 0", fmtD(d))
 	}
-	return []problem{{gRejected, name + " was accepted"}}
+	return []props.Problem{{Guarantee: gRejected, Detail: name + " was accepted"}}
 }

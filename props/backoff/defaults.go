@@ -36,7 +36,7 @@ func defaults(s Subject) func(*testing.T, props.Config) error {
 func defaultWitness(s Subject, rec *props.Recorder) error {
 	want := fromSpec(spec.Default())
 	var p Params
-	if pe := protect(func() { p = s.Default() }); pe != nil {
+	if pe := props.Protect(func() { p = s.Default() }); pe != nil {
 		rec.Step("Default()", want.String(), pe.Error())
 		return props.Broke(gNoPanic, "Default(): %v", pe)
 	}
@@ -54,7 +54,7 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 	}
 	for i := range defaultCalls {
 		var got time.Duration
-		if pe := protect(func() { got = b.Step(constRand(0)) }); pe != nil {
+		if pe := props.Protect(func() { got = b.Step(constRand(0)) }); pe != nil {
 			rec.Step("Step", fmtD(defaultBase(i)), pe.Error())
 			return props.Broke(gNoPanic, "Step #%d of the defaults without jitter: %v", i+1, pe)
 		}
@@ -82,7 +82,7 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 		if s.Rand {
 			want = fmtD(spec.Jittered(base, spec.DefaultJitter, r))
 		}
-		if pe := protect(func() { got = b.Step(constRand(r)) }); pe != nil {
+		if pe := props.Protect(func() { got = b.Step(constRand(r)) }); pe != nil {
 			rec.Step(op, want, pe.Error())
 			return props.Broke(gNoPanic, "Step #%d of the defaults: %v", i+1, pe)
 		}
@@ -100,7 +100,7 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 	c := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	op := fmt.Sprintf("NewDelay(%v, Reset=%s)", p0, fmtD(spec.DefaultReset))
 	var d Delay
-	if pe := protect(func() { d, err = s.NewDelay(p0, c, spec.DefaultReset, constRand(0)) }); pe != nil {
+	if pe := props.Protect(func() { d, err = s.NewDelay(p0, c, spec.DefaultReset, constRand(0)) }); pe != nil {
 		rec.Step(op, "ok", pe.Error())
 		return props.Broke(gNoPanic, "%s: %v", op, pe)
 	}
@@ -114,7 +114,7 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 			rec.Step("Sleep(1m59s)", "", "")
 		}
 		var got time.Duration
-		if pe := protect(func() { got = d.Next() }); pe != nil {
+		if pe := props.Protect(func() { got = d.Next() }); pe != nil {
 			rec.Step("Next", fmtD(defaultBase(i)), pe.Error())
 			return props.Broke(gNoPanic, "Next #%d of the default Delay: %v", i+1, pe)
 		}
@@ -130,7 +130,7 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 func newChecked(s Subject, rec *props.Recorder, p Params) (Backoff, error) {
 	var b Backoff
 	var err error
-	if pe := protect(func() { b, err = s.New(p) }); pe != nil {
+	if pe := props.Protect(func() { b, err = s.New(p) }); pe != nil {
 		rec.Step("New("+p.String()+")", "ok", pe.Error())
 		return nil, props.Broke(gNoPanic, "New(%v): %v", p, pe)
 	}

@@ -65,7 +65,7 @@ func constRand(r float64) func() float64 { return func() float64 { return r } }
 func (sr stepRun) run(s Subject, rec *props.Recorder, _ ResetRule) error {
 	var b Backoff
 	var err error
-	if p := protect(func() { b, err = s.New(sr.P) }); p != nil {
+	if p := props.Protect(func() { b, err = s.New(sr.P) }); p != nil {
 		rec.Step("New("+sr.P.String()+")", "ok", p.Error())
 		return props.Broke(gNoPanic, "New(%v): %v", sr.P, p)
 	}
@@ -81,7 +81,7 @@ func (sr stepRun) run(s Subject, rec *props.Recorder, _ ResetRule) error {
 		}
 		base, next := m.Step()
 		var got time.Duration
-		if p := protect(func() { got = b.Step(constRand(r)) }); p != nil {
+		if p := props.Protect(func() { got = b.Step(constRand(r)) }); p != nil {
 			rec.Step(op, fmtD(base), p.Error())
 			return props.Broke(gNoPanic, "Step #%d of %v: %v", i+1, sr.P, p)
 		}
@@ -160,7 +160,7 @@ func (dr delayRun) run(s Subject, rec *props.Recorder, rule ResetRule) error {
 	var err error
 	r := 0.0 // the random number of the current call
 	rand := func() float64 { return r }
-	if p := protect(func() { d, err = s.NewDelay(dr.P, c, dr.Reset, rand) }); p != nil {
+	if p := props.Protect(func() { d, err = s.NewDelay(dr.P, c, dr.Reset, rand) }); p != nil {
 		rec.Step(op, "ok", p.Error())
 		return props.Broke(gNoPanic, "%s: %v", op, p)
 	}
@@ -188,7 +188,7 @@ func (dr delayRun) run(s Subject, rec *props.Recorder, rule ResetRule) error {
 		// at r = 0.
 		next, base := m.Next(at, 0)
 		var got time.Duration
-		if p := protect(func() { got = d.Next() }); p != nil {
+		if p := props.Protect(func() { got = d.Next() }); p != nil {
 			rec.Step(op, fmtD(base), p.Error())
 			return props.Broke(gNoPanic, "Next #%d at %s: %v", i+1, fmtD(at), p)
 		}
@@ -368,15 +368,4 @@ func errString(err error) string {
 		return "error: " + err.Error()
 	}
 	return "ok"
-}
-
-// protect calls f and turns a panic into an error.
-func protect(f func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	f()
-	return nil
 }

@@ -14,7 +14,7 @@ func nilStep(s Subject) func(*testing.T, props.Config) error {
 			t.Skip("not applicable: the subject has no nil backoff (Subject.NilStep is nil)")
 		}
 		var got time.Duration
-		if p := protect(func() { got = s.NilStep() }); p != nil {
+		if p := props.Protect(func() { got = s.NilStep() }); p != nil {
 			return props.Broke(gNoPanic, "stepping a nil backoff: %v", p)
 		}
 		if got != 0 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -47,53 +46,28 @@ const (
 	gRejected = "invalid parameters rejected"
 )
 
-type problem struct{ guarantee, detail string }
-
 func badInput(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		sc := &script{}
-		var problems []problem
+		var problems []props.Problem
 		for _, c := range badCases(s) {
 			problems = append(problems, tryBad(sc, c)...)
 		}
 		if len(problems) == 0 {
 			return nil
 		}
-		// Report the most severe problem first, then the others.
-		first := 0
-		for i, p := range problems {
-			if severity(p.guarantee) < severity(problems[first].guarantee) {
-				first = i
-			}
-		}
-		var b strings.Builder
-		b.WriteString(problems[first].detail)
-		for i, p := range problems {
-			if i != first {
-				fmt.Fprintf(&b, "\n  also (%s): %s", p.guarantee, p.detail)
-			}
-		}
-		return props.Save(t, cfg, Component, CheckBadInput, sc.broke(problems[first].guarantee, "%s", b.String()))
+		g, d := props.Worst(problems, gNoPanic, gNegative)
+		return props.Save(t, cfg, Component, CheckBadInput, sc.broke(g, "%s", d))
 	}
-}
-
-func severity(g string) int {
-	switch g {
-	case gNoPanic:
-		return 0
-	case gNegative:
-		return 1
-	}
-	return 2
 }
 
 // tryBad builds c and, if it is accepted, uses the limiter a little.
-func tryBad(sc *script, c badCase) []problem {
+func tryBad(sc *script, c badCase) []props.Problem {
 	var l Limiter
 	var err error
-	if p := protect(func() { l, err = c.build() }); p != nil {
+	if p := props.Protect(func() { l, err = c.build() }); p != nil {
 		sc.step(c.name, "error", p.Error())
-		return []problem{{gNoPanic, fmt.Sprintf("%s: %v", c.name, p)}}
+		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", c.name, p)}}
 	}
 	if err != nil {
 		sc.step(c.name, "error: "+err.Error(), "error: "+err.Error())
@@ -101,32 +75,32 @@ func tryBad(sc *script, c badCase) []problem {
 	}
 	if l == nil {
 		sc.step(c.name, "error", "nil limiter without an error")
-		return []problem{{gRejected, c.name + " returned neither a limiter nor an error"}}
+		return []props.Problem{{Guarantee: gRejected, Detail: c.name + " returned neither a limiter nor an error"}}
 	}
 	sc.step(c.name, "error", "accepted")
 	for i := range 3 {
 		var d time.Duration
-		p := protect(func() { d = l.When("a") })
+		p := props.Protect(func() { d = l.When("a") })
 		if p != nil {
 			sc.step("When(a)", "no panic", p.Error())
-			return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then When(a) #%d: %v", c.name, i+1, p)}}
+			return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then When(a) #%d: %v", c.name, i+1, p)}}
 		}
 		if d < 0 {
 			sc.step("When(a)", ">= 0", fmtD(d))
-			return []problem{{gNegative, fmt.Sprintf("%s accepted, then When(a) #%d = %s", c.name, i+1, fmtD(d))}}
+			return []props.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then When(a) #%d = %s", c.name, i+1, fmtD(d))}}
 		}
 		sc.step("When(a)", fmtD(d), fmtD(d))
 	}
 	var n int
-	if p := protect(func() { n = l.NumRequeues("a") }); p != nil {
+	if p := props.Protect(func() { n = l.NumRequeues("a") }); p != nil {
 		sc.step("NumRequeues(a)", "no panic", p.Error())
-		return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then NumRequeues(a): %v", c.name, p)}}
+		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then NumRequeues(a): %v", c.name, p)}}
 	}
 	sc.step("NumRequeues(a)", strconv.Itoa(n), strconv.Itoa(n))
-	if p := protect(func() { l.Forget("a") }); p != nil {
+	if p := props.Protect(func() { l.Forget("a") }); p != nil {
 		sc.step("Forget(a)", "no panic", p.Error())
-		return []problem{{gNoPanic, fmt.Sprintf("%s accepted, then Forget(a): %v", c.name, p)}}
+		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then Forget(a): %v", c.name, p)}}
 	}
 	sc.step("Forget(a)", "", "")
-	return []problem{{gRejected, c.name + " was accepted"}}
+	return []props.Problem{{Guarantee: gRejected, Detail: c.name + " was accepted"}}
 }

@@ -54,14 +54,3 @@ func within(got, want, tol time.Duration) bool {
 	// overflow the subtraction.
 	return math.Abs(float64(got)-float64(want)) <= float64(tol)
 }
-
-// protect calls f and turns a panic into an error.
-func protect(f func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	f()
-	return nil
-}

@@ -3,6 +3,7 @@ package reflector
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,39 +88,23 @@ func cancel(s Subject) func(*testing.T, props.Config) error {
 		}
 		return fs
 	}
-	type sc struct {
-		name   string
-		setup  Setup
-		faults []Fault
-		wait   time.Duration
-	}
-	scs := []sc{
-		{"backing off after refused watches", Setup{}, append([]Fault{{}}, refusals(10)...), 5 * time.Second},
-		{"backing off after refused watch-lists", Setup{WatchList: true}, refusals(10), 5 * time.Second},
-		{"backing off after a failed list", Setup{}, []Fault{{Reject: 500}, {Reject: 500}, {Reject: 500}}, 2 * time.Second},
-		{"waiting for a slow stream", Setup{}, []Fault{{}, {Slow: time.Minute}}, 10 * time.Second},
-		{"waiting on a quiet watch", Setup{}, nil, time.Second},
-		{"waiting for an end bookmark", Setup{WatchList: true}, []Fault{{DropEndBookmark: true}}, time.Second},
-		{"backing off after 429 in a watch", Setup{}, []Fault{{}, {Ends: true, EndStatus: 429}, {Ends: true, EndStatus: 429}}, 2 * time.Second},
+	after := func(d time.Duration) func(w *world) {
+		return func(w *world) {
+			time.Sleep(d)
+			_ = w.srv.Create("default/late")
+			w.quiet()
+		}
 	}
 	return func(t *testing.T, cfg props.Config) error {
-		for _, c := range scs {
-			err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
-				srv := NewServer(apiserver.Config{}, c.faults)
-				seed(srv, 2)
-				w := start(nil, rec, s, srv, c.setup)
-				defer w.stop()
-				time.Sleep(c.wait)
-				_ = srv.Create("default/late")
-				w.quiet()
-				w.stop()
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return runFixed(t, cfg, s, []fixed{
+			{name: "backing off after refused watches", objects: 2, faults: append([]Fault{{}}, refusals(10)...), drive: after(5 * time.Second)},
+			{name: "backing off after refused watch-lists", setup: Setup{WatchList: true}, objects: 2, faults: refusals(10), drive: after(5 * time.Second)},
+			{name: "backing off after a failed list", objects: 2, faults: []Fault{{Reject: 500}, {Reject: 500}, {Reject: 500}}, drive: after(2 * time.Second)},
+			{name: "waiting for a slow stream", objects: 2, faults: []Fault{{}, {Slow: time.Minute}}, drive: after(10 * time.Second)},
+			{name: "waiting on a quiet watch", objects: 2, drive: after(time.Second)},
+			{name: "waiting for an end bookmark", setup: Setup{WatchList: true}, objects: 2, faults: []Fault{{DropEndBookmark: true}}, drive: after(time.Second)},
+			{name: "backing off after 429 in a watch", objects: 2, faults: []Fault{{}, {Ends: true, EndStatus: 429}, {Ends: true, EndStatus: 429}}, drive: after(2 * time.Second)},
+		})
 	}
 }
 
@@ -207,28 +192,23 @@ func bound(s Subject) func(*testing.T, props.Config) error {
 
 // resync: the store's Resync while watching.
 func resync(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		type sc struct {
-			name        string
-			should      func() bool
-			fail        int
-			wantResyncs int
-			wantLists   int
-		}
-		scs := []sc{
-			{"every period", nil, 0, 3, 1},
-			{"ShouldResync says no", func() bool { return false }, 0, 0, 1},
-			{"failing resyncs end the watch", nil, 2, 4, 3},
-		}
-		for _, c := range scs {
-			err := scenario(t, cfg, "resync: "+c.name, func(rec *props.Recorder) error {
-				srv := NewServer(apiserver.Config{}, nil)
-				seed(srv, 2)
-				w := start(nil, rec, s, srv, Setup{ResyncPeriod: 10 * time.Second, ShouldResync: c.should})
-				w.store.mu.Lock()
-				w.store.FailResync = c.fail
-				w.store.mu.Unlock()
-				defer w.stop()
+	type sc struct {
+		name        string
+		should      func() bool
+		fail        int
+		wantResyncs int
+		wantLists   int
+	}
+	scs := []sc{
+		{"every period", nil, 0, 3, 1},
+		{"ShouldResync says no", func() bool { return false }, 0, 0, 1},
+		{"failing resyncs end the watch", nil, 2, 4, 3},
+	}
+	fs := make([]fixed, len(scs))
+	for i, c := range scs {
+		fs[i] = fixed{name: "resync: " + c.name, objects: 2, failResync: c.fail,
+			setup: Setup{ResyncPeriod: 10 * time.Second, ShouldResync: c.should},
+			drive: func(w *world) {
 				w.quiet()
 				// With failures: fail at 10s, relist after the backoff
 				// (<= 1.6s), fail 10s later, relist after <= 3.2s, then
@@ -236,24 +216,18 @@ func resync(s Subject) func(*testing.T, props.Config) error {
 				time.Sleep(35*time.Second + time.Duration(c.fail)*5*time.Second)
 				w.quiet()
 				lists := 0
-				for _, n := range notation(srv) {
-					if len(n) > 4 && n[:4] == "List" {
+				for _, n := range notation(w.srv) {
+					if strings.HasPrefix(n, "List") {
 						lists++
 					}
 				}
 				if got := w.store.State().Resyncs; got != c.wantResyncs || lists != c.wantLists {
-					w.fail(GuaranteeResync, "%d Resync calls and %d lists, want %d and %d; requests %v", got, lists, c.wantResyncs, c.wantLists, notation(srv))
+					w.fail(GuaranteeResync, "%d Resync calls and %d lists, want %d and %d; requests %v", got, lists, c.wantResyncs, c.wantLists, notation(w.srv))
 				}
 				w.converged("after the resyncs")
-				w.stop()
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+			}}
 	}
+	return func(t *testing.T, cfg props.Config) error { return runFixed(t, cfg, s, fs) }
 }
 
 // badInput: constructors reject what they cannot run.
@@ -281,45 +255,25 @@ func badInput(s Subject) func(*testing.T, props.Config) error {
 
 // stopsCheck: Stop exactly once per watch, on every way a watch ends.
 func stopsCheck(s Subject) func(*testing.T, props.Config) error {
-	type sc struct {
-		name        string
-		setup       Setup
-		faults      []Fault
-		failReplace int
+	drive := func(w *world) {
+		_ = w.srv.Create("default/late")
+		time.Sleep(10 * time.Second)
+		w.quiet()
 	}
-	scs := []sc{
-		{"a watch-list stream whose Replace fails", Setup{WatchList: true}, nil, 1},
-		{"a watch-list stream handed over", Setup{WatchList: true}, nil, 0},
-		{"a handed-over stream that ends with 410", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}, 0},
-		{"a watch that ends with 500", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1, EndStatus: 500}}, 0},
-		{"a watch that closes", Setup{}, []Fault{{}, {Ends: true, EndAfter: 1}}, 0},
-		{"a watch-list without its end bookmark", Setup{WatchList: true}, []Fault{{Ends: true, EndAfter: 2, DropEndBookmark: true}}, 0},
-		{"a malformed event", Setup{}, []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}}}, 0},
-		{"a list sync", Setup{}, nil, 0},
+	scs := []fixed{
+		{name: "a watch-list stream whose Replace fails", setup: Setup{WatchList: true}, failReplace: 1},
+		{name: "a watch-list stream handed over", setup: Setup{WatchList: true}},
+		{name: "a handed-over stream that ends with 410", setup: Setup{WatchList: true}, faults: []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}},
+		{name: "a watch that ends with 500", faults: []Fault{{}, {Ends: true, EndAfter: 1, EndStatus: 500}}},
+		{name: "a watch that closes", faults: []Fault{{}, {Ends: true, EndAfter: 1}}},
+		{name: "a watch-list without its end bookmark", setup: Setup{WatchList: true}, faults: []Fault{{Ends: true, EndAfter: 2, DropEndBookmark: true}}},
+		{name: "a malformed event", faults: []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}}}},
+		{name: "a list sync"},
 	}
-	return func(t *testing.T, cfg props.Config) error {
-		for _, c := range scs {
-			err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
-				srv := NewServer(apiserver.Config{}, c.faults)
-				seed(srv, 2)
-				w := start(nil, rec, s, srv, c.setup)
-				w.exactStops = true
-				w.store.mu.Lock()
-				w.store.FailReplace = c.failReplace
-				w.store.mu.Unlock()
-				defer w.stop()
-				_ = srv.Create("default/late")
-				time.Sleep(10 * time.Second)
-				w.quiet()
-				w.stop()
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+	for i := range scs {
+		scs[i].objects, scs[i].exactStops, scs[i].drive = 2, true, drive
 	}
+	return func(t *testing.T, cfg props.Config) error { return runFixed(t, cfg, s, scs) }
 }
 
 // malformed: every malformation in a watch and in a watch-list stream,
@@ -337,33 +291,23 @@ func malformed(s Subject) func(*testing.T, props.Config) error {
 // malformedFixed runs each malformation in a watch and in a watch-list
 // stream.
 func malformedFixed(t *testing.T, cfg props.Config, s Subject) error {
-	hows := []string{"nil object", "wrong type", "no resource version", "non-numeric resource version"}
-	{
-		for how, name := range hows {
-			for _, watchList := range []bool{false, true} {
-				faults := []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.Malformation(how)}}}}
-				if watchList {
-					faults = faults[1:]
-				}
-				err := scenario(t, cfg, fmt.Sprintf("%s (watch-list %v)", name, watchList), func(rec *props.Recorder) error {
-					srv := NewServer(apiserver.Config{}, faults)
-					seed(srv, 2)
-					w := start(nil, rec, s, srv, Setup{WatchList: watchList})
-					defer w.stop()
+	var scs []fixed
+	for how, name := range []string{"nil object", "wrong type", "no resource version", "non-numeric resource version"} {
+		for _, watchList := range []bool{false, true} {
+			faults := []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.Malformation(how)}}}}
+			if watchList {
+				faults = faults[1:]
+			}
+			scs = append(scs, fixed{name: fmt.Sprintf("%s (watch-list %v)", name, watchList), setup: Setup{WatchList: watchList}, objects: 2, faults: faults,
+				drive: func(w *world) {
 					w.quiet()
-					_ = srv.Update("default/o000")
+					_ = w.srv.Update("default/o000")
 					w.quiet()
 					time.Sleep(10 * time.Second)
 					w.quiet()
 					w.converged("after the malformed event")
-					w.stop()
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-			}
+				}})
 		}
-		return nil
 	}
+	return runFixed(t, cfg, s, scs)
 }

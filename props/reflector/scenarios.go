@@ -34,6 +34,46 @@ func scenario(t *testing.T, cfg props.Config, name string, body func(rec *props.
 	return err
 }
 
+// fixed is one fixed scenario of a check: a server with objects and a
+// fault schedule, a reflector built with setup over a store whose first
+// Replace or Resync calls fail, and what the check does with them.
+type fixed struct {
+	name        string
+	noWL        bool // the server has no watch-list
+	setup       Setup
+	objects     int
+	faults      []Fault
+	failReplace int
+	failResync  int
+	exactStops  bool // stop requires exactly one Stop per watch
+	drive       func(w *world)
+}
+
+// runFixed runs each scenario in its own bubble, stopping at the first
+// violation; after drive, the reflector is stopped (cancellation at once,
+// every watch stopped, no timer armed).
+func runFixed(t *testing.T, cfg props.Config, s Subject, scs []fixed) error {
+	for _, c := range scs {
+		err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
+			srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
+			seed(srv, c.objects)
+			w := start(nil, rec, s, srv, c.setup)
+			w.exactStops = c.exactStops
+			w.store.mu.Lock()
+			w.store.FailReplace, w.store.FailResync = c.failReplace, c.failResync
+			w.store.mu.Unlock()
+			defer w.stop()
+			c.drive(w)
+			w.stop()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // notation is the server's call log without the random timeouts.
 func notation(srv *Server) []string {
 	calls, _ := srv.Calls()
@@ -104,14 +144,13 @@ const (
 
 func requests(s Subject) func(*testing.T, props.Config) error {
 	type sc struct {
-		name    string
-		noWL    bool
-		setup   Setup
-		objects int
-		faults  []Fault
-		drive   func(w *world)
-		want    []string
-		// failReplace makes the store's first Replace calls fail.
+		name        string
+		noWL        bool
+		setup       Setup
+		objects     int
+		faults      []Fault
+		drive       func(w *world)
+		want        []string
 		failReplace int
 	}
 	relist := func(w *world) {
@@ -170,29 +209,17 @@ func requests(s Subject) func(*testing.T, props.Config) error {
 			drive: func(w *world) { _ = w.srv.Create("default/x"); w.quiet() },
 			want:  []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="3" bookmarks`}},
 	}
-	return func(t *testing.T, cfg props.Config) error {
-		for _, c := range scs {
-			err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
-				srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
-				seed(srv, c.objects)
-				w := start(nil, rec, s, srv, c.setup)
-				w.store.mu.Lock()
-				w.store.FailReplace = c.failReplace
-				w.store.mu.Unlock()
-				defer w.stop()
+	fs := make([]fixed, len(scs))
+	for i, c := range scs {
+		fs[i] = fixed{name: c.name, noWL: c.noWL, setup: c.setup, objects: c.objects, faults: c.faults, failReplace: c.failReplace,
+			drive: func(w *world) {
 				w.quiet()
 				if c.drive != nil {
 					c.drive(w)
 				}
 				w.wantCalls(c.want...)
 				w.converged("after the scenario")
-				w.stop()
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+			}}
 	}
+	return func(t *testing.T, cfg props.Config) error { return runFixed(t, cfg, s, fs) }
 }
