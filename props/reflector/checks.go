@@ -12,7 +12,11 @@
 // fuzzing) use to serve the model.
 package reflector
 
-import "github.com/kverify/kverify/props"
+import (
+	"testing"
+
+	"github.com/kverify/kverify/props"
+)
 
 // Component is this suite's name in traces and in kverify's table.
 const Component = "reflector"
@@ -79,10 +83,20 @@ func Checks(s Subject) []props.Check {
 			Guarantee: "over at least 1000 random histories (up to 540 objects, writes, compactions, bookmarks, time) and fault schedules (refusals, 410/429/500/504, stale reads, ignored limits, initial events out of version order, streams ending early or with errors, missing end bookmarks, slow streams), on servers with and without watch-list: at every quiescent point the published version is earned, every request has client-go's shape, one Replace per completed sync; once faults stop the store converges to the server's state at its current version; after cancelling, every watch was stopped and no timer is left armed",
 			Run:       machine(s, false)},
 	}
+	for i := range cs {
+		cs[i].Run = saved(Component, cs[i].Name, cs[i].Run)
+	}
 	if s.BadInput != nil {
 		cs = append([]props.Check{{Name: CheckBadInput, Family: props.FamilyModel,
 			Guarantee: "New with a nil ListerWatcher, a nil store, a negative resync period or a negative page size returns an error and does not panic",
 			Run:       badInput(s)}}, cs...)
 	}
 	return cs
+}
+
+// saved makes run save its counterexample as a trace (props.Save).
+func saved(component, name string, run func(*testing.T, props.Config) error) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		return props.Save(t, cfg, component, name, run(t, cfg))
+	}
 }

@@ -55,7 +55,7 @@ const (
 // InformerChecks returns the checks of a whole informer over the model
 // server, for the informer component.
 func InformerChecks(s InformerSubject) []props.Check {
-	return []props.Check{
+	cs := []props.Check{
 		{Name: CheckAssembledSync, Family: props.FamilyTiming,
 			Guarantee: "the informer and a handler added before Run report synced only after the first sync was processed (not while the first list is refused and backing off), then every handler has the server's objects; a handler added after the sync gets them as initial-list adds and reports synced once they returned; then every handler sees a delete, an update and a create",
 			Run:       assembledSync(s)},
@@ -66,6 +66,10 @@ func InformerChecks(s InformerSubject) []props.Check {
 			Guarantee: "over random server histories and fault schedules, with handlers added before Run and while it runs: every handler's calls are consistent with its view (OnAdd of a key it does not hold, OnUpdate and OnDelete of one it does, old and new of the same key); once faults stop every handler's view equals the server's state and every handler and the informer report synced",
 			Run:       assembledConverge(s)},
 	}
+	for i := range cs {
+		cs[i].Run = saved("informer", cs[i].Name, cs[i].Run)
+	}
+	return cs
 }
 
 // viewer is a handler that keeps the view its calls imply.

@@ -2,6 +2,7 @@ package reflector
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -271,14 +272,19 @@ func (w *world) step(keys []string, kinds ...opKind) string {
 	if len(kinds) == 0 {
 		kinds = allOps
 	}
+	return w.apply(w.drawOp(len(keys), kinds), keys)
+}
+
+// drawOp draws one op of the given kinds over n keys.
+func (w *world) drawOp(n int, kinds []opKind) Op {
 	op := Op{Kind: rapid.SampledFrom(kinds).Draw(w.t, "op")}
 	switch op.Kind {
 	case opCreate, opUpdate, opDelete:
-		op.Key = rapid.IntRange(0, len(keys)-1).Draw(w.t, "key")
+		op.Key = rapid.IntRange(0, n-1).Draw(w.t, "key")
 	case opAdvance:
 		op.Advance = rapid.SampledFrom(advances).Draw(w.t, "advance")
 	}
-	return w.apply(op, keys)
+	return op
 }
 
 // advances are the stretches of fake time a step lets pass.
@@ -396,38 +402,61 @@ func machine(s Subject, malform bool) func(t *testing.T, cfg props.Config) error
 		}
 		return props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
 			props.Bubble(t, func() {
-				rec.Timed()
-				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
-				setup := Setup{WatchList: rapid.Bool().Draw(rt, "watch-list")}
+				sc := Schedule{
+					ServerWatchList: !rapid.Bool().Draw(rt, "server-without-watch-list"),
+					WatchList:       rapid.Bool().Draw(rt, "watch-list"),
+				}
 				big := rapid.IntRange(0, 7).Draw(rt, "big") == 0
-				n := rapid.IntRange(0, 10).Draw(rt, "objects")
+				sc.Objects = rapid.IntRange(0, 10).Draw(rt, "objects")
 				if big {
-					n = rapid.IntRange(501, 540).Draw(rt, "objects")
+					sc.Objects = rapid.IntRange(501, 540).Draw(rt, "objects")
 				} else {
-					setup.PageSize = rapid.SampledFrom([]int64{0, 0, 0, 1, 3}).Draw(rt, "page-size")
+					sc.PageSize = rapid.SampledFrom([]int64{0, 0, 0, 1, 3}).Draw(rt, "page-size")
 				}
-				faults := rapid.SliceOfN(faultGen(malform), 0, 8).Draw(rt, "faults")
-				rec.Step(fmt.Sprintf("server watch-list=%v, reflector watch-list=%v, page size %d, %d objects, faults %v", !noWL, setup.WatchList, setup.PageSize, n, faults), "", "")
-				srv := NewServer(apiserver.Config{NoWatchList: noWL}, faults)
-				keys := keyPool(max(n, 8))
-				for _, k := range keys[:n] {
-					if err := srv.Create(k); err != nil {
-						rec.Fail(rt, "model server", "%v", err)
-					}
-				}
-				w := start(rt, rec, s, srv, setup)
-				w.lenientCancel = true
-				defer w.stop()
-				w.quiet()
+				sc.Faults = rapid.SliceOfN(faultGen(malform), 0, 8).Draw(rt, "faults")
+				sc.Seed = rapid.Uint64().Draw(rt, "seed")
 				steps := rapid.IntRange(0, 25).Draw(rt, "steps")
-				for i := 0; i < steps; i++ {
-					op := w.step(keys[:8])
-					rec.Step(op, "", w.r.LastSyncResourceVersion())
-					w.quiet()
-				}
-				w.converge(120)
-				w.stop()
+				play(rt, rec, s, sc, func(w *world, keys []string) (Op, bool) {
+					if steps == 0 {
+						return Op{}, false
+					}
+					steps--
+					return w.drawOp(len(keys), allOps), true
+				})
 			})
 		})
 	}
 }
+
+// play runs sc's configuration and faults with the ops next hands out
+// (until it says no more), checking the invariants at every quiescent
+// point, then convergence, then the stop. The trace's first step holds sc
+// without its ops as JSON, and every later step one op in its notation, so
+// that Replay rebuilds the schedule.
+func play(rt *rapid.T, rec *props.Recorder, s Subject, sc Schedule, next func(w *world, keys []string) (Op, bool)) {
+	rec.Timed()
+	head := sc
+	head.Ops = nil
+	js, _ := json.Marshal(head)
+	rec.Step(head.String(), schedulePrefix+string(js), "")
+	srv := NewServer(apiserver.Config{NoWatchList: !sc.ServerWatchList}, sc.Faults)
+	seed(srv, sc.Objects)
+	w := start(rt, rec, s, srv, Setup{WatchList: sc.WatchList, PageSize: sc.PageSize, Rand: lockedRand(sc.Seed)})
+	w.lenientCancel = true
+	defer w.stop()
+	w.quiet()
+	keys := keyPool(8)
+	for {
+		op, ok := next(w, keys)
+		if !ok {
+			break
+		}
+		rec.Step(w.apply(op, keys), "", w.r.LastSyncResourceVersion())
+		w.quiet()
+	}
+	w.converge(120)
+	w.stop()
+}
+
+// schedulePrefix starts the Want of a schedule trace's first step.
+const schedulePrefix = "schedule "

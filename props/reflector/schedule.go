@@ -1,12 +1,15 @@
 package reflector
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kverify/kverify/props"
 	"github.com/kverify/kverify/spec/apiserver"
+	"github.com/kverify/kverify/traces"
 )
 
 // Schedule is one run of a reflector against the model server, fixed in
@@ -18,7 +21,9 @@ type Schedule struct {
 	PageSize        int64
 	Objects         int
 	Faults          []Fault
-	Ops             []Op
+	// Seed seeds the reflector's randomness (watch timeouts, jitter).
+	Seed uint64
+	Ops  []Op
 }
 
 func (sc Schedule) String() string {
@@ -93,22 +98,75 @@ func decodeFault(k, p, q byte) Fault {
 
 // RunSchedule runs sc on s in a synctest bubble with the machine's
 // invariants at every quiescent point, convergence once the faults are
-// spent, and every watch stopped; it returns the first violation.
+// spent, and every watch stopped; it returns the first violation, with the
+// trace Replay takes.
 func RunSchedule(t *testing.T, cfg props.Config, s Subject, sc Schedule) error {
 	return scenario(t, cfg, sc.String(), func(rec *props.Recorder) error {
-		srv := NewServer(apiserver.Config{NoWatchList: !sc.ServerWatchList}, sc.Faults)
-		seed(srv, sc.Objects)
-		w := start(nil, rec, s, srv, Setup{WatchList: sc.WatchList, PageSize: sc.PageSize})
-		w.lenientCancel = true
-		defer w.stop()
-		w.quiet()
-		keys := keyPool(8)
-		for _, op := range sc.Ops {
-			rec.Step(w.apply(op, keys), "", w.r.LastSyncResourceVersion())
-			w.quiet()
-		}
-		w.converge(120)
-		w.stop()
+		i := 0
+		play(nil, rec, s, sc, func(*world, []string) (Op, bool) {
+			if i == len(sc.Ops) {
+				return Op{}, false
+			}
+			i++
+			return sc.Ops[i-1], true
+		})
 		return nil
 	})
+}
+
+// Replay runs a saved trace of one of the reflector checks on s. A trace of
+// reflector/machine or reflector/malformed whose first step holds a
+// schedule is played again exactly (the schedule, its seed and its ops);
+// any other trace runs its check again (the fixed scenarios are
+// deterministic; for a rapid check, the seed in the trace's message
+// reproduces the run with -rapid.seed).
+func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
+	if len(tr.Steps) > 0 && strings.HasPrefix(tr.Steps[0].Want, schedulePrefix) {
+		var sc Schedule
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(tr.Steps[0].Want, schedulePrefix)), &sc); err != nil {
+			return fmt.Errorf("reflector: trace's schedule: %w", err)
+		}
+		for _, st := range tr.Steps[1:] {
+			op, err := ParseOp(st.Op)
+			if err != nil {
+				return err
+			}
+			sc.Ops = append(sc.Ops, op)
+		}
+		return RunSchedule(t, props.Config{}, s, sc)
+	}
+	for _, c := range Checks(s) {
+		if c.Name == tr.Check {
+			return c.Run(t, props.Config{})
+		}
+	}
+	return fmt.Errorf("reflector: no replay for check %q", tr.Check)
+}
+
+// ParseOp reads an op's notation ("create default/o003", "update ...",
+// "delete ...", "progress", "bookmark", "compact", "advance 1m5s").
+func ParseOp(s string) (Op, error) {
+	verb, arg, _ := strings.Cut(s, " ")
+	switch verb {
+	case "create", "update", "delete":
+		var n int
+		if _, err := fmt.Sscanf(arg, "default/o%03d", &n); err != nil {
+			return Op{}, fmt.Errorf("reflector: op %q: %w", s, err)
+		}
+		kind := map[string]opKind{"create": opCreate, "update": opUpdate, "delete": opDelete}[verb]
+		return Op{Kind: kind, Key: n}, nil
+	case "progress":
+		return Op{Kind: opProgress}, nil
+	case "bookmark":
+		return Op{Kind: opBookmark}, nil
+	case "compact":
+		return Op{Kind: opCompact}, nil
+	case "advance":
+		d, err := time.ParseDuration(arg)
+		if err != nil {
+			return Op{}, fmt.Errorf("reflector: op %q: %w", s, err)
+		}
+		return Op{Kind: opAdvance, Advance: d}, nil
+	}
+	return Op{}, fmt.Errorf("reflector: unknown op %q", s)
 }
