@@ -62,7 +62,7 @@ func Checks(s Subject) []props.Check {
 			Guarantee: "every watch the reflector starts is stopped exactly once, whichever way it ends: a watch-list stream handed over to the watch, a stream that ends with an ERROR, closes, times out, carries a malformed event, is refused or is cut by cancellation",
 			Run:       stopsCheck(s)},
 		{Name: CheckWithholding, Family: props.FamilyModel,
-			Guarantee: "after a list that carries no version, the watch from \"\" publishes nothing while it delivers ADDED events (in any order, not by version), publishes at its first MODIFIED, DELETED or BOOKMARK and at every event after it, and every publish reaches UpdateResourceVersion in order",
+			Guarantee: "after a list whose version is \"\" or \"0\", the watch from that version publishes nothing while it delivers ADDED events (in any order, not by version), publishes at its first MODIFIED, DELETED or BOOKMARK and at every event after it, and every publish reaches UpdateResourceVersion in order",
 			Run:       withholding(s)},
 		{Name: CheckCancel, Family: props.FamilyLeak,
 			Guarantee: "cancelling Run's context while it backs off after refused watches, refused watch-lists or a failed list, while it waits for a slow stream or a stream without events, returns at once (no fake time passes) with every watch it started stopped exactly once and no goroutine left",

@@ -22,7 +22,8 @@ func withholding(s Subject) func(*testing.T, props.Config) error {
 				rec.Timed()
 				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
 				n := rapid.IntRange(0, 8).Draw(rt, "objects")
-				faults := []Fault{{BlankRV: true}, {Slow: time.Second, Reverse: rapid.Bool().Draw(rt, "reverse")}}
+				zero := rapid.Bool().Draw(rt, "list-at-0")
+				faults := []Fault{{BlankRV: !zero, ZeroRV: zero}, {Slow: time.Second, Reverse: rapid.Bool().Draw(rt, "reverse")}}
 				rec.Step(fmt.Sprintf("server watch-list=%v, %d objects, faults %v", !noWL, n, faults), "", "")
 				srv := NewServer(apiserver.Config{NoWatchList: noWL}, faults)
 				keys := keyPool(8)
@@ -57,10 +58,10 @@ func (w *world) withheld() {
 	if len(from) == 0 {
 		return
 	}
-	if len(from) > 1 || from[0] != "" {
-		w.fail(GuaranteeWithhold, "the scenario expects one watch from \"\", the reflector opened %d (from %q)", len(from), from)
+	if len(from) > 1 || (from[0] != "" && from[0] != "0") {
+		w.fail(GuaranteeWithhold, "the scenario expects one watch from the list's version, \"\" or \"0\"; the reflector opened %d (from %q)", len(from), from)
 	}
-	want, earned := "", false
+	want, earned := from[0], false // the list's version until earned
 	var published []string
 	for _, e := range evs[0] {
 		if e.Type != watch.Added {

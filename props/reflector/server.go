@@ -48,8 +48,10 @@ type Fault struct {
 	// TooLarge fails the request with "too large resource version".
 	TooLarge bool
 	// BlankRV: a list answers with resourceVersion "" (a server that does
-	// not version its lists), so the reflector watches from "".
+	// not version its lists), so the reflector watches from "";
+	// ZeroRV: with "0", so it watches from "0".
 	BlankRV bool
+	ZeroRV  bool
 }
 
 func (f Fault) String() string {
@@ -70,6 +72,7 @@ func (f Fault) String() string {
 	add(f.Slow != 0, fmt.Sprintf("slow=%v", f.Slow))
 	add(f.NoTimeout, "no-timeout")
 	add(f.BlankRV, "blank-rv")
+	add(f.ZeroRV, "zero-rv")
 	add(f.TooLarge, "too-large")
 	if len(parts) == 0 {
 		return "healthy"
@@ -282,8 +285,11 @@ func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 	if list.Continue == "" {
 		s.syncs++
 	}
-	if f.BlankRV {
+	switch {
+	case f.BlankRV:
 		list.ResourceVersion = ""
+	case f.ZeroRV:
+		list.ResourceVersion = "0"
 	}
 	return list, nil
 }
