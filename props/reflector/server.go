@@ -19,39 +19,39 @@ import (
 // requests past the schedule are served healthy.
 type Fault struct {
 	// Refuse fails the request with connection refused.
-	Refuse bool
+	Refuse bool `json:",omitempty"`
 	// Reject, if not 0, fails the request with this HTTP status (410, 429,
 	// 500, 504).
-	Reject int32
+	Reject int32 `json:",omitempty"`
 	// Stale, for a read that may be stale ("0", not-older-than), serves the
 	// snapshot this many versions back (clamped to what is allowed).
-	Stale int64
+	Stale int64 `json:",omitempty"`
 	// IgnoreLimit serves a list whole.
-	IgnoreLimit bool
+	IgnoreLimit bool `json:",omitempty"`
 	// Reverse sends a watch's synthetic initial ADDED events in reverse key
 	// order (not the order of their versions).
-	Reverse bool
+	Reverse bool `json:",omitempty"`
 	// Ends ends a watch stream after EndAfter events, with an ERROR event
 	// of EndStatus if it is not 0, else by closing it.
-	Ends      bool
-	EndAfter  int
-	EndStatus int32
+	Ends      bool  `json:",omitempty"`
+	EndAfter  int   `json:",omitempty"`
+	EndStatus int32 `json:",omitempty"`
 	// DropEndBookmark: a watch-list stream never sends its end bookmark.
-	DropEndBookmark bool
+	DropEndBookmark bool `json:",omitempty"`
 	// Malform delivers events malformed.
-	Malform []apiserver.Malformed
+	Malform []apiserver.Malformed `json:",omitempty"`
 	// Slow delays every event of a watch stream by this much.
-	Slow time.Duration
+	Slow time.Duration `json:",omitempty"`
 	// NoTimeout: the stream ignores the request's TimeoutSeconds and stays
 	// open until stopped (a server that never closes it).
-	NoTimeout bool
+	NoTimeout bool `json:",omitempty"`
 	// TooLarge fails the request with "too large resource version".
-	TooLarge bool
+	TooLarge bool `json:",omitempty"`
 	// BlankRV: a list answers with resourceVersion "" (a server that does
 	// not version its lists), so the reflector watches from "";
 	// ZeroRV: with "0", so it watches from "0".
-	BlankRV bool
-	ZeroRV  bool
+	BlankRV bool `json:",omitempty"`
+	ZeroRV  bool `json:",omitempty"`
 }
 
 func (f Fault) String() string {
