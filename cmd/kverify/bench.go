@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -42,9 +44,10 @@ func bench(args []string) int {
 	benchtime := fs.String("benchtime", "200ms", "time (e.g. 200ms) or iterations (e.g. 100x) per run (go test -benchtime)")
 	pattern := fs.String("bench", ".", "regexp selecting the benchmarks (go test -bench)")
 	out := fs.String("out", "", "file for go test's raw output (default: bench.out in a new temporary directory)")
+	jsonOut := fs.String("json", "", "also write the means and the ours/upstream and ours/floor ratios of every benchmark to this file, as JSON")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintln(w, "usage: kverify bench [--count N] [--benchtime D] [--bench REGEXP] [--out FILE]")
+		fmt.Fprintln(w, "usage: kverify bench [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE]")
 		fmt.Fprintln(w, "\nRuns the benchmarks of ./subjects (impl=ours and impl=upstream side by side in one run)")
 		fmt.Fprintln(w, "and compares them with benchstat -col /impl.\n\nflags:")
 		fs.PrintDefaults()
@@ -126,7 +129,75 @@ func bench(args []string) int {
 	os.Stdout.Write(stdout.Bytes())
 	fmt.Println()
 	benchSummary(os.Stdout, results, *count, *benchtime)
+	if *jsonOut != "" {
+		if err := benchWriteJSON(*jsonOut, results, *count, *benchtime); err != nil {
+			fmt.Fprintln(os.Stderr, "kverify bench:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "kverify bench: ratios written to %s\n", *jsonOut)
+	}
 	return 0
+}
+
+// benchReport is what --json writes: per benchmark, the mean of every unit
+// per implementation (ours, upstream, floor when the benchmark has one) and
+// the ratios of ours to upstream and to the floor (< 1 favours ours).
+type benchReport struct {
+	GoVersion  string       `json:"go_version"`
+	GOOS       string       `json:"goos"`
+	GOARCH     string       `json:"goarch"`
+	CPUs       int          `json:"cpus"`
+	Count      int          `json:"count"`
+	Benchtime  string       `json:"benchtime"`
+	Benchmarks []benchEntry `json:"benchmarks"`
+}
+
+type benchEntry struct {
+	Name          string                        `json:"name"`
+	Means         map[string]map[string]float64 `json:"means"`
+	Runs          map[string]int                `json:"runs"`
+	OursOverUp    map[string]float64            `json:"ours_over_upstream,omitempty"`
+	OursOverFloor map[string]float64            `json:"ours_over_floor,omitempty"`
+}
+
+// benchWriteJSON writes r to path as a benchReport.
+func benchWriteJSON(path string, r *benchResults, count int, benchtime string) error {
+	rep := benchReport{GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		CPUs: runtime.NumCPU(), Count: count, Benchtime: benchtime}
+	for _, name := range r.order {
+		e := benchEntry{Name: name, Means: map[string]map[string]float64{}, Runs: map[string]int{}}
+		for impl, units := range r.vals[name] {
+			e.Means[impl] = map[string]float64{}
+			e.Runs[impl] = len(units["ns/op"])
+			for unit, xs := range units {
+				if m, ok := benchMean(xs); ok {
+					e.Means[impl][unit] = m
+				}
+			}
+		}
+		e.OursOverUp = benchRatios(e.Means["ours"], e.Means["upstream"])
+		e.OursOverFloor = benchRatios(e.Means["ours"], e.Means["floor"])
+		rep.Benchmarks = append(rep.Benchmarks, e)
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// benchRatios is a/b per unit both have, where b is not 0.
+func benchRatios(a, b map[string]float64) map[string]float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for unit, x := range a {
+		if y, ok := b[unit]; ok && y != 0 {
+			out[unit] = x / y
+		}
+	}
+	return out
 }
 
 // benchCheckTime validates a -benchtime value: a positive duration or a
