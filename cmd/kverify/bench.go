@@ -390,6 +390,32 @@ func benchSummary(w io.Writer, r *benchResults, count int, benchtime string) {
 		fmt.Fprintf(tw, "\t%d/%d\n", len(ours["ns/op"]), len(up["ns/op"]))
 	}
 	tw.Flush()
+	floors := false
+	for _, name := range r.order {
+		floors = floors || r.vals[name]["floor"] != nil
+	}
+	if !floors {
+		return
+	}
+	fmt.Fprintf(w, "\nratio ours/floor (the least work that could do the job, impl=floor; > 1 is what ours costs above it):\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "benchmark")
+	for _, u := range benchUnits {
+		fmt.Fprintf(tw, "\t%s", u.name)
+	}
+	fmt.Fprintln(tw)
+	for _, name := range r.order {
+		byImpl := r.vals[name]
+		if byImpl["floor"] == nil {
+			continue
+		}
+		fmt.Fprint(tw, name)
+		for _, u := range benchUnits {
+			fmt.Fprintf(tw, "\t%s", benchRatio(byImpl["ours"][u.unit], byImpl["floor"][u.unit]))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
 }
 
 // benchQuote renders args for display, quoting those a shell would split.
