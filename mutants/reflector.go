@@ -129,7 +129,7 @@ var reflectorMutants = []Mutant{
 		Old: "		if err := r.store.Replace(temp.List(), rv); err != nil {", New: "		_ = r.store.Replace(temp.List(), rv)\n		if err := r.store.Replace(temp.List(), rv); err != nil {"},
 	{ID: "refl-nil-lw-accepted", Component: "reflector", File: reflectorGo,
 		Bug: "New accepts a nil ListerWatcher and Run panics later",
-		Old: "	if lw == nil || isNil(lw) {", New: "	if lw == nil && false {"},
+		Old: "	if delta.IsNil(lw) {", New: "	if lw == nil && false {"},
 }
 
 // assemblyMutants break the assembled informer; the informer suite's

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/impl/backoff"
+	"github.com/kverify/kverify/impl/delta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -145,10 +146,10 @@ type Reflector struct {
 
 // New returns a reflector that writes to store what lw serves.
 func New(lw ListerWatcher, store Store, opts Options) (*Reflector, error) {
-	if lw == nil || isNil(lw) {
+	if delta.IsNil(lw) {
 		return nil, fmt.Errorf("%w: nil ListerWatcher", ErrInvalidOptions)
 	}
-	if store == nil || isNil(store) {
+	if delta.IsNil(store) {
 		return nil, fmt.Errorf("%w: nil store", ErrInvalidOptions)
 	}
 	switch {
@@ -195,15 +196,6 @@ func New(lw ListerWatcher, store Store, opts Options) (*Reflector, error) {
 		r.useWatchList = false
 	}
 	return r, nil
-}
-
-func isNil(v any) bool {
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
 }
 
 // Name is the reflector's name.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kverify/kverify/impl/delta"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -233,7 +234,7 @@ func (r *Reflector) validate(ev watch.Event) (string, error) {
 	default:
 		return "", r.malformed(ev.Type, "unknown event type")
 	}
-	if ev.Object == nil || isNil(ev.Object) {
+	if delta.IsNil(ev.Object) {
 		return "", r.malformed(ev.Type, "no object")
 	}
 	if r.expectedType != nil && reflect.TypeOf(ev.Object) != r.expectedType {

@@ -83,13 +83,9 @@ func newViewer() *viewer { return &viewer{view: map[string]int64{}} }
 
 func objKey(obj any) (string, int64, bool) {
 	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
-		k := m.Name
-		if m.Namespace != "" {
-			k = m.Namespace + "/" + m.Name
-		}
 		var rv int64
 		fmt.Sscan(m.ResourceVersion, &rv)
-		return k, rv, true
+		return metaKey(m), rv, true
 	}
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Struct {
@@ -185,24 +181,7 @@ func (w *iworld) stop(check bool) {
 	if w.cancel == nil {
 		return
 	}
-	w.cancel()
-	w.cancel = nil
-	synctest.Wait()
-	returned := false
-	select {
-	case <-w.done:
-		returned = true
-	default:
-		for i := 0; i < 120; i++ {
-			time.Sleep(time.Minute)
-			synctest.Wait()
-			select {
-			case <-w.done:
-				i = 120
-			default:
-			}
-		}
-	}
+	returned, _ := cancelRun(&w.cancel, w.done)
 	w.srv.Close()
 	if !check {
 		return
@@ -233,8 +212,7 @@ func (w *iworld) views(want []apiserver.Object) string {
 }
 
 func (w *iworld) current() []apiserver.Object {
-	var objs []apiserver.Object
-	w.srv.Model(func(m *apiserver.Server) { objs, _ = m.Snapshot(m.RV()) })
+	_, objs := w.srv.Current()
 	return objs
 }
 

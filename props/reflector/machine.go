@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -103,20 +104,7 @@ func (w *world) stop() {
 	if w.cancel == nil {
 		return
 	}
-	w.cancel()
-	w.cancel = nil
-	synctest.Wait()
-	returned := w.returned()
-	var stuck string
-	if !returned {
-		stuck = stacks()
-		// Let fake time pass until Run returns (a subject that waits out
-		// a backoff), so that no goroutine outlives the bubble.
-		for i := 0; i < 120 && !w.returned(); i++ {
-			time.Sleep(time.Minute)
-			synctest.Wait()
-		}
-	}
+	returned, stuck := cancelRun(&w.cancel, w.done)
 	w.srv.Close()
 	if w.failed {
 		return
@@ -148,9 +136,29 @@ func stacks() string {
 	return strings.Join(out, "\n")
 }
 
-func (w *world) returned() bool {
+// cancelRun cancels a Run (and clears *cancel) and reports whether it
+// returned with no fake time passing, and if not, where its goroutines
+// waited. It then lets fake time pass, up to two hours, until Run returns
+// (a subject that waits out a backoff), so that no goroutine outlives the
+// bubble.
+func cancelRun(cancel *context.CancelFunc, done <-chan struct{}) (returned bool, stuck string) {
+	(*cancel)()
+	*cancel = nil
+	synctest.Wait()
+	if closed(done) {
+		return true, ""
+	}
+	stuck = stacks()
+	for i := 0; i < 120 && !closed(done); i++ {
+		time.Sleep(time.Minute)
+		synctest.Wait()
+	}
+	return false, stuck
+}
+
+func closed(done <-chan struct{}) bool {
 	select {
-	case <-w.done:
+	case <-done:
 		return true
 	default:
 		return false
@@ -234,16 +242,12 @@ func (w *world) converge(rounds int) {
 		w.srv.Bookmark()
 		time.Sleep(61 * time.Second)
 		w.quiet()
-		var rv int64
-		var objs []apiserver.Object
-		w.srv.Model(func(m *apiserver.Server) { rv = m.RV(); objs, _ = m.Snapshot(rv) })
+		rv, objs := w.srv.Current()
 		if w.r.LastSyncResourceVersion() == fmt.Sprint(rv) && diff(w.store.State().Items, objs) == "" {
 			return
 		}
 	}
-	var rv int64
-	var objs []apiserver.Object
-	w.srv.Model(func(m *apiserver.Server) { rv = m.RV(); objs, _ = m.Snapshot(rv) })
+	rv, objs := w.srv.Current()
 	w.fail(GuaranteeConverge, "after the faults and %d rounds of a bookmark and 61s, published %q (server at %d), store vs server: %s; %d requests; errors: %s",
 		rounds, w.r.LastSyncResourceVersion(), rv, diff(w.store.State().Items, objs), w.srv.Requests(), w.lastErrs(3))
 }
@@ -310,13 +314,8 @@ func (w *world) apply(op Op, keys []string) string {
 	switch op.Kind {
 	case opCreate, opUpdate, opDelete:
 		k := keys[op.Key%len(keys)]
-		var exists bool
-		w.srv.Model(func(m *apiserver.Server) {
-			objs, _ := m.Snapshot(m.RV())
-			for _, o := range objs {
-				exists = exists || o.Key == k
-			}
-		})
+		_, objs := w.srv.Current()
+		exists := slices.ContainsFunc(objs, func(o apiserver.Object) bool { return o.Key == k })
 		switch {
 		case !exists:
 			must(w, w.srv.Create(k))

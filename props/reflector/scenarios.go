@@ -123,9 +123,7 @@ func at(xs []string, i int) string {
 // converged fails unless the store holds the server's current state at
 // the current version.
 func (w *world) converged(what string) {
-	var rv int64
-	var objs []apiserver.Object
-	w.srv.Model(func(m *apiserver.Server) { rv = m.RV(); objs, _ = m.Snapshot(rv) })
+	rv, objs := w.srv.Current()
 	if d := diff(w.store.State().Items, objs); d != "" || w.r.LastSyncResourceVersion() != fmt.Sprint(rv) {
 		w.fail(GuaranteeConverge, "%s: published %q (server at %d); store vs server: %s", what, w.r.LastSyncResourceVersion(), rv, d)
 	}

@@ -116,6 +116,14 @@ func (s *Server) Model(f func(m *apiserver.Server)) {
 	f(s.m)
 }
 
+// Current returns the server's current version and state (oracle access).
+func (s *Server) Current() (int64, []apiserver.Object) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	objs, _ := s.m.Snapshot(s.m.RV())
+	return s.m.RV(), objs
+}
+
 // write applies a write to the model and wakes the streams.
 func (s *Server) write(f func(m *apiserver.Server) error) error {
 	s.mu.Lock()

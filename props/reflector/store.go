@@ -45,11 +45,16 @@ func (s *Store) key(obj any, op string) (string, int64, bool) {
 		s.malformed = append(s.malformed, fmt.Sprintf("%s of %s with version %q", op, m.Name, m.ResourceVersion))
 		return "", 0, false
 	}
-	k := m.Name
-	if m.Namespace != "" {
-		k = m.Namespace + "/" + m.Name
+	return metaKey(m), rv, true
+}
+
+// metaKey is the object's key as the server keys it ("ns/name", or
+// "name" without a namespace: client-go's MetaNamespaceKeyFunc).
+func metaKey(m *metav1.PartialObjectMetadata) string {
+	if m.Namespace == "" {
+		return m.Name
 	}
-	return k, rv, true
+	return m.Namespace + "/" + m.Name
 }
 
 // Add stores obj.
