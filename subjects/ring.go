@@ -1,6 +1,8 @@
 package subjects
 
 import (
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/kverify/kverify/impl/ring"
@@ -38,6 +40,32 @@ func OursChunked() pring.Subject {
 	}
 }
 
+// OursPooled is our Chunked buffer made from a shared Pool (as the
+// listeners' buffers are); its checks are named pooled/*. Every buffer the
+// subject makes for one chunk size shares one pool that keeps at most two
+// free chunks, so a check's buffers, made one after another, take over
+// each other's chunks: a chunk handed out twice, or not cleared, shows as
+// a FIFO or capacity violation.
+func OursPooled() pring.Subject {
+	var (
+		mu    sync.Mutex
+		pools = map[int]*ring.Pool[string]{}
+	)
+	s := OursChunked()
+	s.Name = "pooled"
+	s.New = func(n int) pring.Ring {
+		mu.Lock()
+		defer mu.Unlock()
+		p, ok := pools[n]
+		if !ok {
+			p = ring.NewPool[string](n, 2)
+			pools[n] = p
+		}
+		return p.New()
+	}
+	return s
+}
+
 // ringEntries are the ring component's entries. Both of our buffers are
 // under the one "ours" subject (checks ring/* and chunked/*), so that the
 // gate and the mutant kill matrix, which run the "ours" subject, cover
@@ -45,14 +73,14 @@ func OursChunked() pring.Subject {
 func ringEntries() []Entry {
 	return []Entry{
 		{Component: pring.Component, Subject: Ours, Checks: oursRing,
-			Replay: replayRing(OursRing(), OursChunked())},
+			Replay: replayRing(OursRing(), OursChunked(), OursPooled())},
 		{Component: pring.Component, Subject: Upstream, Checks: upstreamRing,
 			Divergences: upstream.RingDivergences, Replay: replayRing(upstream.Ring())},
 	}
 }
 
 func oursRing() []props.Check {
-	return append(pring.Checks(OursRing()), pring.Checks(OursChunked())...)
+	return slices.Concat(pring.Checks(OursRing()), pring.Checks(OursChunked()), pring.Checks(OursPooled()))
 }
 
 func upstreamRing() []props.Check { return pring.Checks(upstream.Ring()) }

@@ -5,5 +5,16 @@ import "github.com/kverify/kverify/impl/ring"
 // defaultBuffer is a chunked ring: growth never copies, and chunks are
 // released as the backlog drains, so a burst behind a slow handler does not
 // pin its peak memory for the life of the process (client-go's growing ring
-// never shrinks).
-func defaultBuffer() Buffer { return ring.NewChunked[Notification](0) }
+// never shrinks). Released chunks go to chunkPool, shared by every
+// listener in the process, so listeners whose backlogs rise and fall under
+// steady traffic reuse chunks instead of allocating one per 1024
+// notifications.
+func defaultBuffer() Buffer { return chunkPool.New() }
+
+// chunkPool keeps at most PoolChunks free chunks of 1024 notifications
+// (48 KiB each on 64-bit machines): what a drained burst can leave behind,
+// process-wide.
+var chunkPool = ring.NewPool[Notification](0, PoolChunks)
+
+// PoolChunks bounds the free chunks the listeners' shared pool keeps.
+const PoolChunks = 64

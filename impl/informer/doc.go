@@ -1,8 +1,8 @@
 // Package informer is our shared informer's fan-out: a Processor
 // distributes notifications to Listeners, each of which relays them to one
-// handler through a pump goroutine (one notification in hand, the rest in
-// an unbounded chunked buffer) and a goroutine that calls the handler
-// serially. It follows client-go's tools/cache/shared_informer.go (v0.37.2)
+// handler through a pump (one notification in hand, the rest in an
+// unbounded chunked buffer, all under the listener's lock) and one
+// goroutine that calls the handler serially. It follows client-go's tools/cache/shared_informer.go (v0.37.2)
 // except where a decision below says otherwise.
 //
 // # Handler faults
@@ -35,8 +35,8 @@
 // ListenerOptions.SlowHandler is called after a handler call that started
 // with strictly more than SlowHandlerThreshold (1024) notifications
 // waiting behind it and took strictly longer than SlowCallThreshold
-// (100 ms). The backlog is counted by the pump at the moment it hands the
-// notification over, so the threshold is exact. client-go traces the same
+// (100 ms). The backlog is counted under the listener's lock at the moment
+// the notification is taken for the handler, so the threshold is exact. client-go traces the same
 // condition, but its utiltrace LogIfLong fires at 100 ms already
 // (k8s.io/utils/trace/trace.go:262), only with klog verbosity 2 or more,
 // and reads the backlog racing with its pump (shared_informer.go:1496 vs
@@ -47,11 +47,11 @@
 // A notification is referenced by its listener from Add until the handler
 // call that receives it returns: in the buffer (a chunked ring whose slots
 // are cleared when read and whose chunks are released as it drains), then
-// in the pump's hand, which is emptied when the pump goes idle. Each
-// listener owns two goroutines from Start until Close (RemoveListener or
-// the processor's shutdown) and a handler call in progress; a processor
-// runs once (a second Run returns at once), so it never starts a second
-// set. The suite checks this: listener/retention, informer/lifecycle.
+// in the pump's hand, which is emptied when the pump goes idle; Close
+// drops everything undelivered at once. Each listener owns one goroutine
+// from Start until Close (RemoveListener or the processor's shutdown) and
+// a handler call in progress; a processor runs once (a second Run returns
+// at once), so it never starts a second set. The suite checks this: listener/retention, informer/lifecycle.
 //
 // # Resync
 //

@@ -92,20 +92,32 @@ type Stats struct {
 }
 
 // Listener relays notifications to one handler: Add never waits for the
-// handler; a pump goroutine holds one notification in hand and buffers the
-// rest; a run goroutine calls the handler serially. It starts no goroutine
-// until Start, and Stop (or closing via the processor) ends both.
+// handler; it puts the notification in the pump's hand or, behind it, in an
+// unbounded buffer, under a mutex; one goroutine takes them out of the hand
+// and calls the handler serially. The pump is a state (PumpState, its
+// decisions pure) guarded by the mutex, not a goroutine: a notification
+// costs one short critical section on each side and, only when the handler
+// goroutine sleeps for want of work, one wake-up, where a pump goroutine
+// would cost two channel hand-offs. It starts no goroutine until Start;
+// Close (directly or via the processor) ends it.
 type Listener struct {
 	handler Handler
 	opts    ListenerOptions
 
-	addCh       chan Notification
-	nextCh      chan delivery
+	mu     sync.Mutex
+	st     PumpState
+	inHand Notification // valid while st.InHand
+	buf    Buffer       // nil until the first Stash and after Close
+	idle   bool         // the handler goroutine waits for wake
+	// wake is 1-buffered: Add (or Close) sends at most one token per sleep
+	// of the handler goroutine, without waiting.
+	wake chan struct{}
+
 	runFinished chan struct{}
 	closeOnce   sync.Once
 	startOnce   sync.Once
 
-	pending   atomic.Int64 // maintained by the pump only
+	pending   atomic.Int64 // written under mu, read without it by Stats
 	highWater atomic.Int64
 
 	// Sync tracking: initial-list adds not yet returned, and whether the
@@ -135,41 +147,84 @@ func NewListener(h Handler, opts ListenerOptions) *Listener {
 	return &Listener{
 		handler:     h,
 		opts:        opts,
-		addCh:       make(chan Notification),
-		nextCh:      make(chan delivery),
+		wake:        make(chan struct{}, 1),
 		runFinished: make(chan struct{}),
 		synced:      make(chan struct{}),
 	}
 }
 
-// Start runs the listener's two goroutines under wg (the owner waits on it).
+// Start runs the listener's goroutine under wg (the owner waits on it).
+// Notifications added before Start wait for it.
 func (l *Listener) Start(wg *sync.WaitGroup) {
-	l.startOnce.Do(func() {
-		wg.Go(l.pump)
-		wg.Go(l.run)
+	l.startOnce.Do(func() { wg.Go(l.run) })
+}
+
+// Add hands n to the listener. It never waits for the handler: it holds
+// the listener's lock only to put n in hand or in the buffer. After Close
+// it drops n.
+func (l *Listener) Add(n Notification) {
+	initial := n.Kind == Add && n.InInitialList
+	l.mu.Lock()
+	if l.st.Closed {
+		l.mu.Unlock()
+		return
+	}
+	if initial {
+		l.initialOutstanding.Add(1) // before it can be delivered: never counts down first
+	}
+	var act PumpAction
+	l.st, act = l.st.Step(EventAdded)
+	switch act {
+	case Hold:
+		l.inHand = n
+	case Stash:
+		if l.buf == nil {
+			l.buf = l.opts.NewBuffer()
+		}
+		l.buf.WriteOne(n)
+	}
+	l.setPending(int64(l.st.Pending()))
+	wake := l.idle
+	l.idle = false
+	l.mu.Unlock()
+	if wake {
+		l.signal()
+	}
+}
+
+// signal wakes the handler goroutine. The token is dropped if one is
+// already waiting: one is enough, the goroutine re-reads the state.
+func (l *Listener) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the listener: the handler call in progress finishes,
+// undelivered notifications are dropped at once, later Adds are dropped,
+// and Done is closed when the handler goroutine exits. Close is
+// idempotent.
+func (l *Listener) Close() {
+	l.closeOnce.Do(func() {
+		l.close()
+		l.signal()
 	})
 }
 
-// Add hands n to the listener. It waits only for the pump, never for the
-// handler. It must not be called after Close.
-func (l *Listener) Add(n Notification) {
-	if n.Kind == Add && n.InInitialList {
-		l.initialOutstanding.Add(1) // before the send: never counts down first
-	}
-	l.addCh <- n
-}
-
-// Close stops the pump; the handler call in progress finishes, undelivered
-// notifications are dropped, and Done is closed when the run goroutine
-// exits. Close is idempotent.
-func (l *Listener) Close() {
-	l.closeOnce.Do(func() { close(l.addCh) })
+// close drops what is undelivered and marks the pump closed.
+func (l *Listener) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.st, _ = l.st.Step(EventClosed)
+	l.inHand, l.buf, l.idle = Notification{}, nil, false
+	l.pending.Store(0)
 }
 
 // closeUnstarted finishes a listener that never started.
 func (l *Listener) closeUnstarted() {
 	l.closeOnce.Do(func() {
-		close(l.addCh)
+		l.close()
 		close(l.runFinished)
 	})
 }
@@ -210,69 +265,62 @@ func (l *Listener) checkSynced() {
 	}
 }
 
+// setPending publishes the backlog; called with l.mu held.
 func (l *Listener) setPending(n int64) {
 	l.pending.Store(n)
 	if n > l.highWater.Load() {
-		l.highWater.Store(n) // only the pump writes: no lost update
+		l.highWater.Store(n) // written under l.mu only: no lost update
 	}
 }
 
-// pump is the thin goroutine around PumpState.Step.
-func (l *Listener) pump() {
-	defer close(l.nextCh)
-	buf := l.opts.NewBuffer()
-	var (
-		st     PumpState
-		inHand Notification
-		nextCh chan<- delivery // nil while nothing is in hand
-	)
-	for {
-		var ev PumpEvent
-		var added Notification
-		select {
-		// The backlog travels with the notification: read from the pump's
-		// counters by the handler goroutine, it would race with the refill
-		// that follows the hand-over and be off by one at random.
-		case nextCh <- delivery{n: inHand, behind: int64(st.Buffered)}:
-			ev = EventDelivered
-		case n, ok := <-l.addCh:
-			if !ok {
-				ev = EventClosed
-			} else {
-				ev, added = EventAdded, n
-			}
-		}
-		var act PumpAction
-		st, act = st.Step(ev)
-		switch act {
-		case Hold:
-			inHand, nextCh = added, l.nextCh
-		case Stash:
-			buf.WriteOne(added)
-		case Refill:
-			inHand, _ = buf.ReadOne()
-		case Idle:
-			inHand, nextCh = Notification{}, nil
-		case Stop, Invalid:
-			l.pending.Store(0)
-			return
-		}
-		l.setPending(int64(st.Pending()))
-	}
-}
-
-// delivery is a notification handed to the handler goroutine, with the
-// number of notifications waiting behind it at that moment: the backlog
-// when its handler call starts.
+// delivery is a notification taken for the handler, with the number of
+// notifications waiting behind it at that moment: the backlog when its
+// handler call starts. It is counted under the lock that takes the
+// notification; read later, it would race with the next Add.
 type delivery struct {
 	n      Notification
 	behind int64
 }
 
-// run calls the handler serially.
+// next takes the notification in hand, refilling the hand from the buffer,
+// or sleeps until Add or Close wakes it. It reports false once the
+// listener is closed.
+func (l *Listener) next() (delivery, bool) {
+	for {
+		l.mu.Lock()
+		if l.st.Closed {
+			l.mu.Unlock()
+			return delivery{}, false
+		}
+		if !l.st.InHand {
+			l.idle = true
+			l.mu.Unlock()
+			<-l.wake
+			continue
+		}
+		d := delivery{n: l.inHand, behind: int64(l.st.Buffered)}
+		var act PumpAction
+		l.st, act = l.st.Step(EventDelivered)
+		switch act {
+		case Refill:
+			l.inHand, _ = l.buf.ReadOne()
+		case Idle:
+			l.inHand = Notification{}
+		}
+		l.setPending(int64(l.st.Pending()))
+		l.mu.Unlock()
+		return d, true
+	}
+}
+
+// run calls the handler serially until the listener is closed.
 func (l *Listener) run() {
 	defer close(l.runFinished)
-	for d := range l.nextCh {
+	for {
+		d, ok := l.next()
+		if !ok {
+			return
+		}
 		l.call(d)
 	}
 }

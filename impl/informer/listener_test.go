@@ -29,8 +29,8 @@ func TestListenerLookaheadNeverBuffers(t *testing.T) {
 				t.Fatalf("after the handler returned: %+v", s)
 			}
 		}
-		if buf.writes != 0 {
-			t.Errorf("a handler that keeps up: %d writes to the buffer, want 0", buf.writes)
+		if buf != nil { // the buffer is made at the first stash
+			t.Errorf("a handler that keeps up: a buffer was made (%d writes), want none", buf.writes)
 		}
 		if s := l.Stats(); s.HighWater != 1 {
 			t.Errorf("HighWater = %d, want 1", s.HighWater)

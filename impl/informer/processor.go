@@ -14,12 +14,11 @@ import (
 var ErrStopped = errors.New("informer: processor stopped")
 
 // Processor fans notifications out to listeners. Distribute holds a read
-// lock, so listeners can be added and removed while it runs; before Run it
-// waits until the listeners run, so a notification is never handed to a
-// listener whose goroutines have not started.
+// lock, so listeners can be added and removed while it runs. It never
+// waits: a listener's Add does not, and before Run the notifications wait
+// in each listener until Run starts it.
 type Processor struct {
-	mu      sync.RWMutex
-	running *sync.Cond // signalled when started flips; waiters hold mu.RLock
+	mu sync.RWMutex
 	// listeners maps each listener to whether it takes sync (resync)
 	// notifications in the current resync round.
 	listeners map[*Listener]bool
@@ -35,9 +34,7 @@ func NewProcessor(c clock.Clock) *Processor {
 	if c == nil {
 		c = clock.RealClock{}
 	}
-	p := &Processor{listeners: map[*Listener]bool{}, clock: c}
-	p.running = sync.NewCond(p.mu.RLocker())
-	return p
+	return &Processor{listeners: map[*Listener]bool{}, clock: c}
 }
 
 // AddListener registers l. If the processor runs, l starts at once; the
@@ -83,14 +80,12 @@ func (p *Processor) Listeners() int {
 }
 
 // Distribute hands n to every listener, or with sync only to the listeners
-// due for a resync. It waits for Run to start the listeners; after the
-// processor stopped it does nothing.
+// due for a resync, without waiting for any (before Run, n waits in each
+// listener until Run starts it). After the processor stopped it does
+// nothing.
 func (p *Processor) Distribute(n Notification, sync bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	for !p.started && !p.stopped && len(p.listeners) > 0 {
-		p.running.Wait()
-	}
 	if p.stopped {
 		return
 	}
@@ -115,7 +110,6 @@ func (p *Processor) Run(ctx context.Context) {
 		l.Start(&p.wg)
 	}
 	p.started = true
-	p.running.Broadcast()
 	p.mu.Unlock()
 
 	<-ctx.Done()
@@ -126,7 +120,6 @@ func (p *Processor) Run(ctx context.Context) {
 	}
 	p.listeners = map[*Listener]bool{}
 	p.started, p.stopped = false, true
-	p.running.Broadcast()
 	p.mu.Unlock()
 	p.wg.Wait()
 }

@@ -27,9 +27,9 @@ func runProcessor(p *Processor) (stop func()) {
 	}
 }
 
-// Distribute before Run waits (durably, on a condition variable) until the
-// listeners run, then delivers; with no listeners it does not wait.
-func TestDistributeWaitsForRun(t *testing.T) {
+// Distribute before Run never waits: the notification waits in the
+// listener, which delivers it once Run starts it.
+func TestDistributeBeforeRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := NewProcessor(nil)
 		done := returned(func() { p.Distribute(Notification{Kind: Add, New: "x"}, false) })
@@ -42,14 +42,15 @@ func TestDistributeWaitsForRun(t *testing.T) {
 			t.Fatalf("AddListener before Run = %v, %v", started, err)
 		}
 		done = returned(func() { p.Distribute(Notification{Kind: Add, New: "a"}, false) })
-		if deltatest.IsClosed(done) {
-			t.Fatal("Distribute returned before the listeners run")
+		if !deltatest.IsClosed(done) {
+			t.Fatal("Distribute before Run waited")
+		}
+		synctest.Wait()
+		if got := h.received(); len(got) != 0 {
+			t.Fatalf("delivered before Run: %v", got)
 		}
 		stop := runProcessor(p)
 		synctest.Wait()
-		if !deltatest.IsClosed(done) {
-			t.Fatal("Distribute still waiting after Run started the listeners")
-		}
 		if got := h.received(); !slices.Equal(got, []string{"add:a"}) {
 			t.Errorf("received %v", got)
 		}

@@ -2,7 +2,7 @@ package informer
 
 // PumpState is what a listener's pump knows: whether a notification is in
 // hand (offered to the handler goroutine) and how many wait in the buffer
-// behind it. The pump's goroutine holds the notifications themselves; the
+// behind it. The listener holds the notifications themselves, under its lock; the
 // decisions are made here, by a pure function, so a model can check them
 // step by step.
 type PumpState struct {
@@ -11,7 +11,8 @@ type PumpState struct {
 	Closed   bool
 }
 
-// PumpEvent is what the pump's goroutine observed.
+// PumpEvent is what happened to the pump: an Add, the handler goroutine
+// taking the notification in hand, or Close.
 type PumpEvent uint8
 
 const (
@@ -23,7 +24,7 @@ const (
 	EventClosed
 )
 
-// PumpAction tells the pump's goroutine what to do with the notifications.
+// PumpAction tells the listener what to do with the notifications.
 type PumpAction uint8
 
 const (

@@ -1,5 +1,7 @@
 package ring
 
+import "sync"
+
 // DefaultChunkSize is the chunk size of a Chunked made with a chunk size
 // <= 0, and of the zero value. It matches the 1024 slots client-go
 // pre-allocates per listener (tools/cache/shared_informer.go:494).
@@ -24,6 +26,7 @@ type Chunked[T any] struct {
 	spare      *chunk[T] // an empty chunk kept for the writer, or nil
 	chunks     int       // chunks allocated and held, the spare included
 	size       int       // chunk size; 0 means DefaultChunkSize
+	pool       *Pool[T]  // where released chunks go and new ones come from; nil: the heap
 }
 
 type chunk[T any] struct {
@@ -49,14 +52,88 @@ func (c *Chunked[T]) ChunkSize() int {
 	return c.size
 }
 
-// newChunk returns the spare chunk, or a new one.
+// newChunk returns the spare chunk, or one from the pool, or a new one.
 func (c *Chunked[T]) newChunk() *chunk[T] {
 	if s := c.spare; s != nil {
 		c.spare = nil
 		return s
 	}
 	c.chunks++
+	if ch := c.pool.get(); ch != nil {
+		return ch
+	}
 	return &chunk[T]{slots: make([]T, c.ChunkSize())}
+}
+
+// release lets go of a chunk the buffer no longer holds: into the pool if
+// there is one with room, else to the garbage collector. Its slots are
+// all zero (every slot is cleared when read).
+func (c *Chunked[T]) release(ch *chunk[T]) {
+	c.chunks--
+	c.pool.put(ch)
+}
+
+// Pool is a bounded free list of chunks shared by the Chunked buffers made
+// with its New, so that buffers whose backlogs come and go (the listeners
+// of one informer under steady traffic) reuse each other's chunks instead
+// of allocating and dropping one per 1024 values. It keeps at most its
+// bound of free chunks and drops the rest, so a burst still gives its
+// memory back: what stays is at most bound × chunk size empty slots.
+// It is safe for concurrent use; the buffers themselves are not.
+type Pool[T any] struct {
+	size int
+	max  int
+	mu   sync.Mutex
+	free []*chunk[T]
+}
+
+// NewPool returns a pool of chunks of chunkSize values (DefaultChunkSize
+// if <= 0) that keeps at most maxFree free chunks (none if <= 0).
+func NewPool[T any](chunkSize, maxFree int) *Pool[T] {
+	if chunkSize <= 0 {
+		chunkSize = DefaultChunkSize
+	}
+	return &Pool[T]{size: chunkSize, max: max(maxFree, 0)}
+}
+
+// New returns an empty Chunked whose chunks come from and go back to p.
+func (p *Pool[T]) New() *Chunked[T] { return &Chunked[T]{size: p.size, pool: p} }
+
+// Free returns the number of free chunks p holds.
+func (p *Pool[T]) Free() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.free)
+}
+
+// get takes a free chunk, or returns nil. A nil pool has none.
+func (p *Pool[T]) get() *chunk[T] {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.free)
+	if n == 0 {
+		return nil
+	}
+	ch := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return ch
+}
+
+// put keeps ch, unlinked and with every slot zero, if there is room; a
+// nil pool keeps nothing.
+func (p *Pool[T]) put(ch *chunk[T]) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < p.max {
+		p.free = append(p.free, ch)
+	}
 }
 
 // WriteOne appends x, linking a chunk when the tail chunk is full.
@@ -110,8 +187,8 @@ func (c *Chunked[T]) advance() {
 		// reuse the chunk from its start and let the spare go.
 		c.r, c.w = 0, 0
 		if c.spare != nil {
+			c.release(c.spare)
 			c.spare = nil
-			c.chunks--
 		}
 		return
 	}
@@ -122,7 +199,7 @@ func (c *Chunked[T]) advance() {
 	if c.spare == nil {
 		c.spare = done // its slots are all zeroed
 	} else {
-		c.chunks--
+		c.release(done)
 	}
 }
 

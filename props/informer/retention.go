@@ -2,6 +2,9 @@ package informer
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"weak"
@@ -31,7 +34,8 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			f := s.New()
 			defer f.Stop()
 			p := newProbe("h")
-			if _, err := f.AddHandler(p); err != nil {
+			reg, err := f.AddHandler(p)
+			if err != nil {
 				return fmt.Errorf("AddHandler: %w", err)
 			}
 			f.Start()
@@ -54,7 +58,126 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			if held := props.Held(probes...); len(held) > 0 {
 				return props.Broke("No retention", "%d of %d keys added, deleted and delivered are still referenced by the running fan-out (key %d first)", len(held), len(probes), held[0])
 			}
+
+			// A handler removed with a backlog: what it will never get is
+			// let go, although its registration is still held.
+			p.block()
+			cfg.Progress.Op(fmt.Sprintf("Add and Delete of %d keys behind a blocked handler, then RemoveHandler", retentionKeys))
+			for i := range probes {
+				var k string
+				k, probes[i] = props.Probe(fmt.Sprint("removed-", i))
+				f.Emit(Add, k)
+				f.Emit(Delete, k)
+			}
+			synctest.Wait()
+			if err := f.RemoveHandler(reg); err != nil {
+				return fmt.Errorf("RemoveHandler: %w", err)
+			}
+			p.unblock()
+			synctest.Wait()
+			if held := props.Held(probes...); len(held) > 0 {
+				return props.Broke("No retention", "%d of %d keys added and deleted behind a handler that was then removed are still referenced while its registration is held (key %d first): a removed listener keeps what it will never deliver", len(held), len(probes), held[0])
+			}
+			runtime.KeepAlive(reg)
 			return nil
 		})
+	}
+}
+
+// CheckBurstMemory is the listener's memory-after-a-burst check.
+const CheckBurstMemory = "listener/burst-memory"
+
+// Parameters of the burst-memory check: a burst of burstUpdates behind a
+// blocked handler needs several MiB of buffer (client-go's ring and our
+// chunks both take 16 B or more per pending notification); once it has
+// drained, the running fan-out may keep at most burstRetainedMax of it.
+const (
+	burstUpdates     = 250_000
+	burstRetainedMax = 6 << 20
+	// burstStep: the handler drains the burst in steps of this many
+	// updates, blocking again at the start of each, so that the check
+	// reports progress between steps instead of sitting in one long
+	// synctest.Wait (the watchdog's spin detector).
+	burstStep = 50_000
+)
+
+// burstMemory checks that a drained burst gives its memory back: with the
+// handler blocked, burstUpdates updates of one key pile up; the handler is
+// released and takes them all; then, with the fan-out still running and
+// idle, the live heap is at most burstRetainedMax above what it was before
+// the burst (measured after garbage collection both times).
+func burstMemory(s Subject) func(*testing.T, props.Config) error {
+	return func(t *testing.T, cfg props.Config) error {
+		if s.SourceRetains != "" {
+			t.Skipf("not applicable: %s", s.SourceRetains)
+		}
+		return inBubble(t, func() error {
+			f := s.New()
+			defer f.Stop()
+			h := &gatedCounter{gate: make(chan struct{})}
+			defer h.open()
+			if _, err := f.AddHandler(h); err != nil {
+				return fmt.Errorf("AddHandler: %w", err)
+			}
+			f.Start()
+			f.Emit(Add, "k")
+			f.Emit(Update, "k") // taken by the handler, which blocks in it
+			synctest.Wait()
+			before := liveHeap()
+			cfg.Progress.Op(fmt.Sprintf("%d updates behind a blocked handler", burstUpdates))
+			for i := range burstUpdates {
+				f.Emit(Update, "k")
+				if i%10_000 == 0 {
+					cfg.Progress.Beat()
+				}
+			}
+			synctest.Wait()
+			for range burstUpdates / burstStep {
+				h.gate <- struct{}{} // drain one step
+				synctest.Wait()
+				cfg.Progress.Beat()
+			}
+			h.open()
+			synctest.Wait()
+			if got, want := h.calls.Load(), int64(burstUpdates+2); got != want {
+				return props.Broke("Delivery", "the handler received %d of the %d notifications once released", got, want)
+			}
+			if kept := int64(liveHeap()) - int64(before); kept > burstRetainedMax {
+				return props.Broke("Memory after a burst", "after a burst of %d notifications drained, the running fan-out keeps %.1f MiB more live heap than before it (at most %d MiB allowed)", burstUpdates, float64(kept)/(1<<20), burstRetainedMax>>20)
+			}
+			return nil
+		})
+	}
+}
+
+// liveHeap returns the bytes of live heap objects after a completed
+// garbage collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// gatedCounter counts its calls and blocks in its first update, and again
+// every burstStep updates, until it receives from gate (or gate is
+// closed). It keeps nothing per call, so the heap measures the fan-out.
+type gatedCounter struct {
+	calls   atomic.Int64
+	updates atomic.Int64
+	gate    chan struct{}
+	once    sync.Once
+}
+
+// open lets every call through from now on.
+func (g *gatedCounter) open() { g.once.Do(func() { close(g.gate) }) }
+
+func (g *gatedCounter) OnAdd(string, bool) { g.calls.Add(1) }
+func (g *gatedCounter) OnDelete(string)    { g.calls.Add(1) }
+func (g *gatedCounter) OnUpdate(string, string) {
+	g.calls.Add(1)
+	if (g.updates.Add(1)-1)%burstStep == 0 {
+		<-g.gate
 	}
 }
