@@ -25,9 +25,10 @@ const never = time.Duration(math.MaxInt64)
 // Delaying is a Queue that can also add an item after a delay (AddAfter).
 // It is safe for concurrent use. Make one with NewDelaying.
 //
-// Items that wait for their delay are held in one min-heap ordered by
-// ready time, ties broken by the order in which the ready times were set,
-// with an index for deduplication: an item waits at most once, and of two
+// Items that wait for their delay are held in one min-heap of values
+// ordered by ready time, ties broken by the order in which the ready times
+// were set, with an index for deduplication (no allocation per item once
+// the heap has grown): an item waits at most once, and of two
 // AddAfter calls for a waiting item the earlier ready time wins (a later or
 // equal one is discarded). Waiting does not affect the queue: Add, or
 // AddAfter with d <= 0, of a waiting item queues it at once and leaves its
@@ -52,24 +53,14 @@ type Delaying[T comparable] struct {
 	base    time.Time     // readyAt offsets are measured from here
 	retries CounterMetric // nil: no metrics
 
-	mu     sync.Mutex
-	heap   []*waitEntry[T]
-	index  map[T]*waitEntry[T]
-	seq    uint64 // orders equal ready times
-	closed bool
+	mu      sync.Mutex
+	waiting waiting[T]
+	closed  bool
 
 	wake     chan struct{} // 1-buffered: the heap's head changed
 	stop     chan struct{} // closed to stop the loop
 	stopOnce sync.Once
 	done     chan struct{} // closed when the loop has exited
-}
-
-// waitEntry is an item waiting in the heap.
-type waitEntry[T comparable] struct {
-	item  T
-	at    time.Duration // ready time, as an offset from Delaying.base
-	seq   uint64
-	index int // position in Delaying.heap
 }
 
 // NewDelaying returns a running delaying queue. Its goroutine runs until
@@ -82,7 +73,6 @@ func NewDelaying[T comparable](cfg DelayingConfig[T]) *Delaying[T] {
 		q:     New(cfg.Config),
 		clock: cfg.Clock,
 		base:  cfg.Clock.Now(),
-		index: map[T]*waitEntry[T]{},
 		wake:  make(chan struct{}, 1),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
@@ -133,7 +123,7 @@ func (d *Delaying[T]) AddAfter(item T, delay time.Duration) {
 		d.mu.Unlock()
 		return
 	}
-	head := d.insertLocked(item, at)
+	head := d.waiting.insert(item, at)
 	d.mu.Unlock()
 	if d.retries != nil {
 		d.retries.Inc()
@@ -171,9 +161,7 @@ func (d *Delaying[T]) closeWaiting() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.closed = true
-	clear(d.heap) // let the items be collected
-	d.heap = nil
-	d.index = nil
+	d.waiting.reset() // let the items be collected
 }
 
 func (d *Delaying[T]) stopLoop() {
@@ -248,99 +236,18 @@ func (d *Delaying[T]) loop() {
 func (d *Delaying[T]) fire(now time.Duration) (next time.Duration, ok bool) {
 	for {
 		d.mu.Lock()
-		if len(d.heap) == 0 {
+		at, ok := d.waiting.peek()
+		if !ok {
 			d.mu.Unlock()
 			return 0, false
 		}
-		e := d.heap[0]
-		if at := e.at; at > now {
+		if at > now {
 			// Read under the lock: an AddAfter may lower it at once.
 			d.mu.Unlock()
 			return at, true
 		}
-		d.popLocked()
-		d.q.Add(e.item) // lock order: d.mu, then q.mu
+		d.q.Add(d.waiting.pop()) // lock order: d.mu, then q.mu
 		d.mu.Unlock()
-	}
-}
-
-// insertLocked adds item with ready time at, or lowers the ready time of
-// its waiting entry. It reports whether the entry is now the heap's head.
-func (d *Delaying[T]) insertLocked(item T, at time.Duration) (head bool) {
-	if e, ok := d.index[item]; ok {
-		if at >= e.at {
-			return false // the earlier ready time wins
-		}
-		d.seq++
-		e.at, e.seq = at, d.seq
-		d.up(e.index)
-		return e.index == 0
-	}
-	d.seq++
-	e := &waitEntry[T]{item: item, at: at, seq: d.seq, index: len(d.heap)}
-	d.heap = append(d.heap, e)
-	d.index[item] = e
-	d.up(e.index)
-	return e.index == 0
-}
-
-// popLocked removes the heap's head.
-func (d *Delaying[T]) popLocked() {
-	h := d.heap
-	n := len(h) - 1
-	e := h[0]
-	d.swap(0, n)
-	h[n] = nil
-	d.heap = h[:n]
-	delete(d.index, e.item)
-	if n > 0 {
-		d.down(0)
-	}
-	// Give memory back after a burst, as the FIFO does.
-	if cap(d.heap) > 64 && len(d.heap) < cap(d.heap)/4 {
-		d.heap = append(make([]*waitEntry[T], 0, cap(d.heap)/2), d.heap...)
-	}
-}
-
-func (d *Delaying[T]) less(i, j int) bool {
-	a, b := d.heap[i], d.heap[j]
-	return a.at < b.at || a.at == b.at && a.seq < b.seq
-}
-
-func (d *Delaying[T]) swap(i, j int) {
-	h := d.heap
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-
-func (d *Delaying[T]) up(j int) {
-	for j > 0 {
-		i := (j - 1) / 2
-		if !d.less(j, i) {
-			return
-		}
-		d.swap(i, j)
-		j = i
-	}
-}
-
-func (d *Delaying[T]) down(i int) {
-	n := len(d.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		j := l
-		if r := l + 1; r < n && d.less(r, l) {
-			j = r
-		}
-		if !d.less(j, i) {
-			return
-		}
-		d.swap(i, j)
-		i = j
 	}
 }
 

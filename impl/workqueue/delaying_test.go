@@ -45,7 +45,7 @@ func dlGetAll(t *testing.T, q *Delaying[string]) []string {
 func dlWaiting(q *Delaying[string]) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.heap)
+	return q.waiting.len()
 }
 
 func TestDelayingReadyAtBoundary(t *testing.T) {
@@ -192,9 +192,9 @@ func TestDelayingHugeDelay(t *testing.T) {
 		q.AddAfter("almost", math.MaxInt64-time.Minute)
 		q.AddAfter("soon", time.Second)
 		q.mu.Lock()
-		for _, e := range q.heap {
-			if e.item != "soon" && e.at != never {
-				t.Errorf("%s: at = %v, want the never sentinel", e.item, e.at)
+		for _, e := range q.waiting.heap {
+			if item := q.waiting.slots[e.slot].item; item != "soon" && e.at != never {
+				t.Errorf("%s: at = %v, want the never sentinel", item, e.at)
 			}
 		}
 		q.mu.Unlock()
@@ -337,8 +337,9 @@ func TestDelayingManyAddAfterDoNotBlock(t *testing.T) {
 				last = d
 			}
 		}
-		if c := cap(q.heap); c > 64 {
-			t.Errorf("heap kept capacity %d after emptying", c)
+		w := &q.waiting
+		if c := max(cap(w.heap), cap(w.slots), cap(w.free)); c > 64 {
+			t.Errorf("kept capacity %d (heap %d, slots %d, free list %d) after emptying", c, cap(w.heap), cap(w.slots), cap(w.free))
 		}
 	})
 }

@@ -247,13 +247,35 @@ func (x *dmachine) addAfter(s DStep) error {
 }
 
 // burst adds s.N fresh keys with AddAfter (see DBurst); in Ties mode they
-// all wait for the same ready time.
+// all wait for the same ready time. Outside Ties mode it first lowers the
+// ready time of every key still waiting from earlier bursts, alternately by
+// 1ns and to half the time left (where that ready time is free): each must be found among the waiting items, some of
+// whose neighbours have fired and left, and re-ranked in place; an
+// implementation whose index loses a key after a removal waits for it
+// twice (it comes back after being processed), and one whose heap
+// positions go stale after it gives memory back sifts the wrong entry.
 func (x *dmachine) burst(s DStep) {
 	now := time.Now()
 	taken := map[time.Time]bool{} // ready times in use, for untying
 	if !x.mode.Ties {
-		for _, e := range x.m.Waiting() {
+		waiting := x.m.Waiting()
+		for _, e := range waiting {
 			taken[e.ReadyAt] = true
+		}
+		for i, e := range waiting {
+			d := e.ReadyAt.Sub(now) - 1 // re-ranked
+			if i%2 == 0 {
+				d = e.ReadyAt.Sub(now) / 2 // and fired apart from the old time
+			}
+			at := now.Add(d).Round(0)
+			if !strings.HasPrefix(e.Key, "n") || d <= 0 || d > farAway || taken[at] || x.m.IsShuttingDown() {
+				continue
+			}
+			taken[at] = true
+			x.contested[e.Key] = true
+			x.wantRetries++
+			x.m.ApplyAddAfter(e.Key, d, now)
+			x.q.AddAfter(e.Key, d)
 		}
 	}
 	for i := range s.N {
