@@ -78,7 +78,7 @@ var delayingMutants = []Mutant{
 		Old: "	w.slots[s] = waitSlot[T]{} // let the item be collected\n", New: ""},
 	{ID: "dq-shutdown-keeps-heap", Component: "delaying", File: waitingGo,
 		Bug: "shutdown empties the waiting set by reslicing it to zero length, keeping its storage (and the dropped items in the slab) for a reuse that never comes",
-		Old: "	w.heap, w.slots, w.free, w.index = nil, nil, nil, slotIndex[T]{}", New: "	w.heap, w.slots, w.free = w.heap[:0], w.slots[:0], w.free[:0] // keep the storage\n	w.index.rebuild(0)"},
+		Old: "	w.heap, w.slots, w.free, w.index = nil, nil, nil, nil", New: "	w.heap, w.slots, w.free = w.heap[:0], w.slots[:0], w.free[:0] // keep the storage\n	clear(w.index)"},
 
 	// waiting.go: the slab.
 	{ID: "dq-slot-reused-live", Component: "delaying", File: waitingGo,
