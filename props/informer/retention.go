@@ -43,12 +43,7 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			p.block()
 			probes := make([]weak.Pointer[byte], retentionKeys)
 			cfg.Progress.Op(fmt.Sprintf("Add and Delete of %d keys behind a blocked handler", retentionKeys))
-			for i := range probes {
-				var k string
-				k, probes[i] = props.Probe(fmt.Sprint("listener-", i))
-				f.Emit(Add, k)
-				f.Emit(Delete, k)
-			}
+			addDelete(f, probes, "listener-")
 			synctest.Wait()
 			p.unblock()
 			synctest.Wait()
@@ -63,12 +58,7 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			// let go, although its registration is still held.
 			p.block()
 			cfg.Progress.Op(fmt.Sprintf("Add and Delete of %d keys behind a blocked handler, then RemoveHandler", retentionKeys))
-			for i := range probes {
-				var k string
-				k, probes[i] = props.Probe(fmt.Sprint("removed-", i))
-				f.Emit(Add, k)
-				f.Emit(Delete, k)
-			}
+			addDelete(f, probes, "removed-")
 			synctest.Wait()
 			if err := f.RemoveHandler(reg); err != nil {
 				return fmt.Errorf("RemoveHandler: %w", err)
@@ -179,5 +169,17 @@ func (g *gatedCounter) OnUpdate(string, string) {
 	g.calls.Add(1)
 	if (g.updates.Add(1)-1)%burstStep == 0 {
 		<-g.gate
+	}
+}
+
+// addDelete emits an Add and a Delete of one fresh probe key per element
+// of probes, named prefix and its index, and keeps the probes' weak
+// pointers there.
+func addDelete(f FanOut, probes []weak.Pointer[byte], prefix string) {
+	for i := range probes {
+		var k string
+		k, probes[i] = props.Probe(fmt.Sprint(prefix, i))
+		f.Emit(Add, k)
+		f.Emit(Delete, k)
 	}
 }
