@@ -17,6 +17,17 @@ func Probe(name string) (string, weak.Pointer[byte]) {
 	return v, weak.Make(unsafe.StringData(v))
 }
 
+// LiveHeap runs the garbage collector twice and returns the bytes of live
+// heap objects then (runtime.MemStats.HeapAlloc): what a structure still
+// holds, as the checks that measure memory after a burst read it.
+func LiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
 // Held runs the garbage collector and returns the indexes of the probes
 // that are still reachable. Finalizers and weak pointers are settled by a
 // completed cycle, so a few cycles are enough: no sleeping.

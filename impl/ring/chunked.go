@@ -99,13 +99,6 @@ func NewPool[T any](chunkSize, maxFree int) *Pool[T] {
 // New returns an empty Chunked whose chunks come from and go back to p.
 func (p *Pool[T]) New() *Chunked[T] { return &Chunked[T]{size: p.size, pool: p} }
 
-// Free returns the number of free chunks p holds.
-func (p *Pool[T]) Free() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.free)
-}
-
 // get takes a free chunk, or returns nil. A nil pool has none.
 func (p *Pool[T]) get() *chunk[T] {
 	if p == nil {

@@ -8,9 +8,10 @@ import "time"
 //
 // Nothing here allocates per item: heap entries and slots are values in
 // slices that grow by amortised doubling, freed slots are reused through a
-// free list, and the index maps an item to a slot number. A sift moves 24-byte entries and rewrites the moved
-// items' heap positions in the slab (an array write), so the index is
-// written only when an item arrives or leaves. After a burst the slices
+// free list, and the index maps an item to a slot number. A sift moves
+// 24-byte entries and rewrites the moved items' heap positions in the slab
+// (an array write), so the index is written only when an item arrives or
+// leaves. After a burst the slices
 // and the index are rebuilt at a quarter full, so the memory of a drained
 // burst is given back (a Go map never shrinks on its own).
 //

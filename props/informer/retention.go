@@ -113,7 +113,7 @@ func burstMemory(s Subject) func(*testing.T, props.Config) error {
 			f.Emit(Add, "k")
 			f.Emit(Update, "k") // taken by the handler, which blocks in it
 			synctest.Wait()
-			before := liveHeap()
+			before := props.LiveHeap()
 			cfg.Progress.Op(fmt.Sprintf("%d updates behind a blocked handler", burstUpdates))
 			for i := range burstUpdates {
 				f.Emit(Update, "k")
@@ -132,22 +132,12 @@ func burstMemory(s Subject) func(*testing.T, props.Config) error {
 			if got, want := h.calls.Load(), int64(burstUpdates+2); got != want {
 				return props.Broke("Delivery", "the handler received %d of the %d notifications once released", got, want)
 			}
-			if kept := int64(liveHeap()) - int64(before); kept > burstRetainedMax {
+			if kept := int64(props.LiveHeap()) - int64(before); kept > burstRetainedMax {
 				return props.Broke("Memory after a burst", "after a burst of %d notifications drained, the running fan-out keeps %.1f MiB more live heap than before it (at most %d MiB allowed)", burstUpdates, float64(kept)/(1<<20), burstRetainedMax>>20)
 			}
 			return nil
 		})
 	}
-}
-
-// liveHeap returns the bytes of live heap objects after a completed
-// garbage collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }
 
 // gatedCounter counts its calls and blocks in its first update, and again

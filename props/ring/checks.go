@@ -273,21 +273,13 @@ func negativeSize(s Subject) func(*testing.T, props.Config) error {
 	}
 }
 
-func heapAlloc() uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 func shrink(s Subject) func(*testing.T, props.Config) error {
 	return guarded(func(t *testing.T) error {
 		bound := s.Normal
 		if s.Law == LawChunked {
 			bound = s.ChunkSize(0)
 		}
-		base := heapAlloc()
+		base := props.LiveHeap()
 		r := s.New(0)
 		const v = "burst-value" // static: the burst allocates slots only
 		for i := range BurstSize {
@@ -298,7 +290,7 @@ func shrink(s Subject) func(*testing.T, props.Config) error {
 				}
 			}
 		}
-		peak := heapAlloc()
+		peak := props.LiveHeap()
 		for i := range BurstSize {
 			if got, ok := r.ReadOne(); !ok || got != v {
 				return props.Broke(gFIFO, "read %d of the drain: (%q, %v)", i+1, got, ok)
@@ -310,7 +302,7 @@ func shrink(s Subject) func(*testing.T, props.Config) error {
 		if c := r.Cap(); c > bound || r.Len() != 0 {
 			return props.Broke("Memory returned", "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", BurstSize, r.Len(), c, bound)
 		}
-		after := heapAlloc()
+		after := props.LiveHeap()
 		runtime.KeepAlive(r)
 		// The burst's slots are at least 16 bytes each; a quarter of what
 		// the burst added may stay (noise, the one chunk kept).
