@@ -3,6 +3,7 @@ package mutants
 const delayingGo = "impl/workqueue/delaying.go"
 const rateLimitingGo = "impl/workqueue/ratelimiting.go"
 const waitingGo = "impl/workqueue/waiting.go"
+const indexGo = "impl/workqueue/index.go"
 
 // delayingMutants break the delaying queue (component delaying) and the
 // rate-limiting queue (component ratelimit).
@@ -53,8 +54,8 @@ var delayingMutants = []Mutant{
 		New: "func (d *Delaying[T]) ShutDown() {\n	if d.q.ShuttingDown() {\n		return // already shut down\n	}\n	d.closeWaiting()"},
 	{ID: "dq-fire-reads-unlocked", Component: "delaying", File: delayingGo,
 		Bug: "the waiting loop reads the head's ready time after releasing the lock, racing with an AddAfter that lowers it (a data race)",
-		Old: "		at, ok := d.waiting.peek()\n		if !ok {\n			d.mu.Unlock()\n			return 0, false\n		}\n		if at > now {\n			// Read under the lock: an AddAfter may lower it at once.\n			d.mu.Unlock()\n			return at, true\n		}",
-		New: "		_, ok := d.waiting.peek()\n		if !ok {\n			d.mu.Unlock()\n			return 0, false\n		}\n		d.mu.Unlock()\n		if at, _ := d.waiting.peek(); at > now {\n			return at, true\n		}\n		d.mu.Lock()"},
+		Old: "		at, ok := d.waiting.peek()\n		if !ok {\n			d.mu.Unlock()\n			return 0, false\n		}\n		if now == readClock {\n			now = d.clock.Since(d.base)\n		}\n		if at > now {\n			// Read under the lock: an AddAfter may lower it at once.\n			d.mu.Unlock()\n			return at, true\n		}",
+		New: "		_, ok := d.waiting.peek()\n		if !ok {\n			d.mu.Unlock()\n			return 0, false\n		}\n		if now == readClock {\n			now = d.clock.Since(d.base)\n		}\n		d.mu.Unlock()\n		if at, _ := d.waiting.peek(); at > now {\n			return at, true\n		}\n		d.mu.Lock()"},
 	{ID: "dq-heap-shrink-drops-last", Component: "delaying", File: waitingGo,
 		Bug: "giving the waiting set's memory back after a burst rebuilds it without its last entry, so once more than 64 items waited one of them never becomes ready",
 		Old: "	for i, e := range w.heap {\n		heap[i]",
@@ -78,7 +79,27 @@ var delayingMutants = []Mutant{
 		Old: "	w.slots[s] = waitSlot[T]{} // let the item be collected\n", New: ""},
 	{ID: "dq-shutdown-keeps-heap", Component: "delaying", File: waitingGo,
 		Bug: "shutdown empties the waiting set by reslicing it to zero length, keeping its storage (and the dropped items in the slab) for a reuse that never comes",
-		Old: "	w.heap, w.slots, w.free, w.index = nil, nil, nil, nil", New: "	w.heap, w.slots, w.free = w.heap[:0], w.slots[:0], w.free[:0] // keep the storage\n	clear(w.index)"},
+		Old: "	w.heap, w.slots, w.free, w.index = nil, nil, nil, slotIndex[T]{}", New: "	w.heap, w.slots, w.free = w.heap[:0], w.slots[:0], w.free[:0] // keep the storage\n	clear(w.index.words)\n	w.index.n = 0"},
+
+	// index.go: the open-addressing index of the waiting set.
+	{ID: "dq-index-no-backshift", Component: "delaying", File: indexGo,
+		Bug: "removing an item from the index empties its place without shifting back the words behind it, so an item further along the same probe run is no longer found: its next AddAfter makes a second waiting entry",
+		Old: "	for j := (hole + 1) & mask; x.words[j] != 0; j = (j + 1) & mask {", New: "	for j := (hole + 1) & mask; false && x.words[j] != 0; j = (j + 1) & mask {"},
+	{ID: "dq-index-shift-range", Component: "delaying", File: indexGo,
+		Bug: "a deletion does not shift back a word whose home is the hole itself (> for >=), cutting it off from its home",
+		Old: "		if (j-home)&mask >= (j-hole)&mask {", New: "		if (j-home)&mask > (j-hole)&mask {"},
+	{ID: "dq-index-shift-no-wrap", Component: "delaying", File: indexGo,
+		Bug: "a deletion measures probe distances without wrapping around the table's end, so it mis-shifts runs that wrap",
+		Old: "		if (j-home)&mask >= (j-hole)&mask {", New: "		if j-home >= j-hole {"},
+	{ID: "dq-index-grows-when-full", Component: "delaying", File: indexGo,
+		Bug: "the index grows only when every place is taken, so a lookup of an absent item in a full table probes forever (AddAfter hangs holding the lock)",
+		Old: "	if 8*(x.n+1) > 7*len(x.words) {", New: "	if x.n+1 > len(x.words) {"},
+	{ID: "dq-index-compact-stale-slots", Component: "delaying", File: waitingGo,
+		Bug: "compacting the waiting set renumbers the slots but not the index's words, which then point at other items' slots",
+		Old: "	w.index.resize(sizeFor(n), func(s int) int { return int(w.slots[s].pos) })", New: "	w.index.resize(sizeFor(n), nil)"},
+	{ID: "dq-get-fires-early", Component: "delaying", File: delayingGo,
+		Bug: "a Get moves every waiting item into the queue, whatever its ready time",
+		Old: "	d.fire(readClock)\n", New: "	d.fire(never - 1)\n"},
 
 	// waiting.go: the slab.
 	{ID: "dq-slot-reused-live", Component: "delaying", File: waitingGo,

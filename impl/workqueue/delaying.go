@@ -22,6 +22,9 @@ type DelayingConfig[T comparable] struct {
 // never fires and arms no timer.
 const never = time.Duration(math.MaxInt64)
 
+// readClock asks fire to read the clock itself.
+const readClock = time.Duration(math.MinInt64)
+
 // Delaying is a Queue that can also add an item after a delay (AddAfter).
 // It is safe for concurrent use. Make one with NewDelaying.
 //
@@ -89,7 +92,16 @@ func NewDelaying[T comparable](cfg DelayingConfig[T]) *Delaying[T] {
 func (d *Delaying[T]) Add(item T) { d.q.Add(item) }
 
 // Get blocks until an item is queued or the queue shuts down; see Queue.Get.
-func (d *Delaying[T]) Get() (item T, shutdown bool) { return d.q.Get() }
+//
+// When nothing is queued, Get first moves the waiting items whose ready time
+// has come itself, rather than block until the queue's goroutine wakes up
+// and moves them: a worker retrying with short delays gets its item back
+// without two goroutine hand-offs. The goroutine still moves items when no
+// Get is waiting, and re-arms its timer for whatever head is left.
+func (d *Delaying[T]) Get() (item T, shutdown bool) {
+	d.fire(readClock)
+	return d.q.Get()
+}
 
 // Done marks item as processed; see Queue.Done.
 func (d *Delaying[T]) Done(item T) { d.q.Done(item) }
@@ -230,7 +242,9 @@ func (d *Delaying[T]) loop() {
 }
 
 // fire moves every waiting entry with ready time <= now into the queue, in
-// heap order, and returns the ready time of the new head, if any. Each move
+// heap order, and returns the ready time of the new head, if any. now ==
+// readClock means the clock's, read only if something waits, so that a Get
+// on a queue with nothing waiting costs one lock and no clock read. Each move
 // holds the lock only for one pop and one Add, so AddAfter is never held up
 // by a large batch.
 func (d *Delaying[T]) fire(now time.Duration) (next time.Duration, ok bool) {
@@ -240,6 +254,9 @@ func (d *Delaying[T]) fire(now time.Duration) (next time.Duration, ok bool) {
 		if !ok {
 			d.mu.Unlock()
 			return 0, false
+		}
+		if now == readClock {
+			now = d.clock.Since(d.base)
 		}
 		if at > now {
 			// Read under the lock: an AddAfter may lower it at once.

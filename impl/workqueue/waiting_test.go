@@ -55,15 +55,15 @@ func TestWaitingAgainstModel(t *testing.T) {
 				}
 				delete(model, min)
 			}
-			if w.len() != len(model) || len(w.index) != len(model) {
-				t.Fatalf("seed %d step %d: len %d, index %d, model %d", seed, step, w.len(), len(w.index), len(model))
+			if w.len() != len(model) || w.index.n != len(model) {
+				t.Fatalf("seed %d step %d: len %d, index %d, model %d", seed, step, w.len(), w.index.n, len(model))
 			}
 		}
 		for len(model) > 0 {
 			delete(model, w.pop())
 		}
-		if w.len() != 0 || len(w.index) != 0 {
-			t.Fatalf("seed %d: drained to len %d, index %d", seed, w.len(), len(w.index))
+		if w.len() != 0 || w.index.n != 0 {
+			t.Fatalf("seed %d: drained to len %d, index %d", seed, w.len(), w.index.n)
 		}
 	}
 }
