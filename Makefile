@@ -11,7 +11,7 @@ REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify mutants fuzz bench lint tools
+.PHONY: gate test verify mutants fuzz bench bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -42,6 +42,10 @@ fuzz:
 ## bench: ours and upstream side by side (benchstat)
 bench: tools
 	$(KVERIFY) bench
+
+## bench-table: the benchmarks, six runs each, into the README's table
+bench-table: tools
+	$(KVERIFY) bench --count 6 --readme README.md
 
 ## lint: gofmt, vet, staticcheck
 lint:

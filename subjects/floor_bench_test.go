@@ -8,11 +8,18 @@ package subjects
 // lookahead): it is a yardstick, not an implementation.
 
 import (
+	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kverify/kverify/impl/informer"
+	pfifo "github.com/kverify/kverify/props/fifo"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 )
 
 // Floor is the name of the floor implementations in benchmark names.
@@ -31,6 +38,23 @@ func init() {
 		name string
 		new  func(b *testing.B, hs []*fanOutCounter, gated []informer.Handler) procFanOut
 	}{Floor, newFloorProc})
+	for _, kind := range []string{"delta", "real"} {
+		fifoQueues = append(fifoQueues, struct {
+			kind, impl string
+			new        func() fifoQueue
+		}{kind, Floor, newFloorFIFOQueue})
+	}
+	floorReplace := func() pfifo.Subject {
+		return pfifo.Subject{New: func(o pfifo.Options) (pfifo.FIFO, error) { return &floorFIFO{known: o.Known}, nil }}
+	}
+	fifoImpls = append(fifoImpls, struct {
+		name        string
+		delta, real func() pfifo.Subject
+	}{Floor, floorReplace, floorReplace})
+	syncImpls = append(syncImpls, struct {
+		name string
+		new  func(b *testing.B, lw *syncLW, watchList bool, h *syncCounter) syncInformer
+	}{Floor, newFloorSync})
 }
 
 // floorQueue is a mutex-guarded slice with a condition variable: no dedup,
@@ -187,4 +211,196 @@ func (p *floorProc) stop() {
 		close(ch)
 	}
 	p.wg.Wait()
+}
+
+// floorBufferProc is the stalled-burst floor, where a bounded channel
+// would block the burst: one unbounded buffer per handler, a mutex-guarded
+// slice that the handler's goroutine swaps out whole, with no lookahead, no
+// chunking and no bound on what it holds; the spare slice is dropped after
+// a burst (over 1024 notifications) so that a drained backlog's memory
+// goes.
+type floorBufferProc struct {
+	ls []*floorListener
+	wg sync.WaitGroup
+}
+
+type floorListener struct {
+	mu      sync.Mutex
+	wake    sync.Cond
+	pending []informer.Notification
+	asleep  bool
+	closed  bool
+}
+
+func newFloorBufferProc(_ *testing.B, cs []*fanOutCounter, extra []informer.Handler) procFanOut {
+	hs := append([]informer.Handler(nil), extra...)
+	for _, c := range cs {
+		hs = append(hs, informerCounter{c})
+	}
+	p := &floorBufferProc{}
+	for _, h := range hs {
+		l := &floorListener{}
+		l.wake.L = &l.mu
+		p.ls = append(p.ls, l)
+		p.wg.Go(func() { l.run(h) })
+	}
+	return p
+}
+
+func (l *floorListener) run(h informer.Handler) {
+	var batch []informer.Notification
+	for {
+		l.mu.Lock()
+		for len(l.pending) == 0 && !l.closed {
+			l.asleep = true
+			l.wake.Wait()
+			l.asleep = false
+		}
+		if len(l.pending) == 0 {
+			l.mu.Unlock()
+			return
+		}
+		batch, l.pending = l.pending, batch[:0]
+		l.mu.Unlock()
+		for _, n := range batch {
+			h.OnUpdate(n.Old, n.New)
+		}
+		clear(batch)
+		if cap(batch) > 1024 {
+			batch = nil
+		}
+	}
+}
+
+func (p *floorBufferProc) distribute(old, new any) {
+	n := informer.Notification{Kind: informer.Update, Old: old, New: new}
+	for _, l := range p.ls {
+		l.mu.Lock()
+		l.pending = append(l.pending, n)
+		asleep := l.asleep
+		l.mu.Unlock()
+		if asleep {
+			l.wake.Signal()
+		}
+	}
+}
+
+func (p *floorBufferProc) stop() {
+	for _, l := range p.ls {
+		l.mu.Lock()
+		l.closed = true
+		l.mu.Unlock()
+		l.wake.Signal()
+	}
+	p.wg.Wait()
+}
+
+// newFloorFIFOQueue is the FIFO Add+Pop floor, the same for DeltaFIFO and
+// RealFIFO: the objects in a mutex-guarded slice, with no key, no dedup and
+// no deltas; Pop hands the head to the process func.
+func newFloorFIFOQueue() fifoQueue {
+	var (
+		mu   sync.Mutex
+		objs []any
+		head int
+	)
+	return fifoQueue{
+		add: func(o any) error {
+			mu.Lock()
+			objs = append(objs, o)
+			mu.Unlock()
+			return nil
+		},
+		pop: func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			o := objs[head]
+			objs[head] = nil
+			head++
+			return noop(o, false)
+		},
+		close: func() {},
+	}
+}
+
+// floorFIFO is the Replace floor: one pass keys the listed objects into a
+// set and appends a Replaced delta for each, a second appends a tombstone
+// for every known key not listed. No per-key queue, no dedup, no sync
+// bookkeeping. Only Replace and Close are implemented: the benchmark calls
+// nothing else.
+type floorFIFO struct {
+	pfifo.FIFO // nil: any other method panics
+	known      pfifo.Known
+	deltas     []cache.Delta
+}
+
+func (f *floorFIFO) Replace(list []any, _ string) error {
+	listed := make(map[string]struct{}, len(list))
+	f.deltas = make([]cache.Delta, 0, len(list))
+	for _, o := range list {
+		key, err := cache.MetaNamespaceKeyFunc(o)
+		if err != nil {
+			return err
+		}
+		listed[key] = struct{}{}
+		f.deltas = append(f.deltas, cache.Delta{Type: cache.Replaced, Object: o})
+	}
+	for _, key := range f.known.ListKeys() {
+		if _, ok := listed[key]; ok {
+			continue
+		}
+		o, _, _ := f.known.GetByKey(key)
+		f.deltas = append(f.deltas, cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: key, Obj: o}})
+	}
+	return nil
+}
+
+func (f *floorFIFO) Close() {}
+
+// newFloorSync is the informer sync floor: one goroutine lists (or reads
+// the watch-list stream up to its end bookmark), keys every object into a
+// map and calls the handler inline. No FIFO, no processor, no watch after
+// the sync.
+func newFloorSync(_ *testing.B, lw *syncLW, watchList bool, h *syncCounter) syncInformer {
+	var synced atomic.Bool
+	errs := &atomic.Int64{}
+	run := func(ctx context.Context) {
+		store := map[string]any{}
+		add := func(o *metav1.PartialObjectMetadata) {
+			store[o.Namespace+"/"+o.Name] = o
+			h.OnAdd(o, true)
+		}
+		if watchList {
+			w, err := lw.WatchWithContext(ctx, metav1.ListOptions{SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true})
+			if err != nil {
+				errs.Add(1)
+				return
+			}
+			for e := range w.ResultChan() {
+				if e.Type == watch.Bookmark {
+					break
+				}
+				add(e.Object.(*metav1.PartialObjectMetadata))
+			}
+			w.Stop()
+		} else {
+			for cont := ""; ; {
+				obj, err := lw.ListWithContext(ctx, metav1.ListOptions{Limit: syncPageSize, Continue: cont})
+				if err != nil {
+					errs.Add(1)
+					return
+				}
+				list := obj.(*metav1.PartialObjectMetadataList)
+				for i := range list.Items {
+					add(&list.Items[i])
+				}
+				if cont = list.Continue; cont == "" {
+					break
+				}
+			}
+		}
+		synced.Store(true)
+		<-ctx.Done()
+	}
+	return syncInformer{run: run, hasSynced: synced.Load, watchErrs: errs}
 }

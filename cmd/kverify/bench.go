@@ -45,9 +45,11 @@ func bench(args []string) int {
 	pattern := fs.String("bench", ".", "regexp selecting the benchmarks (go test -bench)")
 	out := fs.String("out", "", "file for go test's raw output (default: bench.out in a new temporary directory)")
 	jsonOut := fs.String("json", "", "also write the means and the ours/upstream and ours/floor ratios of every benchmark to this file, as JSON")
+	readme := fs.String("readme", "", "also rewrite the Markdown table between the "+benchBegin+" and "+benchEnd+" lines of this file (the README's benchmark table)")
+	from := fs.String("from", "", "read go test's raw output from this file (a saved --out) instead of running the benchmarks")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintln(w, "usage: kverify bench [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE]")
+		fmt.Fprintln(w, "usage: kverify bench [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE] [--readme FILE] [--from FILE]")
 		fmt.Fprintln(w, "\nRuns the benchmarks of ./subjects (impl=ours and impl=upstream side by side in one run)")
 		fmt.Fprintln(w, "and compares them with benchstat -col /impl.\n\nflags:")
 		fs.PrintDefaults()
@@ -86,7 +88,9 @@ func bench(args []string) int {
 		return 1
 	}
 	outPath := *out
-	if outPath == "" {
+	if *from != "" {
+		outPath = *from
+	} else if outPath == "" {
 		dir, err := os.MkdirTemp("", "kverify-bench-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "kverify bench:", err)
@@ -99,18 +103,26 @@ func bench(args []string) int {
 		return 1
 	}
 
-	goArgs := []string{"test", "-run", "^$", "-bench", *pattern, "-benchmem",
-		"-count", strconv.Itoa(*count), "-benchtime", *benchtime, "-timeout", "1h", suitePkg}
-	fmt.Fprintf(os.Stderr, "kverify bench: go %s (in %s)\n", benchQuote(goArgs), root)
-	raw, err := benchRunGoTest(root, goArgs)
-	if werr := os.WriteFile(outPath, raw, 0o644); werr != nil {
-		fmt.Fprintln(os.Stderr, "kverify bench:", werr)
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "kverify bench: raw output saved to %s\n", outPath)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "kverify bench: go test failed: %v\n%s", err, benchTail(string(raw), 40))
-		return 1
+	var raw []byte
+	if *from != "" {
+		if raw, err = os.ReadFile(*from); err != nil {
+			fmt.Fprintln(os.Stderr, "kverify bench:", err)
+			return 1
+		}
+	} else {
+		goArgs := []string{"test", "-run", "^$", "-bench", *pattern, "-benchmem",
+			"-count", strconv.Itoa(*count), "-benchtime", *benchtime, "-timeout", "1h", suitePkg}
+		fmt.Fprintf(os.Stderr, "kverify bench: go %s (in %s)\n", benchQuote(goArgs), root)
+		raw, err = benchRunGoTest(root, goArgs)
+		if werr := os.WriteFile(outPath, raw, 0o644); werr != nil {
+			fmt.Fprintln(os.Stderr, "kverify bench:", werr)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "kverify bench: raw output saved to %s\n", outPath)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kverify bench: go test failed: %v\n%s", err, benchTail(string(raw), 40))
+			return 1
+		}
 	}
 	results := benchParse(raw)
 	if len(results.order) == 0 {
@@ -135,6 +147,17 @@ func bench(args []string) int {
 			return 1
 		}
 		fmt.Fprintf(os.Stderr, "kverify bench: ratios written to %s\n", *jsonOut)
+	}
+	if *readme != "" {
+		n, bt := *count, *benchtime
+		if *from != "" {
+			n, bt = results.runs(), ""
+		}
+		if err := benchWriteReadme(*readme, results, benchMachine(raw, n, bt)); err != nil {
+			fmt.Fprintln(os.Stderr, "kverify bench:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "kverify bench: table written to %s\n", *readme)
 	}
 	return 0
 }
@@ -285,6 +308,17 @@ func benchRunGoTest(root string, args []string) ([]byte, error) {
 type benchResults struct {
 	order []string // benchmark names, in order of first appearance
 	vals  map[string]map[string]map[string][]float64
+}
+
+// runs returns the most runs of any implementation of any benchmark.
+func (r *benchResults) runs() int {
+	n := 0
+	for _, byImpl := range r.vals {
+		for _, units := range byImpl {
+			n = max(n, len(units["ns/op"]))
+		}
+	}
+	return n
 }
 
 // benchProcs matches the -GOMAXPROCS suffix of a benchmark name.

@@ -249,8 +249,9 @@ func (x *dmachine) addAfter(s DStep) error {
 // burst adds s.N fresh keys with AddAfter (see DBurst); in Ties mode they
 // all wait for the same ready time. Outside Ties mode it first lowers the
 // ready time of every key still waiting from earlier bursts, alternately by
-// 1ns and to half the time left (where that ready time is free): each must be found among the waiting items, some of
-// whose neighbours have fired and left, and re-ranked in place; an
+// 1ns and to half the time left (where that ready time is free): each must
+// be found among the waiting items, some of whose neighbours have fired and
+// left, and re-ranked in place; an
 // implementation whose index loses a key after a removal waits for it
 // twice (it comes back after being processed), and one whose heap
 // positions go stale after it gives memory back sifts the wrong entry.
@@ -273,9 +274,7 @@ func (x *dmachine) burst(s DStep) {
 			}
 			taken[at] = true
 			x.contested[e.Key] = true
-			x.wantRetries++
-			x.m.ApplyAddAfter(e.Key, d, now)
-			x.q.AddAfter(e.Key, d)
+			x.burstAddAfter(e.Key, d, now)
 		}
 	}
 	for i := range s.N {
@@ -291,12 +290,18 @@ func (x *dmachine) burst(s DStep) {
 				taken[now.Add(d).Round(0)] = true
 			}
 		}
-		if !x.m.IsShuttingDown() {
-			x.wantRetries++
-		}
-		x.m.ApplyAddAfter(key, d, now)
-		x.q.AddAfter(key, d)
+		x.burstAddAfter(key, d, now)
 	}
+}
+
+// burstAddAfter is one AddAfter of a burst, in the model and on the
+// subject, counted as a retry; later steps check its effects.
+func (x *dmachine) burstAddAfter(key string, d time.Duration, now time.Time) {
+	if !x.m.IsShuttingDown() {
+		x.wantRetries++
+	}
+	x.m.ApplyAddAfter(key, d, now)
+	x.q.AddAfter(key, d)
 }
 
 // drainReady has one worker Get and Done up to s.N ready items, each

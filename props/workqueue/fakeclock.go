@@ -42,6 +42,11 @@ func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
 			}
 			synctest.Wait()
 			step(5 * time.Second)
+			// Len first: a queue that moves one item per wake-up (or per
+			// Get) would still hand out all three to takeAll's Gets.
+			if n := q.Len(); n != 3 {
+				return props.Broke(GOnTime, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: Len() = %d, want 3 (every due item moves when the late timer fires)", n)
+			}
 			if got, want := takeAll(q), []string{"a", "b", "c"}; !slices.Equal(got, want) {
 				return props.Broke(GReadyOrder, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: took %v, want %v", got, want)
 			}
