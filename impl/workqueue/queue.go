@@ -78,26 +78,37 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 
 // Add marks item as needing processing. It is ignored once the queue is
 // shutting down.
+//
+// A Get waiting for an item is woken after the lock is released, so that it
+// does not wake only to wait for the lock Add still holds: with many
+// producers and workers on one queue that halves the lock hand-offs.
 func (q *Queue[T]) Add(item T) {
+	if q.add(item) {
+		q.itemReady.Signal()
+	}
+}
+
+// add is Add under the lock; it reports whether item was queued.
+func (q *Queue[T]) add(item T) (queued bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
-		return
+		return false
 	}
 	s := q.state[item]
 	if s&dirty != 0 {
 		if s&processing == 0 {
 			q.order.Touch(item)
 		}
-		return
+		return false
 	}
 	q.metrics.add(item)
 	q.state[item] = s | dirty
 	if s&processing != 0 {
-		return // Done will queue it
+		return false // Done will queue it
 	}
 	q.order.Push(item)
-	q.itemReady.Signal()
+	return true
 }
 
 // Len returns the number of queued items, not counting items being
@@ -129,25 +140,34 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 
 // Done marks item as processed. If it was added again while processing, it
 // is queued again. Done of an item that is not being processed is a no-op.
+// Like Add, it wakes a waiting Get after releasing the lock.
 func (q *Queue[T]) Done(item T) {
+	if q.done(item) {
+		q.itemReady.Signal()
+	}
+}
+
+// done is Done under the lock; it reports whether item was queued again.
+func (q *Queue[T]) done(item T) (queued bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	s, ok := q.state[item]
 	if !ok || s&processing == 0 {
-		return
+		return false
 	}
 	q.metrics.done(item)
 	q.nProcessing--
 	if s&dirty != 0 {
 		q.state[item] = dirty
 		q.order.Push(item)
-		q.itemReady.Signal()
+		queued = true
 	} else {
 		delete(q.state, item)
 	}
 	if q.draining && q.nProcessing == 0 && q.order.Len() == 0 {
 		q.drained.Broadcast()
 	}
+	return queued
 }
 
 // ShutDown makes the queue ignore new items and wakes every blocked Get.
