@@ -16,6 +16,7 @@ import (
 
 	"github.com/kverify/kverify/impl/informer"
 	pfifo "github.com/kverify/kverify/props/fifo"
+	pinf "github.com/kverify/kverify/props/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -51,6 +52,14 @@ func init() {
 		name        string
 		delta, real func() pfifo.Subject
 	}{Floor, floorReplace, floorReplace})
+	ringImpls = append(ringImpls, struct {
+		name string
+		new  func() benchRingBuf
+	}{Floor, func() benchRingBuf { return &floorRing{} }})
+	informerImpls = append(informerImpls, struct {
+		name string
+		new  func() pinf.FanOut
+	}{Floor, func() pinf.FanOut { return newFloorInformer() }})
 	syncImpls = append(syncImpls, struct {
 		name string
 		new  func(b *testing.B, lw *syncLW, watchList bool, h *syncCounter) syncInformer
@@ -403,4 +412,105 @@ func newFloorSync(_ *testing.B, lw *syncLW, watchList bool, h *syncCounter) sync
 		<-ctx.Done()
 	}
 	return syncInformer{run: run, hasSynced: synced.Load, watchErrs: errs}
+}
+
+// floorRing is the ring floor: a slice used as a queue, appended to and
+// read from a head index; once half of it has been read it slides the rest
+// down (amortised O(1)). It never shrinks.
+type floorRing struct {
+	items []string
+	head  int
+}
+
+func (r *floorRing) WriteOne(v string) { r.items = append(r.items, v) }
+
+func (r *floorRing) ReadOne() (string, bool) {
+	if r.head == len(r.items) {
+		return "", false
+	}
+	v := r.items[r.head]
+	r.head++
+	if r.head >= len(r.items)/2 {
+		n := copy(r.items, r.items[r.head:])
+		r.items, r.head = r.items[:n], 0
+	}
+	return v, true
+}
+
+func (r *floorRing) Cap() int { return cap(r.items) }
+
+// floorInformer is the informer-level fan-out floor: Emit writes the key
+// to a map under a mutex and sends the notification down one buffered
+// channel per handler (1<<16 deep, no lookahead, no unbounded buffer). No
+// FIFO, no deltas, no sync tracking: registrations are synced at once.
+type floorInformer struct {
+	mu    sync.Mutex
+	store map[string]int // key -> version
+	chans []chan floorEvent
+	wg    sync.WaitGroup
+}
+
+type floorEvent struct {
+	kind pinf.Kind
+	key  string
+}
+
+type floorReg struct{ done chan struct{} }
+
+func (r floorReg) HasSynced() bool       { return true }
+func (r floorReg) Done() <-chan struct{} { return r.done }
+
+func newFloorInformer() *floorInformer { return &floorInformer{store: map[string]int{}} }
+
+func (f *floorInformer) AddHandler(h pinf.Handler) (pinf.Registration, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan floorEvent, 1<<16)
+	f.chans = append(f.chans, ch)
+	for key := range f.store {
+		ch <- floorEvent{pinf.Add, key}
+	}
+	reg := floorReg{done: make(chan struct{})}
+	f.wg.Go(func() {
+		defer close(reg.done)
+		for e := range ch {
+			switch e.kind {
+			case pinf.Add:
+				h.OnAdd(e.key, false)
+			case pinf.Update:
+				h.OnUpdate(e.key, e.key)
+			case pinf.Delete:
+				h.OnDelete(e.key)
+			}
+		}
+	})
+	return reg, nil
+}
+
+// RemoveHandler is not offered: the benchmark never removes a handler.
+func (f *floorInformer) RemoveHandler(pinf.Registration) error { return nil }
+
+func (f *floorInformer) Emit(kind pinf.Kind, key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if kind == pinf.Delete {
+		delete(f.store, key)
+	} else {
+		f.store[key]++
+	}
+	for _, ch := range f.chans {
+		ch <- floorEvent{kind, key}
+	}
+}
+
+func (f *floorInformer) Start() {}
+
+func (f *floorInformer) Stop() {
+	f.mu.Lock()
+	for _, ch := range f.chans {
+		close(ch)
+	}
+	f.chans = nil
+	f.mu.Unlock()
+	f.wg.Wait()
 }
