@@ -191,10 +191,7 @@ type floorProc struct {
 }
 
 func newFloorProc(_ *testing.B, cs []*fanOutCounter, extra []informer.Handler) procFanOut {
-	hs := append([]informer.Handler(nil), extra...)
-	for _, c := range cs {
-		hs = append(hs, informerCounter{c})
-	}
+	hs := floorHandlers(cs, extra)
 	p := &floorProc{}
 	for _, h := range hs {
 		ch := make(chan informer.Notification, 1<<16)
@@ -242,10 +239,7 @@ type floorListener struct {
 }
 
 func newFloorBufferProc(_ *testing.B, cs []*fanOutCounter, extra []informer.Handler) procFanOut {
-	hs := append([]informer.Handler(nil), extra...)
-	for _, c := range cs {
-		hs = append(hs, informerCounter{c})
-	}
+	hs := floorHandlers(cs, extra)
 	p := &floorBufferProc{}
 	for _, h := range hs {
 		l := &floorListener{}
@@ -513,4 +507,14 @@ func (f *floorInformer) Stop() {
 	f.chans = nil
 	f.mu.Unlock()
 	f.wg.Wait()
+}
+
+// floorHandlers is the handlers a floor processor serves: extra, then the
+// counters as impl/informer handlers.
+func floorHandlers(cs []*fanOutCounter, extra []informer.Handler) []informer.Handler {
+	hs := append([]informer.Handler(nil), extra...)
+	for _, c := range cs {
+		hs = append(hs, informerCounter{c})
+	}
+	return hs
 }
