@@ -95,7 +95,7 @@ func scaleRun(s Subject, cfg props.Config, seed uint64, n int) error {
 			step = 2 * span // past every ready time
 		}
 		now += step
-		time.Sleep(t0.Add(now).Sub(time.Now()))
+		time.Sleep(time.Until(t0.Add(now)))
 		synctest.Wait()
 		if err := scaleTake(q, ready, now, where(round)); err != nil {
 			return err
