@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -247,22 +248,44 @@ func Save(t *testing.T, cfg Config, component string, c string, err error) error
 const Watchdog = 5 * time.Second
 
 // ReturnsWithin reports whether f returns within d. If it does not, the
-// goroutine running f is abandoned (and reported by goleak at exit).
+// goroutine running f is abandoned (and reported by goleak at exit). If f
+// panics, the panic is raised again on the caller's goroutine, with the
+// stack where it happened, so that the check running there reports it (a
+// panic on a goroutine of its own would end the whole test binary: a
+// subject whose second ShutDown closes a closed channel did so).
 func ReturnsWithin(d time.Duration, f func()) bool {
 	done := make(chan struct{})
+	var p *goPanic
 	go func() {
 		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				p = &goPanic{v, debug.Stack()}
+			}
+		}()
 		f()
 	}()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-done:
+		if p != nil {
+			panic(*p)
+		}
 		return true
 	case <-t.C:
 		return false
 	}
 }
+
+// goPanic is a panic of a call made on a helper goroutine, raised again on
+// the check's goroutine.
+type goPanic struct {
+	value any
+	stack []byte
+}
+
+func (p goPanic) Error() string { return fmt.Sprintf("%v\n%s", p.value, p.stack) }
 
 // Protect calls f and returns its panic, if it panicked, as an error.
 func Protect(f func()) (err error) {

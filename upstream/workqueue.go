@@ -47,6 +47,11 @@ var QueueDivergences = []props.Divergence{
 	},
 }
 
+// MetricsProvider returns a client-go metrics provider that hands out m's
+// metrics: other implementations built on client-go's metric interfaces
+// (controller-runtime's priority queue) record into the suite with it.
+func MetricsProvider(m *pwq.Metrics) workqueue.MetricsProvider { return recProvider{m} }
+
 // recProvider hands out a props Metrics recorder's metrics as client-go's
 // metric types. It is not client-go's internal noop provider, so a named
 // queue starts its metrics goroutine (queue.go:175-179).
