@@ -51,6 +51,11 @@ func (i Input) String() string { return wq.Op{Kind: i.Op, Key: i.Key}.String() }
 func describe(in Input, out Output) string {
 	switch in.Op {
 	case wq.Get:
+		if out.Shutdown && out.Key != "" {
+			// An item and shutdown at once: no queue may do it (the
+			// caller drops the item without Done), but one did.
+			return fmt.Sprintf("Get() -> %q, shutdown", out.Key)
+		}
 		if out.Shutdown {
 			return "Get() -> shutdown"
 		}
@@ -110,9 +115,12 @@ func hash(st any) uint64 {
 // model: the state is a spec Model, two states are equal when their Key()s
 // are, and a call is legal when the spec enables it and returns the same
 // result. It is not partitioned.
-func QueueModel() porcupine.Model {
+func QueueModel() porcupine.Model { return QueueModelFor(wq.ClientGo) }
+
+// QueueModelFor is QueueModel under the semantics profile p declares.
+func QueueModelFor(p wq.Profile) porcupine.Model {
 	return porcupine.Model{
-		Init:              func() any { return newState(wq.Model{}) },
+		Init:              func() any { return newState(wq.New(p)) },
 		Step:              step,
 		Equal:             equal,
 		Hash:              hash,
@@ -139,8 +147,11 @@ func QueueModel() porcupine.Model {
 // projection of a linearization of the whole history onto one key is a
 // linearization of that partition, so an Illegal partition is a real
 // violation; an Ok result says nothing about order across keys.
-func PerKeyModel() porcupine.Model {
-	m := QueueModel()
+func PerKeyModel() porcupine.Model { return PerKeyModelFor(wq.ClientGo) }
+
+// PerKeyModelFor is PerKeyModel under the semantics profile p declares.
+func PerKeyModelFor(p wq.Profile) porcupine.Model {
+	m := QueueModelFor(p)
 	m.Partition = partitionByKey
 	m.DescribeState = describePerKey
 	return m

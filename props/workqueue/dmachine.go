@@ -573,7 +573,9 @@ var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // marks the held items done, so that a drain the subject did not release
 // on ShutDown (a violation already reported) does not deadlock the bubble.
 func (x *dmachine) Close() {
-	shutDown(x.q)
+	if !x.m.IsShuttingDown() || x.drain != nil { // see machine.Close
+		shutDown(x.q)
+	}
 	for i := range x.workers {
 		if w := &x.workers[i]; w.holding {
 			x.q.Done(w.held)

@@ -79,7 +79,7 @@ func (x *machine) freshKey() string {
 // newMachine makes a fresh queue from s (with metrics on for
 // Mode.Metrics) and a machine to drive it. Call it inside the bubble.
 func newMachine(s Subject, mode Mode, rec *props.Recorder) *machine {
-	x := &machine{mode: mode, rec: rec}
+	x := &machine{mode: mode, rec: rec, m: wq.New(s.Profile)}
 	deps := Deps{Clock: clock.RealClock{}}
 	if mode.Metrics {
 		x.metrics = new(Metrics)
@@ -118,14 +118,19 @@ func (x *machine) Enabled(s Step) bool {
 			return x.mode.Misuse && !x.m.Processing(s.Key)
 		}
 		return x.workers[s.Worker].holding
+	case wq.ShutDown:
+		// A second ShutDown is the lifecycle check's (queue/lifecycle):
+		// here only one that releases a drain in flight, so that a subject
+		// whose second ShutDown panics is still judged on the rest.
+		return !x.m.IsShuttingDown() || x.drain != nil
 	case wq.ShutDownWithDrain:
-		if x.drain != nil {
+		if x.drain != nil || x.m.IsShuttingDown() && x.m.Profile().DrainIsShutDown {
 			return false
 		}
 		if x.mode.FullDrain {
 			return true
 		}
-		if x.m.Len() > 0 {
+		if x.m.Ready() > 0 {
 			return false
 		}
 		for _, k := range x.m.ProcessingKeys() {
@@ -237,7 +242,7 @@ func (x *machine) bulk(s Step) error {
 		}
 		return nil
 	case Drain:
-		for i := 0; i < s.N && x.m.Len() > 0; i++ {
+		for i := 0; i < s.N && x.m.Ready() > 0; i++ {
 			if err := x.getDone(s, i); err != nil {
 				return err
 			}
@@ -246,7 +251,7 @@ func (x *machine) bulk(s Step) error {
 	case Steady:
 		for i := range s.N {
 			x.add(x.freshKey())
-			if x.m.Len() == 0 {
+			if x.m.Ready() == 0 {
 				continue // shutting down: the add was ignored
 			}
 			if err := x.getDone(s, i); err != nil {
@@ -271,7 +276,7 @@ func (x *machine) getDone(s Step, i int) error {
 		got := fmtResult(getResult{k, shut})
 		x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, got)
 		if shut {
-			return props.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Len())
+			return props.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Ready())
 		}
 		if x.m.Processing(k) {
 			return props.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
@@ -300,7 +305,7 @@ func short(head []string, n int) string {
 func (x *machine) settle() error {
 	synctest.Wait()
 	g := pollGets(&x.workers, x.rec)
-	queued := x.m.Len()
+	queued := x.m.Ready()
 	qs := func() string { return short(x.m.Head(9), queued) }
 	shut := x.m.IsShuttingDown()
 	wantItems, wantReturned := g.want(queued, shut)
@@ -492,8 +497,15 @@ func drainReturned(drain chan struct{}, allowed bool, rec *props.Recorder, queue
 }
 
 // Close shuts the subject down and releases every blocked call.
+//
+// It shuts the queue down only if the run left it running or a drain in
+// flight: a second ShutDown is the lifecycle check's business, and a
+// subject that panics on one (controller-runtime's priority queue does)
+// must not fail every other check in its cleanup.
 func (x *machine) Close() {
-	shutDown(x.q)
+	if !x.m.IsShuttingDown() || x.drain != nil {
+		shutDown(x.q)
+	}
 	synctest.Wait()
 }
 

@@ -55,7 +55,7 @@ func linearFIFO(s Subject) func(*testing.T, props.Config) error {
 		start := time.Now()
 		ops := 0
 		for i := uint64(0); ; i++ {
-			n, err := linearScenario(t, s, cfg, CheckLinearFIFO, linearizability.QueueModel(), seed+i, linearFIFOOps)
+			n, err := linearScenario(t, s, cfg, CheckLinearFIFO, linearizability.QueueModelFor(s.Profile), seed+i, linearFIFOOps)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ func linearPerKey(s Subject) func(*testing.T, props.Config) error {
 		seed := linearSeed()
 		start := time.Now()
 		for i := uint64(0); ; i++ {
-			n, err := linearScenario(t, s, cfg, CheckLinearPerKey, linearizability.PerKeyModel(), seed+i, linearPerKeyOps)
+			n, err := linearScenario(t, s, cfg, CheckLinearPerKey, linearizability.PerKeyModelFor(s.Profile), seed+i, linearPerKeyOps)
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/kverify/kverify/linearizability"
 	"github.com/kverify/kverify/props"
+	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
 )
 
@@ -95,6 +96,9 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 						return err
 					}
 				}
+				if s.Profile.DrainIsShutDown {
+					return nil // a drain that waits for nothing has no race
+				}
 				return drainRace(s, r, round, cfg)
 			})
 		})
@@ -122,7 +126,15 @@ func raceRounds(s Subject, r *props.Racer, p racePair, first int, cfg props.Conf
 // linearizable against the whole-queue model.
 func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Config) error {
 	q := s.New(Deps{Clock: clock.RealClock{}})
-	defer q.ShutDown()
+	// One ShutDown per queue: a pair that shuts down has done it. A second
+	// is the lifecycle check's; a subject that panics on it is judged here
+	// on the rest.
+	shut := p.shuts
+	defer func() {
+		if !shut {
+			q.ShutDown()
+		}
+	}()
 	rec := &linearizability.Recorder{}
 	c0, ca, cb := rec.Client(q, 0), rec.Client(q, 1), rec.Client(q, 2)
 	var held []string
@@ -162,7 +174,10 @@ func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Confi
 		if blocked {
 			// b blocks although a has returned: the setups make every b
 			// return then. Release it before reporting.
-			c0.ShutDown()
+			if !shut {
+				c0.ShutDown()
+				shut = true
+			}
 			r.Settle()
 			return raceViolation(p, round, rec.History(), "Liveness", "%s is still blocked after %s returned",
 				linearizability.Describe(lastCall(rec, 2)), linearizability.Describe(lastCall(rec, 1)))
@@ -171,7 +186,10 @@ func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Confi
 		apply(eb)
 		drain()
 	}
-	c0.ShutDown()
+	if !shut {
+		c0.ShutDown()
+		shut = true
+	}
 	for {
 		e := get(c0)
 		if e.got == "" {
@@ -180,10 +198,10 @@ func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Confi
 		c0.Done(e.got)
 	}
 	h := rec.History()
-	if res, _ := linearizability.Check(linearizability.QueueModel(), h, 10*time.Second); res != porcupine.Ok {
+	if res, _ := linearizability.Check(linearizability.QueueModelFor(s.Profile), h, 10*time.Second); res != porcupine.Ok {
 		// Each round starts and ends with an empty queue and nothing
 		// held: report the first round that fails on its own.
-		first, sub := firstFailingRound(h, starts)
+		first, sub := firstFailingRound(s.Profile, h, starts)
 		return raceViolation(p, from+first, sub, "Atomic calls", "the history has no linearization: some call did not take effect atomically (result %s)", res)
 	}
 	return nil
@@ -203,7 +221,7 @@ func lastCall(rec *linearizability.Recorder, client int) porcupine.Operation {
 // firstFailingRound splits a batch's history at the rounds' start times and
 // returns the first round whose part is not linearizable on its own (the
 // last part also holds the final shutdown and drain), with its part.
-func firstFailingRound(h []porcupine.Operation, starts []int64) (int, []porcupine.Operation) {
+func firstFailingRound(p wq.Profile, h []porcupine.Operation, starts []int64) (int, []porcupine.Operation) {
 	for i := range starts {
 		var part []porcupine.Operation
 		for _, o := range h {
@@ -211,7 +229,7 @@ func firstFailingRound(h []porcupine.Operation, starts []int64) (int, []porcupin
 				part = append(part, o)
 			}
 		}
-		if res, _ := linearizability.Check(linearizability.QueueModel(), part, 10*time.Second); res != porcupine.Ok {
+		if res, _ := linearizability.Check(linearizability.QueueModelFor(p), part, 10*time.Second); res != porcupine.Ok {
 			return i, part
 		}
 	}

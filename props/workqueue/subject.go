@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/ratelimit"
+	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
 )
 
@@ -81,4 +82,8 @@ type Subject struct {
 	NewWithOrder func(Deps, Order) Queue
 	// Limiters are the rate limiters that come with the queue.
 	Limiters ratelimit.Subject
+	// Profile is the semantics the implementation declares where work
+	// queues differ on purpose (spec/workqueue.Profile); the zero value is
+	// client-go's. The models the checks hold the subject to follow it.
+	Profile wq.Profile
 }

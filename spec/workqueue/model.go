@@ -77,13 +77,35 @@ type Out struct {
 // Model is the state of a work queue. The zero value is an empty, running
 // queue. Treat it as immutable; use the transition methods.
 type Model struct {
-	queue        []string        // FIFO; every element is dirty and not processing
+	profile      Profile
+	queue        []string        // FIFO; every element is dirty (and, unless profile.ReAddQueues, not processing)
 	dirty        map[string]bool // needs processing
 	processing   map[string]bool // handed out by Get, not yet Done
 	shuttingDown bool
 	// released is set by ShutDown and cleared by the start of a
 	// ShutDownWithDrain: ShutDown makes a waiting drain return at once.
 	released bool
+}
+
+// New returns an empty, running queue that behaves as profile says. The
+// zero Model is New(ClientGo).
+func New(profile Profile) Model { return Model{profile: profile} }
+
+// Profile returns the model's profile.
+func (m Model) Profile() Profile { return m.profile }
+
+// available returns the index of the first queued key Get may hand out (not
+// being processed), or -1.
+func (m Model) available() int {
+	for i, k := range m.queue {
+		if !m.processing[k] {
+			return i
+		}
+		if !m.profile.ReAddQueues {
+			break // without ReAddQueues no queued key is processing
+		}
+	}
+	return -1
 }
 
 // Queue returns the FIFO contents, oldest first.
@@ -109,9 +131,9 @@ func (m Model) IsShuttingDown() bool { return m.shuttingDown }
 func (m Model) Enabled(op Op) bool {
 	switch op.Kind {
 	case Get:
-		return len(m.queue) > 0 || m.shuttingDown
+		return m.available() >= 0 || m.shuttingDown
 	case ShutDownWithDrain:
-		return m.released || (len(m.queue) == 0 && len(m.processing) == 0)
+		return m.profile.DrainIsShutDown || m.released || (len(m.queue) == 0 && len(m.processing) == 0)
 	}
 	return true
 }
@@ -136,7 +158,7 @@ func (m Model) mutates(op Op) bool {
 	case Add:
 		return !m.shuttingDown && !m.dirty[op.Key]
 	case Get:
-		return len(m.queue) > 0
+		return m.available() >= 0 && !(m.shuttingDown && m.profile.GetStopsAtShutDown)
 	case Done:
 		return m.processing[op.Key]
 	case Len, ShuttingDown:
@@ -157,18 +179,23 @@ func (m *Model) Apply(op Op) Out {
 		}
 		m.init()
 		m.dirty[op.Key] = true
-		if !m.processing[op.Key] {
+		if !m.processing[op.Key] || m.profile.ReAddQueues {
 			m.queue = append(m.queue, op.Key)
 		}
 		return Out{}
 	case Get:
-		if len(m.queue) == 0 {
+		i := m.available()
+		if i < 0 || m.shuttingDown && m.profile.GetStopsAtShutDown {
 			return Out{Shutdown: true}
 		}
 		m.init()
-		key := m.queue[0]
-		m.queue[0] = ""
-		m.queue = m.queue[1:]
+		key := m.queue[i]
+		if i == 0 {
+			m.queue[0] = ""
+			m.queue = m.queue[1:]
+		} else {
+			m.queue = slices.Delete(m.queue, i, i+1)
+		}
 		delete(m.dirty, key)
 		m.processing[key] = true
 		return Out{Key: key}
@@ -180,12 +207,12 @@ func (m *Model) Apply(op Op) Out {
 			return Out{}
 		}
 		delete(m.processing, op.Key)
-		if m.dirty[op.Key] {
+		if m.dirty[op.Key] && !m.profile.ReAddQueues {
 			m.queue = append(m.queue, op.Key)
 		}
 		return Out{}
 	case Len:
-		return Out{N: len(m.queue)}
+		return Out{N: m.Len()}
 	case ShutDown:
 		m.shuttingDown, m.released = true, true
 		return Out{}
@@ -226,15 +253,64 @@ func (m *Model) init() {
 	}
 }
 
-// Len is the number of queued items (what Len returns), without copying
-// the queue as Queue does.
-func (m Model) Len() int { return len(m.queue) }
+// Len is what Len returns: the number of queued items that Get may hand
+// out, plus, under LenCountsReAdded, the items added again while being
+// processed. It does not copy the queue as Queue does.
+func (m Model) Len() int {
+	n := len(m.queue)
+	for _, k := range m.queue {
+		if m.processing[k] {
+			n-- // only under ReAddQueues; counted below if the profile says so
+		}
+	}
+	if m.profile.LenCountsReAdded {
+		for k := range m.processing {
+			if m.dirty[k] {
+				n++
+			}
+		}
+	}
+	return n
+}
 
-// Head returns the first n queued keys (all of them if fewer), oldest first.
-func (m Model) Head(n int) []string { return slices.Clone(m.queue[:min(n, len(m.queue))]) }
+// Head returns the first n keys a Get would hand out (all of them if
+// fewer), oldest first: the queued keys not being processed.
+func (m Model) Head(n int) []string {
+	if !m.profile.ReAddQueues {
+		return slices.Clone(m.queue[:min(n, len(m.queue))])
+	}
+	var out []string
+	for _, k := range m.queue {
+		if len(out) == n {
+			break
+		}
+		if !m.processing[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
-// Queued reports whether key waits in the FIFO (dirty and not being
-// processed).
+// Ready is the number of queued items Gets would hand out now: the queued
+// keys not being processed, or none once shut down under
+// GetStopsAtShutDown. Under client-go's profile it is Len.
+func (m Model) Ready() int {
+	if m.shuttingDown && m.profile.GetStopsAtShutDown {
+		return 0
+	}
+	n := len(m.queue)
+	if m.profile.ReAddQueues {
+		for _, k := range m.queue {
+			if m.processing[k] {
+				n--
+			}
+		}
+	}
+	return n
+}
+
+// Queued reports whether key waits in the FIFO to be handed out (dirty and
+// not being processed).
 func (m Model) Queued(key string) bool { return m.dirty[key] && !m.processing[key] }
 
 // Dirties is the number of dirty keys: queued, or added again while being
@@ -247,6 +323,7 @@ func (m Model) Clone() Model { return m.clone() }
 
 func (m Model) clone() Model {
 	n := Model{
+		profile:      m.profile,
 		queue:        slices.Clone(m.queue),
 		dirty:        make(map[string]bool, len(m.dirty)+1),
 		processing:   make(map[string]bool, len(m.processing)+1),
@@ -293,7 +370,7 @@ func (m Model) Invariant() error {
 			return fmt.Errorf("key %q queued twice", k)
 		}
 		seen[k] = true
-		if !m.dirty[k] || m.processing[k] {
+		if !m.dirty[k] || m.processing[k] && !m.profile.ReAddQueues {
 			return fmt.Errorf("queued key %q: dirty=%v processing=%v", k, m.dirty[k], m.processing[k])
 		}
 	}
