@@ -38,3 +38,32 @@ func Components() []string {
 func All() []Entry {
 	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries(), fifoEntries(), reflectorEntries(), backoffEntries())
 }
+
+// External is a subject registered by a module of its own, nested in this
+// repository, so that this module does not gain its dependencies. The
+// module's TestSuite and TestReplay call RunSuite and RunReplay with its
+// entries; kverify builds and runs them there.
+type External struct {
+	Name       string
+	Dir        string   // the module's directory, relative to this module's root
+	Components []string // the components it registers entries for
+}
+
+// Externals lists the subjects that live in nested modules.
+func Externals() []External {
+	return []External{
+		// controller-runtime's priority queue (subjects/controllerruntime:
+		// Components there).
+		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue"}},
+	}
+}
+
+// ExternalByName returns the external subject called name.
+func ExternalByName(name string) (External, bool) {
+	for _, e := range Externals() {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return External{}, false
+}

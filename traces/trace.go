@@ -16,7 +16,11 @@ import (
 // Version is the current trace format version.
 const Version = 1
 
-// Trace is a sequence of steps that drove a subject, and what broke.
+// Trace is a sequence of steps that drove a subject, and what broke. A
+// trace with no steps is a probe trace: the check that saved it drives the
+// subject with concurrent calls or a sweep of rounds that are not steps
+// (a race, a lifecycle sweep, a linearizability history), and replaying
+// it runs that check again; Message holds the counterexample it found.
 type Trace struct {
 	Version   int    `json:"version"`
 	Component string `json:"component"`

@@ -54,6 +54,7 @@ type goTestOpts struct {
 	timeout  time.Duration
 	args     []string // after -args
 	pkg      string
+	dir      string    // where go test runs, relative to root (a nested module's directory); default root
 	verbose  io.Writer // stream check names as they finish
 }
 
@@ -96,7 +97,7 @@ func goTest(root string, o goTestOpts) *goTestRun {
 		args = append(args, o.args...)
 	}
 	cmd := exec.Command("go", args...)
-	cmd.Dir = root
+	cmd.Dir = filepath.Join(root, o.dir)
 	cmd.Env = append(os.Environ(), o.env...)
 	r := runJSON(cmd, nil, o.verbose)
 	if strings.Contains(r.output.String(), "[build failed]") || (r.start.IsZero() && r.exitErr != nil) {

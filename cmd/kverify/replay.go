@@ -16,7 +16,7 @@ import (
 // was recorded on) and reports whether the violation still occurs.
 func replay(args []string) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	subject := fs.String("subject", "", "subject to replay on: ours, upstream or mutant:ID (default: the trace's)")
+	subject := fs.String("subject", "", "subject to replay on: ours, upstream, mutant:ID or a nested module's subject (default: the trace's)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -42,6 +42,9 @@ func replay(args []string) int {
 	}
 	o := goTestOpts{run: "^TestReplay$", env: []string{"KVERIFY_REPLAY=" + path}}
 	target := *subject
+	if ext, ok := subjects.ExternalByName(*subject); ok {
+		o.dir, o.pkg = ext.Dir, "."
+	}
 	if id, ok := strings.CutPrefix(*subject, "mutant:"); ok {
 		m, ok := mutants.ByID(id)
 		if !ok {

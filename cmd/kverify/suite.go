@@ -20,6 +20,7 @@ const suiteImport = "github.com/kverify/kverify/subjects"
 // kill matrix).
 type suite struct {
 	root string
+	pkg  string // the suite package's directory, relative to root
 	bin  string
 	dir  string
 }
@@ -27,6 +28,12 @@ type suite struct {
 // buildSuite compiles the suite package, with -race and the overlay (a
 // mutant) if asked.
 func buildSuite(root, overlay string, race bool) (*suite, error) {
+	return buildSuiteIn(root, suitePkg, overlay, race)
+}
+
+// buildSuiteIn compiles the suite package in pkg (a directory relative to
+// root: ./subjects, or a nested module's directory).
+func buildSuiteIn(root, pkg, overlay string, race bool) (*suite, error) {
 	dir, err := os.MkdirTemp("", "kverify-suite-")
 	if err != nil {
 		return nil, err
@@ -39,14 +46,14 @@ func buildSuite(root, overlay string, race bool) (*suite, error) {
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
-	args = append(args, suitePkg)
+	args = append(args, ".")
 	cmd := exec.Command("go", args...)
-	cmd.Dir = root
+	cmd.Dir = filepath.Join(root, pkg) // a nested module builds from its own go.mod
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("build failed: %v\n%s", err, tail(string(out), 30))
 	}
-	return &suite{root: root, bin: bin, dir: dir}, nil
+	return &suite{root: root, pkg: pkg, bin: bin, dir: dir}, nil
 }
 
 // Close removes the binary.
@@ -82,7 +89,7 @@ func (s *suite) run(o suiteRun, want map[string]bool) *goTestRun {
 		args = append(args, "-test.timeout", o.timeout.String())
 	}
 	cmd := exec.Command("go", args...)
-	cmd.Dir = filepath.Join(s.root, "subjects")
+	cmd.Dir = filepath.Join(s.root, s.pkg)
 	cmd.Env = append(os.Environ(), o.env...)
 	ownGroup(cmd)
 	r := runJSON(cmd, func(r *goTestRun, ev event) {

@@ -109,7 +109,7 @@ func verify(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
-	subject := fs.String("subject", subjects.Ours, "ours, upstream, mutant:ID, or all")
+	subject := fs.String("subject", subjects.Ours, "ours, upstream, mutant:ID, all, or a nested module's subject ("+strings.Join(externalNames(), ", ")+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -128,6 +128,17 @@ func verify(args []string) int {
 			subs = append(subs, "mutant:"+m.ID)
 		}
 	case *subject == subjects.Ours, *subject == subjects.Upstream:
+		subs = []string{*subject}
+	case isExternal(*subject):
+		ext, _ := subjects.ExternalByName(*subject)
+		if c.components == "" {
+			comps = ext.Components
+		}
+		for _, c := range comps {
+			if !slices.Contains(ext.Components, c) {
+				return usageErr(fs, fmt.Errorf("subject %s has no entries for component %s (it has %s)", ext.Name, c, strings.Join(ext.Components, ",")))
+			}
+		}
 		subs = []string{*subject}
 	case strings.HasPrefix(*subject, "mutant:"):
 		m, ok := mutants.ByID(strings.TrimPrefix(*subject, "mutant:"))
@@ -189,24 +200,49 @@ func verify(args []string) int {
 }
 
 // wantedChecks are the test names of every check the suite registers for
-// subject (ours or upstream) in the given components.
+// subject (ours or upstream) in the given components. A nested module's
+// subject runs the same checks as ours (its suite cannot be imported here:
+// the checks of a component are the same for every subject).
 func wantedChecks(subject string, comps []string) []string {
+	from := subject
+	if isExternal(subject) {
+		from = subjects.Ours
+	}
 	var out []string
 	for _, e := range subjects.All() {
-		if e.Subject != subject || !slices.Contains(comps, e.Component) {
+		if e.Subject != from || !slices.Contains(comps, e.Component) {
 			continue
 		}
 		for _, c := range e.Checks() {
-			out = append(out, "TestSuite/"+e.Component+"/"+e.Subject+"/"+c.Name)
+			out = append(out, "TestSuite/"+e.Component+"/"+subject+"/"+c.Name)
 		}
 	}
 	return out
 }
 
+// isExternal reports whether subject lives in a nested module.
+func isExternal(subject string) bool {
+	_, ok := subjects.ExternalByName(subject)
+	return ok
+}
+
+func externalNames() []string {
+	var out []string
+	for _, e := range subjects.Externals() {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
 // mutantSuite builds the suite for subject: ours and upstream as they are,
-// a mutant as ours with the mutant's overlay. It returns the suite, the
-// subject the binary runs and the extra environment.
+// a mutant as ours with the mutant's overlay, a nested module's subject in
+// its module. It returns the suite, the subject the binary runs and the
+// extra environment.
 func mutantSuite(root, subject string, race bool) (*suite, string, []string, error) {
+	if ext, ok := subjects.ExternalByName(subject); ok {
+		s, err := buildSuiteIn(root, ext.Dir, "", race)
+		return s, subject, nil, err
+	}
 	id, ok := strings.CutPrefix(subject, "mutant:")
 	if !ok {
 		s, err := buildSuite(root, "", race)

@@ -12,6 +12,7 @@ package controllerruntime
 import (
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	wq "github.com/kverify/kverify/spec/workqueue"
 	"github.com/kverify/kverify/upstream"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
@@ -35,6 +36,7 @@ func Subject() pwq.Subject {
 		NewRateLimiting: func(d pwq.Deps, l prl.Limiter) pwq.RateLimiting {
 			return newQueue(d, l)
 		},
+		Profile: wq.ControllerRuntime,
 	}
 }
 

@@ -2,30 +2,71 @@ package controllerruntime
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kverify/kverify/props"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/traces"
+	"go.uber.org/goleak"
 )
 
-// TestSuite runs the workqueue family's checks on the priority queue under
-// client-go's semantics. Until the priority queue's profile exists (issue
-// 10), most checks fail on deliberate differences, so the run is opt-in:
-// KVERIFY_CR_SUITE=1 go test . prints the findings.
-func TestSuite(t *testing.T) {
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestSuite runs the plain queue's checks on the priority queue under its
+// profile, as TestSuite/workqueue/controller-runtime/<check>: it passes when
+// the queue behaves as its profile and its declared defects say.
+func TestSuite(t *testing.T) { subjects.RunSuite(t, Entries()) }
+
+// TestReplay replays the trace named by KVERIFY_REPLAY on the priority
+// queue (kverify replay FILE --subject controller-runtime).
+func TestReplay(t *testing.T) { subjects.RunReplay(t, Entries()) }
+
+// TestSuiteTimed runs the delaying and rate-limiting checks, whose models
+// have no profile for the priority queue yet (AddAfter absorption, the
+// asynchronous add buffer, min(After, When) for rate-limited adds): most
+// fail on deliberate differences, so the run is opt-in with
+// KVERIFY_CR_SUITE=1 and prints the findings.
+func TestSuiteTimed(t *testing.T) {
 	if os.Getenv("KVERIFY_CR_SUITE") == "" {
-		t.Skip("the priority queue's profile is not written yet (issue 10); KVERIFY_CR_SUITE=1 runs the client-go checks on it")
+		t.Skip("the delaying profile is not written yet; KVERIFY_CR_SUITE=1 runs the client-go checks on the priority queue")
 	}
-	for _, c := range []struct {
-		component string
-		checks    func(pwq.Subject) []props.Check
-	}{
-		{pwq.Component, pwq.QueueChecks},
-		{pwq.ComponentDelaying, pwq.DelayingChecks},
-		{pwq.ComponentRateLimit, pwq.RateLimitChecks},
-	} {
-		t.Run(c.component, func(t *testing.T) {
-			props.Run(t, c.checks(Subject()), props.WithSubject(Name))
-		})
+	t.Run(pwq.ComponentDelaying, func(t *testing.T) {
+		props.Run(t, pwq.DelayingChecks(Subject()), props.WithSubject(Name))
+	})
+	t.Run(pwq.ComponentRateLimit, func(t *testing.T) {
+		props.Run(t, pwq.RateLimitChecks(Subject()), props.WithSubject(Name))
+	})
+}
+
+// TestFindings pins the committed findings to the declarations: every
+// trace under traces/findings/controller-runtime reads, names this subject
+// and a declared divergence, and every declared divergence has a trace
+// (kverify replay FILE reproduces each).
+func TestFindings(t *testing.T) {
+	files, err := filepath.Glob("../../traces/findings/" + Name + "/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	traced := map[string]bool{}
+	for _, f := range files {
+		tr, err := traces.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Subject != Name {
+			t.Errorf("%s: recorded on %q, not %q", f, tr.Subject, Name)
+		}
+		if !slices.ContainsFunc(QueueDivergences, func(d props.Divergence) bool { return d.Check == tr.Check }) {
+			t.Errorf("%s: check %s has no declared divergence", f, tr.Check)
+		}
+		traced[tr.Check] = true
+	}
+	for _, d := range QueueDivergences {
+		if !traced[d.Check] {
+			t.Errorf("declared divergence %s has no trace under traces/findings/%s", d.Check, Name)
+		}
 	}
 }

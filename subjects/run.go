@@ -1,0 +1,116 @@
+package subjects
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/traces"
+)
+
+// RunSuite runs every check of entries as
+// TestSuite/<component>/<subject>/<check> when called from TestSuite.
+// KVERIFY_COMPONENTS and KVERIFY_SUBJECTS (comma-separated) narrow the run,
+// and so does KVERIFY_ONLY (comma-separated component/check), with which
+// kverify runs again, in a fresh process, checks that an earlier hang or
+// crash kept from running. A module of its own (a subject whose
+// dependencies the main module should not gain) calls it from its TestSuite
+// with its entries, and kverify drives it like this package's.
+func RunSuite(t *testing.T, entries []Entry) {
+	t.Helper()
+	comps := list("KVERIFY_COMPONENTS")
+	subs := list("KVERIFY_SUBJECTS")
+	only := list("KVERIFY_ONLY")
+	for _, e := range entries {
+		if (comps != nil && !slices.Contains(comps, e.Component)) || (subs != nil && !slices.Contains(subs, e.Subject)) {
+			continue
+		}
+		checks, divs := e.Checks(), e.Divergences
+		if only != nil {
+			keep := func(name string) bool { return slices.Contains(only, e.Component+"/"+name) }
+			checks = slices.DeleteFunc(checks, func(c props.Check) bool { return !keep(c.Name) })
+			divs = slices.DeleteFunc(slices.Clone(divs), func(d props.Divergence) bool { return !keep(d.Check) })
+			if len(checks) == 0 {
+				continue
+			}
+		}
+		t.Run(e.Component+"/"+e.Subject, func(t *testing.T) {
+			props.Run(t, checks, props.WithDivergences(divs...), props.WithSubject(subjectName(e.Subject)), props.WithComponent(e.Component))
+		})
+	}
+}
+
+// RunReplay replays the trace named by KVERIFY_REPLAY on the entry for the
+// subject named by KVERIFY_REPLAY_SUBJECT (default: the trace's own
+// subject) and fails t if the violation occurs again. A trace with steps
+// is replayed step by step by the entry's Replay; a probe trace (no steps)
+// runs its check again, with no divergence declared. It is what `kverify
+// replay` runs.
+func RunReplay(t *testing.T, entries []Entry) {
+	t.Helper()
+	path := os.Getenv("KVERIFY_REPLAY")
+	if path == "" {
+		t.Skip("KVERIFY_REPLAY not set")
+	}
+	tr, err := traces.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := os.Getenv("KVERIFY_REPLAY_SUBJECT")
+	if subject == "" {
+		subject = tr.Subject
+	}
+	for _, e := range entries {
+		if e.Component != tr.Component || e.Subject != subject {
+			continue
+		}
+		if len(tr.Steps) == 0 {
+			i := slices.IndexFunc(e.Checks(), func(c props.Check) bool { return c.Name == tr.Check })
+			if i < 0 {
+				t.Fatalf("component %s has no check %q", e.Component, tr.Check)
+			}
+			t.Logf("%s is a probe trace: running the check again on %s, exploring for up to %v (recorded: %s)", tr.Check, subjectName(subject), ProbeReplayBudget, firstLine(tr.Message))
+			props.Run(t, e.Checks()[i:i+1], props.WithSubject(subjectName(subject)), props.WithBudget(ProbeReplayBudget))
+			return
+		}
+		if e.Replay == nil {
+			t.Fatalf("component %s cannot replay traces", e.Component)
+		}
+		if err := e.Replay(t, tr); err != nil {
+			t.Fatalf("%s on %s: %v", tr.Check, subjectName(subject), err)
+		}
+		t.Logf("%s on %s: no violation", tr.Check, subjectName(subject))
+		return
+	}
+	t.Fatalf("no subject %q for component %q", subject, tr.Component)
+}
+
+// ProbeReplayBudget is how long a probe trace's check explores when
+// replayed: a window that a race hits now and then needs more rounds than
+// the gate's default run gives it. A check stops at its first violation.
+const ProbeReplayBudget = 20 * time.Second
+
+func subjectName(s string) string {
+	if m := os.Getenv("KVERIFY_MUTANT"); m != "" && s == Ours {
+		return "mutant:" + m
+	}
+	return s
+}
+
+func list(env string) []string {
+	v := os.Getenv(env)
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
