@@ -1,6 +1,7 @@
 package subjects
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ func RunSuite(t *testing.T, entries []Entry) {
 	comps := list("KVERIFY_COMPONENTS")
 	subs := list("KVERIFY_SUBJECTS")
 	only := list("KVERIFY_ONLY")
+	listing := os.Getenv("KVERIFY_LIST") != ""
 	for _, e := range entries {
 		if (comps != nil && !slices.Contains(comps, e.Component)) || (subs != nil && !slices.Contains(subs, e.Subject)) {
 			continue
@@ -37,11 +39,22 @@ func RunSuite(t *testing.T, entries []Entry) {
 				continue
 			}
 		}
+		if listing {
+			for _, c := range checks {
+				fmt.Printf("%s%s/%s/%s/%s %s\n", ListPrefix, t.Name(), e.Component, e.Subject, c.Name, c.Family)
+			}
+			continue
+		}
 		t.Run(e.Component+"/"+e.Subject, func(t *testing.T) {
 			props.Run(t, checks, props.WithDivergences(divs...), props.WithSubject(subjectName(e.Subject)), props.WithComponent(e.Component))
 		})
 	}
 }
+
+// ListPrefix starts each line RunSuite prints instead of running when
+// KVERIFY_LIST is set: the test name of a check it would run and its
+// family. kverify lists a nested module's checks so.
+const ListPrefix = "kverify-check: "
 
 // RunReplay replays the trace named by KVERIFY_REPLAY on the entry for the
 // subject named by KVERIFY_REPLAY_SUBJECT (default: the trace's own

@@ -27,6 +27,7 @@ type event struct {
 // result is the outcome of one check in one run.
 type result struct {
 	Component, Subject, Check string
+	Family                    string // when the check is not in this module's registry (a nested module's)
 	Status                    string // pass, fail, divergence, skip
 	Elapsed                   time.Duration
 	Output                    strings.Builder

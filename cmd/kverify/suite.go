@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/subjects"
 )
 
 // suiteImport is the import path of the suite's package.
@@ -54,6 +55,28 @@ func buildSuiteIn(root, pkg, overlay string, race bool) (*suite, error) {
 		return nil, fmt.Errorf("build failed: %v\n%s", err, tail(string(out), 30))
 	}
 	return &suite{root: root, pkg: pkg, bin: bin, dir: dir}, nil
+}
+
+// list returns the test names of the checks the suite would run with env
+// (subjects.RunSuite with KVERIFY_LIST set), and their families.
+func (s *suite) list(env []string) ([]string, map[string]string, error) {
+	cmd := exec.Command(s.bin, "-test.run", "^TestSuite$", "-test.count=1")
+	cmd.Dir = filepath.Join(s.root, s.pkg)
+	cmd.Env = append(append(os.Environ(), env...), "KVERIFY_LIST=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing the checks: %v\n%s", err, tail(string(out), 20))
+	}
+	var names []string
+	families := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if n, ok := strings.CutPrefix(strings.TrimSpace(l), subjects.ListPrefix); ok {
+			name, fam, _ := strings.Cut(n, " ")
+			names = append(names, name)
+			families[name] = fam
+		}
+	}
+	return names, families, nil
 }
 
 // Close removes the binary.

@@ -200,21 +200,15 @@ func verify(args []string) int {
 }
 
 // wantedChecks are the test names of every check the suite registers for
-// subject (ours or upstream) in the given components. A nested module's
-// subject runs the same checks as ours (its suite cannot be imported here:
-// the checks of a component are the same for every subject).
+// subject (ours or upstream) in the given components.
 func wantedChecks(subject string, comps []string) []string {
-	from := subject
-	if isExternal(subject) {
-		from = subjects.Ours
-	}
 	var out []string
 	for _, e := range subjects.All() {
-		if e.Subject != from || !slices.Contains(comps, e.Component) {
+		if e.Subject != subject || !slices.Contains(comps, e.Component) {
 			continue
 		}
 		for _, c := range e.Checks() {
-			out = append(out, "TestSuite/"+e.Component+"/"+subject+"/"+c.Name)
+			out = append(out, "TestSuite/"+e.Component+"/"+e.Subject+"/"+c.Name)
 		}
 	}
 	return out
@@ -270,9 +264,22 @@ func runSubject(root, subject string, c commonFlags, env []string, comps []strin
 		return nil, err
 	}
 	defer s.Close()
+	runEnv := append(slices.Concat(env, extra), "KVERIFY_SUBJECTS="+target)
 	want := wantedChecks(target, comps)
-	o := suiteRun{env: append(slices.Concat(env, extra), "KVERIFY_SUBJECTS="+target), timeout: c.timeout(len(want)), finished: finished}
+	var families map[string]string
+	if isExternal(subject) {
+		// A nested module's entries are not importable here: ask its suite.
+		if want, families, err = s.list(runEnv); err != nil {
+			return nil, err
+		}
+	}
+	o := suiteRun{env: runEnv, timeout: c.timeout(len(want)), finished: finished}
 	rs, _ := s.runAll(o, want)
+	for _, r := range rs {
+		if f, ok := families["TestSuite/"+r.Component+"/"+subject+"/"+r.Check]; ok {
+			r.Family = f
+		}
+	}
 	return rs, nil
 }
 
@@ -296,6 +303,9 @@ func printTable(w io.Writer, rs []*result, info map[string]props.Check) {
 	var keys []string
 	for _, r := range rs {
 		fam := info[r.Component+"/"+r.Check].Family
+		if r.Family != "" {
+			fam = r.Family
+		}
 		k := r.Component + "\x00" + r.Subject + "\x00" + fam
 		x, ok := rows[k]
 		if !ok {

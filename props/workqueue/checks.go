@@ -81,6 +81,11 @@ func QueueChecks(s Subject) []props.Check {
 			Guarantee: "with pluggable storage (client-go's TypedQueueConfig.Queue), the queue Pushes exactly the items that become queued, Touches exactly when an Add collapses into a queued item (never for an item being processed, never after shutdown), Pops once per item handed out, and never Pops an empty storage or Pushes an item it holds",
 			Run:       machineCheck(s, CheckOrder, Mode{Order: true})})
 	}
+	if s.NewPrioritized != nil {
+		cs = append(cs, props.Check{Name: CheckPriority, Family: props.FamilyModel,
+			Guarantee: fmt.Sprintf("with priorities (AddWithOpts with a priority, GetWithPriority): the highest priority is handed out first with its priority, FIFO inside a level; re-adding a queued item with a higher priority moves it to the back of its new level, a lower one changes nothing; across bursts of up to %d items at every level, re-adds while processing, and Len", prioMaxBurst),
+			Run:       priorityCheck(s)})
+	}
 	cs = append(cs,
 		props.Check{Name: CheckRetention, Family: props.FamilyRetention,
 			Guarantee: "an item that was handed out and marked Done is not referenced by the queue",
@@ -322,6 +327,12 @@ func leak(s Subject) func(*testing.T, props.Config) error {
 func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
 	if _, ok := dmodeFor[tr.Check]; ok {
 		return ReplayDelaying(t, s, tr)
+	}
+	if tr.Check == CheckPriority {
+		if s.NewPrioritized == nil {
+			return fmt.Errorf("workqueue: %s needs a queue with priorities (Subject.NewPrioritized)", tr.Check)
+		}
+		return replayPriority(t, s, tr.Ops())
 	}
 	mode, ok := modeFor[tr.Check]
 	if !ok {

@@ -80,6 +80,10 @@ type Subject struct {
 	// that keeps its waiting items in order (see Order); nil skips
 	// queue/order.
 	NewWithOrder func(Deps, Order) Queue
+	// NewPrioritized, if the queue has priorities, makes one (see
+	// Prioritized); nil skips queue/priority. Declare Profile.Priorities
+	// with it.
+	NewPrioritized func(Deps) Prioritized
 	// Limiters are the rate limiters that come with the queue.
 	Limiters ratelimit.Subject
 	// Profile is the semantics the implementation declares where work

@@ -12,6 +12,7 @@ package workqueue
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -50,25 +51,35 @@ func ParseKind(s string) (Kind, error) {
 	return 0, fmt.Errorf("workqueue: unknown operation %q", s)
 }
 
-// Op is one call on a queue. Key is the item for Add and Done.
+// Op is one call on a queue. Key is the item for Add and Done; Priority is
+// Add's priority under a profile with Priorities (AddWithOpts with a
+// priority), zero otherwise.
 type Op struct {
-	Kind Kind
-	Key  string
+	Kind     Kind
+	Key      string
+	Priority int
 }
 
 func (o Op) String() string {
 	switch o.Kind {
-	case Add, Done:
+	case Add:
+		if o.Priority != 0 {
+			return fmt.Sprintf("Add(%s, priority %d)", o.Key, o.Priority)
+		}
+		return fmt.Sprintf("Add(%s)", o.Key)
+	case Done:
 		return fmt.Sprintf("%s(%s)", o.Kind, o.Key)
 	default:
 		return o.Kind.String() + "()"
 	}
 }
 
-// Out is what an operation returned. Key and Shutdown are Get's results, N is
+// Out is what an operation returned. Key and Shutdown are Get's results
+// (Priority too, under a profile with Priorities: GetWithPriority), N is
 // Len's, Flag is ShuttingDown's.
 type Out struct {
 	Key      string
+	Priority int
 	Shutdown bool
 	N        int
 	Flag     bool
@@ -78,8 +89,9 @@ type Out struct {
 // queue. Treat it as immutable; use the transition methods.
 type Model struct {
 	profile      Profile
-	queue        []string        // FIFO; every element is dirty (and, unless profile.ReAddQueues, not processing)
+	queue        []string        // FIFO (by priority level, highest first, under profile.Priorities); every element is dirty (and, unless profile.ReAddQueues, not processing)
 	dirty        map[string]bool // needs processing
+	priority     map[string]int  // of each dirty key, under profile.Priorities
 	processing   map[string]bool // handed out by Get, not yet Done
 	shuttingDown bool
 	// released is set by ShutDown and cleared by the start of a
@@ -156,7 +168,7 @@ func (m Model) Step(op Op) (Model, Out) {
 func (m Model) mutates(op Op) bool {
 	switch op.Kind {
 	case Add:
-		return !m.shuttingDown && !m.dirty[op.Key]
+		return !m.shuttingDown && (!m.dirty[op.Key] || m.raises(op))
 	case Get:
 		return m.available() >= 0 && !(m.shuttingDown && m.profile.GetStopsAtShutDown)
 	case Done:
@@ -174,13 +186,28 @@ func (m Model) mutates(op Op) bool {
 func (m *Model) Apply(op Op) Out {
 	switch op.Kind {
 	case Add:
-		if m.shuttingDown || m.dirty[op.Key] {
+		if m.shuttingDown {
 			return Out{}
 		}
 		m.init()
+		if m.dirty[op.Key] {
+			// Only a higher priority changes a dirty key: it moves to the
+			// back of its new level, if it is queued.
+			if m.raises(op) {
+				m.priority[op.Key] = op.Priority
+				if i := slices.Index(m.queue, op.Key); i >= 0 {
+					m.queue = slices.Delete(m.queue, i, i+1)
+					m.enqueue(op.Key)
+				}
+			}
+			return Out{}
+		}
 		m.dirty[op.Key] = true
+		if m.profile.Priorities {
+			m.priority[op.Key] = op.Priority
+		}
 		if !m.processing[op.Key] || m.profile.ReAddQueues {
-			m.queue = append(m.queue, op.Key)
+			m.enqueue(op.Key)
 		}
 		return Out{}
 	case Get:
@@ -196,9 +223,11 @@ func (m *Model) Apply(op Op) Out {
 		} else {
 			m.queue = slices.Delete(m.queue, i, i+1)
 		}
+		p := m.priority[key]
 		delete(m.dirty, key)
+		delete(m.priority, key)
 		m.processing[key] = true
-		return Out{Key: key}
+		return Out{Key: key, Priority: p}
 	case Done:
 		// Done of a key that is not being processed is a no-op: the caller
 		// broke the contract, and the queue must not invent a second copy
@@ -208,7 +237,7 @@ func (m *Model) Apply(op Op) Out {
 		}
 		delete(m.processing, op.Key)
 		if m.dirty[op.Key] && !m.profile.ReAddQueues {
-			m.queue = append(m.queue, op.Key)
+			m.enqueue(op.Key)
 		}
 		return Out{}
 	case Len:
@@ -244,9 +273,29 @@ func (m *Model) ApplyBegin(op Op) {
 	}
 }
 
+// raises reports whether op is an Add that raises a dirty key's priority.
+func (m Model) raises(op Op) bool {
+	return m.profile.Priorities && op.Kind == Add && m.dirty[op.Key] && op.Priority > m.priority[op.Key]
+}
+
+// enqueue queues key behind every queued key of its priority or higher
+// (at the back, without Priorities).
+func (m *Model) enqueue(key string) {
+	i := len(m.queue)
+	if m.profile.Priorities {
+		for i > 0 && m.priority[m.queue[i-1]] < m.priority[key] {
+			i--
+		}
+	}
+	m.queue = slices.Insert(m.queue, i, key)
+}
+
 func (m *Model) init() {
 	if m.dirty == nil {
 		m.dirty = map[string]bool{}
+	}
+	if m.priority == nil {
+		m.priority = map[string]int{}
 	}
 	if m.processing == nil {
 		m.processing = map[string]bool{}
@@ -336,6 +385,9 @@ func (m Model) clone() Model {
 	for k := range m.processing {
 		n.processing[k] = true
 	}
+	if len(m.priority) > 0 {
+		n.priority = maps.Clone(m.priority)
+	}
 	return n
 }
 
@@ -345,6 +397,9 @@ func (m Model) Key() string {
 	var b strings.Builder
 	b.WriteString("q=")
 	b.WriteString(strings.Join(m.queue, ","))
+	if len(m.priority) > 0 {
+		fmt.Fprintf(&b, " prio=%v", m.priority) // fmt prints maps sorted by key
+	}
 	b.WriteString(" d=")
 	b.WriteString(strings.Join(sortedKeys(m.dirty), ","))
 	b.WriteString(" p=")
@@ -372,6 +427,11 @@ func (m Model) Invariant() error {
 		seen[k] = true
 		if !m.dirty[k] || m.processing[k] && !m.profile.ReAddQueues {
 			return fmt.Errorf("queued key %q: dirty=%v processing=%v", k, m.dirty[k], m.processing[k])
+		}
+	}
+	for i := 1; i < len(m.queue); i++ {
+		if m.priority[m.queue[i-1]] < m.priority[m.queue[i]] {
+			return fmt.Errorf("queued key %q (priority %d) behind %q (priority %d)", m.queue[i], m.priority[m.queue[i]], m.queue[i-1], m.priority[m.queue[i-1]])
 		}
 	}
 	for k := range m.dirty {

@@ -66,3 +66,30 @@ func TestProfiles(t *testing.T) {
 		t.Error("controller-runtime: ShutDownWithDrain waited")
 	}
 }
+
+// Priorities: highest level first, FIFO inside a level; a raise moves a
+// key to the back of its new level, a lower priority changes nothing.
+func TestPriorities(t *testing.T) {
+	addp := func(k string, p int) Op { return Op{Kind: Add, Key: k, Priority: p} }
+	get := Op{Kind: Get}
+	_, outs := run(t, ControllerRuntime,
+		addp("a", 0), addp("b", 1), addp("c", 0), addp("d", 1), addp("e", 2),
+		addp("a", 1), // a: 0 -> 1, behind d
+		addp("e", 0), // lower: no change
+		get, get, get, get, get)
+	var got []Out
+	for _, o := range outs[7:] {
+		got = append(got, Out{Key: o.Key, Priority: o.Priority})
+	}
+	want := []Out{{Key: "e", Priority: 2}, {Key: "b", Priority: 1}, {Key: "d", Priority: 1}, {Key: "a", Priority: 1}, {Key: "c"}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Gets = %+v, want %+v", got, want)
+		}
+	}
+	// Without Priorities, a priority is ignored: one FIFO.
+	_, outs = run(t, ClientGo, addp("a", 0), addp("b", 5), get)
+	if outs[2].Key != "a" {
+		t.Errorf("client-go: Get = %+v, want a (no priorities)", outs[2])
+	}
+}

@@ -36,7 +36,8 @@ func Subject() pwq.Subject {
 		NewRateLimiting: func(d pwq.Deps, l prl.Limiter) pwq.RateLimiting {
 			return newQueue(d, l)
 		},
-		Profile: wq.ControllerRuntime,
+		NewPrioritized: func(d pwq.Deps) pwq.Prioritized { return prioritized{newQueue(d, nil)} },
+		Profile:        wq.ControllerRuntime,
 	}
 }
 
@@ -55,4 +56,14 @@ func newQueue(d pwq.Deps, l prl.Limiter) priorityqueue.PriorityQueue[string] {
 		opts = append(opts, func(o *priorityqueue.Opts[string]) { o.RateLimiter = rl })
 	}
 	return priorityqueue.New(name, opts...)
+}
+
+// prioritized is the priority queue as a Prioritized subject:
+// AddWithPriority is AddWithOpts with the priority.
+type prioritized struct {
+	priorityqueue.PriorityQueue[string]
+}
+
+func (p prioritized) AddWithPriority(item string, priority int) {
+	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority}, item)
 }

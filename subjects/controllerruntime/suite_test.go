@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kverify/kverify/props"
@@ -11,6 +12,7 @@ import (
 	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/traces"
 	"go.uber.org/goleak"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -68,5 +70,49 @@ func TestFindings(t *testing.T) {
 		if !traced[d.Check] {
 			t.Errorf("declared divergence %s has no trace under traces/findings/%s", d.Check, Name)
 		}
+	}
+}
+
+// brokenPriorities are priority queues with one defect each: the
+// priority queue/priority must catch (the main module's kill matrix has no
+// mutant for it, as our queue has no priorities).
+var brokenPriorities = map[string]func(priorityqueue.PriorityQueue[string], string, int){
+	"priority ignored": func(q priorityqueue.PriorityQueue[string], k string, _ int) { q.Add(k) },
+	"priority inverted": func(q priorityqueue.PriorityQueue[string], k string, p int) {
+		p = -p
+		q.AddWithOpts(priorityqueue.AddOpts{Priority: &p}, k)
+	},
+	"raise collapses": func(q priorityqueue.PriorityQueue[string], k string, p int) {
+		// A re-add never changes a queued item's priority.
+		if q.Len() == 0 || p <= 0 {
+			q.AddWithOpts(priorityqueue.AddOpts{Priority: &p}, k)
+			return
+		}
+		zero := 0
+		q.AddWithOpts(priorityqueue.AddOpts{Priority: &zero}, k)
+	},
+}
+
+type brokenPrioritized struct {
+	priorityqueue.PriorityQueue[string]
+	add func(priorityqueue.PriorityQueue[string], string, int)
+}
+
+func (b brokenPrioritized) AddWithPriority(k string, p int) { b.add(b.PriorityQueue, k, p) }
+
+// TestPriorityCheckKills runs queue/priority on each broken queue: it
+// must fail, naming the guarantee.
+func TestPriorityCheckKills(t *testing.T) {
+	for name, add := range brokenPriorities {
+		t.Run(name, func(t *testing.T) {
+			s := Subject()
+			s.NewPrioritized = func(d pwq.Deps) pwq.Prioritized { return brokenPrioritized{newQueue(d, nil), add} }
+			i := slices.IndexFunc(pwq.QueueChecks(s), func(c props.Check) bool { return c.Name == pwq.CheckPriority })
+			err := pwq.QueueChecks(s)[i].Run(t, props.Config{})
+			if err == nil || !strings.Contains(err.Error(), pwq.GPriority) {
+				t.Fatalf("queue/priority on a queue with %s: %v, want a violation of %q", name, err, pwq.GPriority)
+			}
+			t.Logf("killed: %s", strings.SplitN(err.Error(), "\n", 2)[0])
+		})
 	}
 }

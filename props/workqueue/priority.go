@@ -1,0 +1,248 @@
+package workqueue
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props"
+	wq "github.com/kverify/kverify/spec/workqueue"
+	"k8s.io/utils/clock"
+	"pgregory.net/rapid"
+)
+
+// CheckPriority is the priority queue's check.
+const CheckPriority = "queue/priority"
+
+// GPriority is the guarantee it states.
+const GPriority = "Priority order"
+
+// Prioritized is a Queue whose items carry a priority, as
+// controller-runtime's PriorityQueue (AddWithOpts with AddOpts.Priority,
+// GetWithPriority): Get hands out the highest priority first.
+type Prioritized interface {
+	Queue
+	AddWithPriority(item string, priority int)
+	GetWithPriority() (item string, priority int, shutdown bool)
+}
+
+// prioStep is one step of the priority machine: Add of a key at a
+// priority, Get (with the priority), Done of a held key, Len, or a burst
+// of N fresh keys at priorities that cycle through burstPriority.
+type prioStep struct {
+	kind     wq.Kind
+	key      string
+	priority int
+	burst    int
+}
+
+// The priorities the machine draws from, the burst's among them.
+const (
+	prioMin = -1
+	prioMax = 3
+)
+
+// burstPriority is the priority of a burst's i-th key: every level, in an
+// order that interleaves them, so that FIFO inside a level is tested
+// across levels.
+func burstPriority(i int) int { return prioMin + (i*3)%(prioMax-prioMin+1) }
+
+func (s prioStep) String() string {
+	switch {
+	case s.burst > 0:
+		return fmt.Sprintf("Burst(%d)", s.burst)
+	case s.kind == wq.Add:
+		return fmt.Sprintf("Add(%s, priority %d)", s.key, s.priority)
+	case s.kind == wq.Done:
+		return "Done(" + s.key + ")"
+	}
+	return s.kind.String()
+}
+
+// parsePrioStep is the inverse of prioStep.String.
+func parsePrioStep(op string) (prioStep, error) {
+	if n, ok := strings.CutPrefix(op, "Burst("); ok {
+		v, err := strconv.Atoi(strings.TrimSuffix(n, ")"))
+		if err != nil || v <= 0 {
+			return prioStep{}, fmt.Errorf("bad burst %q", op)
+		}
+		return prioStep{burst: v}, nil
+	}
+	if a, ok := strings.CutPrefix(op, "Add("); ok {
+		key, p, ok := strings.Cut(strings.TrimSuffix(a, ")"), ", priority ")
+		v, err := strconv.Atoi(p)
+		if !ok || err != nil || key == "" {
+			return prioStep{}, fmt.Errorf("bad add %q", op)
+		}
+		return prioStep{kind: wq.Add, key: key, priority: v}, nil
+	}
+	if k, ok := strings.CutPrefix(op, "Done("); ok {
+		return prioStep{kind: wq.Done, key: strings.TrimSuffix(k, ")")}, nil
+	}
+	switch op {
+	case "Get":
+		return prioStep{kind: wq.Get}, nil
+	case "Len":
+		return prioStep{kind: wq.Len}, nil
+	}
+	return prioStep{}, fmt.Errorf("unknown step %q", op)
+}
+
+// prioMachine drives a Prioritized queue and the model of the subject's
+// profile step by step.
+type prioMachine struct {
+	q     Prioritized
+	m     wq.Model
+	held  []string
+	fresh int
+	rec   *props.Recorder
+}
+
+// getWait bounds, in the bubble's fake time, a Get that must return at
+// once: the model has items ready.
+const getWait = time.Minute
+
+func (x *prioMachine) apply(s prioStep) error {
+	switch {
+	case s.burst > 0:
+		for range s.burst {
+			k := fmt.Sprintf("b%d", x.fresh)
+			p := burstPriority(x.fresh)
+			x.fresh++
+			x.q.AddWithPriority(k, p)
+			x.m.Apply(wq.Op{Kind: wq.Add, Key: k, Priority: p})
+		}
+		x.rec.Step(s.String(), "", "")
+	case s.kind == wq.Add:
+		x.q.AddWithPriority(s.key, s.priority)
+		x.m.Apply(wq.Op{Kind: wq.Add, Key: s.key, Priority: s.priority})
+		x.rec.Step(s.String(), "", "")
+	case s.kind == wq.Done:
+		x.q.Done(s.key)
+		x.m.Apply(wq.Op{Kind: wq.Done, Key: s.key})
+		for i, k := range x.held {
+			if k == s.key {
+				x.held = append(x.held[:i], x.held[i+1:]...)
+				break
+			}
+		}
+		x.rec.Step(s.String(), "", "")
+	case s.kind == wq.Len:
+		want, got := x.m.Len(), x.q.Len()
+		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(got))
+		if got != want {
+			return props.Broke(GPriority, "Len = %d, want %d (queue %v)", got, want, x.m.Queue())
+		}
+	case s.kind == wq.Get:
+		if x.m.Ready() == 0 {
+			return nil // it would block: not a step of this machine
+		}
+		head := x.m.Head(3)
+		want := x.m.Apply(wq.Op{Kind: wq.Get})
+		type got struct {
+			k    string
+			p    int
+			shut bool
+		}
+		ch := make(chan got, 1)
+		go func() {
+			k, p, shut := x.q.GetWithPriority()
+			ch <- got{k, p, shut}
+		}()
+		wantS := fmt.Sprintf("%s@%d", want.Key, want.Priority)
+		select {
+		case g := <-ch:
+			gotS := fmt.Sprintf("%s@%d", g.k, g.p)
+			if g.shut {
+				gotS += " shutdown"
+			}
+			x.rec.Step("Get", wantS, gotS)
+			if g.shut || g.k != want.Key || g.p != want.Priority {
+				return props.Broke(GPriority, "GetWithPriority = %s, want %s: the highest priority first, FIFO inside a level (next up: %v)", gotS, wantS, head)
+			}
+			x.held = append(x.held, g.k)
+		case <-time.After(getWait):
+			x.rec.Step("Get", wantS, "blocked")
+			return props.Broke(GPriority, "GetWithPriority blocked for %v with %d item(s) ready (next up: %v)", getWait, x.m.Ready()+1, head)
+		}
+	}
+	return nil
+}
+
+// priorityCheck is queue/priority: a rapid machine of priority Adds
+// (re-adds that raise and lower a priority, re-adds while processing),
+// bursts of up to prioMaxBurst fresh keys across every level, Gets, Dones
+// and Lens against the model of the subject's profile, in a synctest
+// bubble.
+func priorityCheck(s Subject) func(*testing.T, props.Config) error {
+	keys := []string{"a", "b", "c", "d", "e"}
+	gen := rapid.Custom(func(t *rapid.T) prioStep {
+		switch rapid.IntRange(0, 9).Draw(t, "kind") {
+		case 0, 1, 2:
+			return prioStep{kind: wq.Add, key: rapid.SampledFrom(keys).Draw(t, "key"), priority: rapid.IntRange(prioMin, prioMax).Draw(t, "priority")}
+		case 3, 4, 5:
+			return prioStep{kind: wq.Get}
+		case 6, 7:
+			return prioStep{kind: wq.Done} // of the oldest held key: see run
+		case 8:
+			return prioStep{kind: wq.Len}
+		default:
+			return prioStep{burst: rapid.IntRange(1, prioMaxBurst).Draw(t, "burst")}
+		}
+	})
+	return func(t *testing.T, cfg props.Config) error {
+		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+			props.Bubble(t, func() {
+				x := newPrioMachine(s, rec)
+				defer x.q.ShutDown()
+				rt.Repeat(map[string]func(*rapid.T){
+					"step": func(rt *rapid.T) {
+						st := gen.Draw(rt, "step")
+						if st.kind == wq.Done && st.burst == 0 {
+							if len(x.held) == 0 {
+								return
+							}
+							st.key = x.held[0]
+						}
+						if err := x.apply(st); err != nil {
+							rec.Errorf(rt, err)
+						}
+					},
+				})
+			})
+		})
+		return props.Save(t, cfg, Component, CheckPriority, err)
+	}
+}
+
+// prioMaxBurst is the largest burst: past a B-tree node's capacity (the
+// priority queue keeps its ready items in one) several times over.
+const prioMaxBurst = 300
+
+func newPrioMachine(s Subject, rec *props.Recorder) *prioMachine {
+	return &prioMachine{q: s.NewPrioritized(Deps{Clock: clock.RealClock{}}), m: wq.New(s.Profile), rec: rec}
+}
+
+// replayPriority runs a queue/priority trace's steps again.
+func replayPriority(t *testing.T, s Subject, ops []string) error {
+	var steps []prioStep
+	for _, op := range ops {
+		st, err := parsePrioStep(op)
+		if err != nil {
+			return fmt.Errorf("trace step %q: %w", op, err)
+		}
+		steps = append(steps, st)
+	}
+	return bubble(t, func() error {
+		x := newPrioMachine(s, props.NewRecorder(nil))
+		defer x.q.ShutDown()
+		for _, st := range steps {
+			if err := x.apply(st); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
