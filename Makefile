@@ -11,7 +11,7 @@ REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify mutants fuzz bench bench-table lint tools
+.PHONY: gate test verify mutants fuzz controller-runtime bench bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -27,6 +27,13 @@ verify:
 	$(KVERIFY) verify --subject upstream --budget $(BUDGET) --checks $(CHECKS)
 	$(KVERIFY) mutants --repeat $(REPEAT)
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+	$(MAKE) controller-runtime FUZZTIME=$(FUZZTIME)
+
+## controller-runtime: the priority queue (nested module) under its profile, its tests and a fuzz run
+controller-runtime:
+	$(KVERIFY) verify --subject controller-runtime
+	cd subjects/controllerruntime && $(GO) vet ./... && $(GO) test -race ./... && \
+	  $(GO) test -run '^$$' -fuzz '^FuzzPriorityQueueOps$$' -fuzztime $(FUZZTIME) .
 
 ## mutants: the kill matrix
 mutants:
