@@ -61,7 +61,7 @@ func delayingChecks(s Subject) []props.Check {
 	}
 	// Cheapest first: the fixed scenarios, then the machines, then the
 	// race probe and the deadline walk.
-	return []props.Check{
+	cs := []props.Check{
 		{Name: CheckDelayingImmediate, Family: props.FamilyTiming,
 			Guarantee: "AddAfter with d <= 0 (0, -1ns, -1h, math.MinInt64) adds the item before it returns: Len counts it at once, whether or not the item also waits",
 			Run:       immediateCheck(s)},
@@ -105,6 +105,11 @@ func delayingChecks(s Subject) []props.Check {
 			Guarantee: "an item added with AddAfter(x, d) is never ready before now+d and always ready by now+d+10s (client-go's heartbeat), huge delays (math.MaxInt64) never fire, and items become ready in ready-time order",
 			Run:       deadlineCheck(s)},
 	}
+	// Not offered: the release witness to a queue whose drain waits for
+	// nothing, the fake-clock walk to a queue that takes no clock.
+	return slices.DeleteFunc(cs, func(c props.Check) bool {
+		return c.Name == CheckDelayingRelease && s.Profile.DrainIsShutDown || c.Name == CheckDelayingFakeClock && s.NoClock
+	})
 }
 
 func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, props.Config) error {

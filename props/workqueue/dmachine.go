@@ -56,7 +56,7 @@ type dmachine struct {
 }
 
 func newDMachine(s Subject, mode DMode, rec *props.Recorder) *dmachine {
-	x := &dmachine{mode: mode, rec: rec, moved: map[string]time.Time{}, contested: map[string]bool{}}
+	x := &dmachine{mode: mode, rec: rec, m: delaying.New(s.Profile), moved: map[string]time.Time{}, contested: map[string]bool{}}
 	deps := Deps{Clock: clock.RealClock{}}
 	if mode.Metrics {
 		x.metrics = new(Metrics)
@@ -89,6 +89,10 @@ func (x *dmachine) Enabled(s DStep) bool {
 		return s.D >= 0 && s.D <= farAway
 	case DAddRateLimited, DForget, DNumRequeues:
 		return x.rl != nil
+	case DShutDown:
+		// One ShutDown per queue, or one to release a drain in flight: a
+		// second is the lifecycle checks' to judge.
+		return !x.m.IsShuttingDown() || x.drain != nil && !x.m.Queue().Profile().DrainIsShutDown
 	case DDrain:
 		// One worker alone: no other Get in flight may take the items.
 		for i := range x.workers {
@@ -217,9 +221,7 @@ func (x *dmachine) addAfter(s DStep) error {
 			probe = false // a blocked Get may take the item at once
 		}
 	}
-	if !x.m.IsShuttingDown() {
-		x.wantRetries++
-	}
+	x.countRetry(s.D)
 	x.m.ApplyAddAfter(s.Key, s.D, now)
 	var before limiterCalls
 	n := 0
@@ -294,12 +296,19 @@ func (x *dmachine) burst(s DStep) {
 	}
 }
 
+// countRetry counts an AddAfter (or AddRateLimited) with delay d in the
+// retries the metrics must show: every one before shutdown, or under
+// Profile.RetriesCountDelayed those with a positive delay.
+func (x *dmachine) countRetry(d time.Duration) {
+	if !x.m.IsShuttingDown() && (d > 0 || !x.m.Queue().Profile().RetriesCountDelayed) {
+		x.wantRetries++
+	}
+}
+
 // burstAddAfter is one AddAfter of a burst, in the model and on the
 // subject, counted as a retry; later steps check its effects.
 func (x *dmachine) burstAddAfter(key string, d time.Duration, now time.Time) {
-	if !x.m.IsShuttingDown() {
-		x.wantRetries++
-	}
+	x.countRetry(d)
 	x.m.ApplyAddAfter(key, d, now)
 	x.q.AddAfter(key, d)
 }
@@ -308,7 +317,7 @@ func (x *dmachine) burstAddAfter(key string, d time.Duration, now time.Time) {
 // checked against the model's FIFO head. The Gets are direct calls: the
 // machine calls Get only while the subject's Len says an item is there.
 func (x *dmachine) drainReady(s DStep) error {
-	for i := 0; i < s.N && x.m.Queue().Len() > 0; i++ {
+	for i := 0; i < s.N && x.m.Queue().Ready() > 0; i++ {
 		if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
 			x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
 			g := "Len law"
@@ -486,7 +495,7 @@ func (x *dmachine) settle(ph phase) error {
 	case phaseReady:
 		where = " (at a ready time)"
 	}
-	queued := x.m.Queue().Len()
+	queued := x.m.Queue().Ready() // what Gets can take
 	shut := x.m.IsShuttingDown()
 	wantItems, wantReturned := g.want(queued, shut)
 	if len(returned) != wantReturned {
@@ -573,7 +582,7 @@ var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // marks the held items done, so that a drain the subject did not release
 // on ShutDown (a violation already reported) does not deadlock the bubble.
 func (x *dmachine) Close() {
-	if !x.m.IsShuttingDown() || x.drain != nil { // see machine.Close
+	if !x.m.IsShuttingDown() || x.drain != nil && !x.m.Queue().Profile().DrainIsShutDown { // see machine.Close
 		shutDown(x.q)
 	}
 	for i := range x.workers {

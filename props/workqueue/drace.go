@@ -129,10 +129,10 @@ func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Con
 	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 	defer func() {
 		r.Park()
-		q.ShutDown()
+		stop(s.Profile, q)
 		synctest.Wait()
 	}()
-	var m delaying.Model
+	m := delaying.New(s.Profile)
 	for _, c := range p.setup {
 		c.do(q)
 		c.apply(&m, time.Now())
@@ -156,7 +156,7 @@ func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Con
 		return err
 	}
 	if blocked {
-		q.ShutDown()
+		stop(s.Profile, q)
 		r.Settle()
 		return props.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p.b, p.a)
 	}

@@ -63,7 +63,7 @@ func scaleRun(s Subject, cfg props.Config, seed uint64, n int) error {
 	r := rand.New(rand.NewPCG(seed, uint64(n)))
 	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 	defer func() {
-		q.ShutDown()
+		stop(s.Profile, q)
 		synctest.Wait()
 	}()
 	keys := make([]string, n)

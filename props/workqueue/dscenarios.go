@@ -46,7 +46,7 @@ func deadlineCheck(s Subject) func(*testing.T, props.Config) error {
 			props.Bubble(t, func() {
 				q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 				defer func() {
-					q.ShutDown()
+					stop(s.Profile, q)
 					synctest.Wait()
 				}()
 				rec.Timed()
@@ -163,7 +163,7 @@ func immediateCheck(s Subject) func(*testing.T, props.Config) error {
 		return bubble(t, func() error {
 			q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 			defer func() {
-				q.ShutDown()
+				stop(s.Profile, q)
 				synctest.Wait()
 			}()
 			for i := range 64 {
@@ -207,7 +207,7 @@ func shutdownCheck(s Subject) func(*testing.T, props.Config) error {
 func shutdownScenario(s Subject, drain bool) error {
 	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 	defer func() {
-		q.ShutDown()
+		stop(s.Profile, q)
 		synctest.Wait()
 	}()
 	stop, name := q.ShutDown, "ShutDown"
@@ -382,7 +382,7 @@ func delayingLeak(s Subject) func(*testing.T, props.Config) error {
 				// Release what the stop left running, so that a leak is
 				// reported as such and not as the bubble's deadlock.
 				defer func() {
-					q.ShutDown()
+					stop(s.Profile, q)
 					synctest.Wait()
 				}()
 				q.AddAfter("a", 0)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props"
+	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
 )
 
@@ -131,4 +132,16 @@ func delayingLifecycle(s Subject) func(*testing.T, props.Config) error {
 	return lifecycle(func() Queue { return s.NewDelaying(Deps{Clock: clock.RealClock{}}) },
 		func(q Queue) { q.(Delaying).AddAfter("w", time.Hour); q.(Delaying).AddAfter("v", time.Second) },
 		"a delaying queue with w and v waiting")
+}
+
+// stop is the ShutDown a check makes to clean up after its scenario. It
+// skips the call on a queue already shutting down whose profile makes
+// ShutDownWithDrain a ShutDown: nothing can be waiting there for a second
+// ShutDown to release it, and a second ShutDown is the lifecycle checks'
+// to judge (a subject that panics on it is judged here on the rest).
+func stop(p wq.Profile, q Queue) {
+	if p.DrainIsShutDown && q.ShuttingDown() {
+		return
+	}
+	q.ShutDown()
 }

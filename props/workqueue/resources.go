@@ -111,7 +111,7 @@ func delayingRetention(s Subject) func(*testing.T, props.Config) error {
 			})
 			held := props.Held(probes...)
 			for _, q := range queues {
-				q.ShutDown()
+				stop(s.Profile, q)
 			}
 			if len(held) > 0 {
 				return props.Broke(GNoRetention, "%d of %d items the queue no longer needs are still referenced by it; the first: %s", len(held), len(probes), cases[held[0]])
@@ -131,7 +131,7 @@ func oneTimer(s Subject) func(*testing.T, props.Config) error {
 		return bubble(t, func() error {
 			fc := props.NewTimers(timersEpoch)
 			q := s.NewDelaying(Deps{Clock: fc})
-			defer q.ShutDown()
+			defer stop(s.Profile, q)
 			var err error
 			at := func(what string, f func()) {
 				if err != nil {

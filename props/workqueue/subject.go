@@ -86,6 +86,10 @@ type Subject struct {
 	NewPrioritized func(Deps) Prioritized
 	// Limiters are the rate limiters that come with the queue.
 	Limiters ratelimit.Subject
+	// NoClock says the queue takes no clock (it reads time.Now): the
+	// checks that inject a fake clock are not offered; those that run in a
+	// synctest bubble still apply, as the bubble fakes time.Now.
+	NoClock bool
 	// Profile is the semantics the implementation declares where work
 	// queues differ on purpose (spec/workqueue.Profile); the zero value is
 	// client-go's. The models the checks hold the subject to follow it.

@@ -17,6 +17,11 @@
 //   - Advance(now) moves every entry with ready time <= now into the queue,
 //     in that order, each as the queue's Add. AdvanceOne moves only the
 //     first, for checkers whose implementation moves entries one at a time.
+//   - Under a profile (spec/workqueue.Profile, given to New): with
+//     AddAfterAbsorbed, AddAfter with d > 0 of a dirty key does nothing;
+//     with AddClearsWaiting, an Add (AddAfter with d <= 0 included) of a
+//     waiting key drops its entry; with TiesByFirstAdd, a lowered ready
+//     time keeps the entry's rank among equal ready times.
 //   - Once shutting down, AddAfter is ignored. ShutDown and the start of
 //     ShutDownWithDrain (Begin) drop every waiting entry: a drain waits only
 //     for queued and processing items, never for waiting ones.
@@ -63,6 +68,10 @@ type Model struct {
 	seq     uint64 // last rank handed out; only relative order is observable
 }
 
+// New returns an empty, running delaying queue that behaves as profile
+// says. The zero Model is New(workqueue.ClientGo).
+func New(profile workqueue.Profile) Model { return Model{q: workqueue.New(profile)} }
+
 // Queue returns the state of the underlying work queue.
 func (m Model) Queue() workqueue.Model { return m.q }
 
@@ -83,19 +92,27 @@ func (m *Model) ApplyAddAfter(key string, d time.Duration, now time.Time) {
 	if m.q.IsShuttingDown() {
 		return
 	}
+	p := m.q.Profile()
 	if d <= 0 {
-		m.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: key})
+		m.Apply(workqueue.Op{Kind: workqueue.Add, Key: key})
+		return
+	}
+	if p.AddAfterAbsorbed && m.q.Dirty(key) {
 		return
 	}
 	readyAt := now.Add(d).Round(0)
-	if w, ok := m.waiting[key]; ok && !readyAt.Before(w.readyAt) {
+	w, ok := m.waiting[key]
+	if ok && !readyAt.Before(w.readyAt) {
 		return // the earlier ready time wins
 	}
 	if m.waiting == nil {
 		m.waiting = map[string]wait{}
 	}
-	m.seq++
-	m.waiting[key] = wait{readyAt: readyAt, seq: m.seq}
+	if !ok || !p.TiesByFirstAdd {
+		m.seq++
+		w.seq = m.seq
+	}
+	m.waiting[key] = wait{readyAt: readyAt, seq: w.seq}
 }
 
 // Advance moves every entry whose ready time is <= now into the queue, in
@@ -195,6 +212,10 @@ func (m Model) Enabled(op workqueue.Op) bool { return m.q.Enabled(op) }
 // the expected output; see workqueue.Model.Step. ShutDown and
 // ShutDownWithDrain also drop every waiting entry. m is not changed.
 func (m Model) Step(op workqueue.Op) (Model, workqueue.Out) {
+	if _, waits := m.waiting[op.Key]; op.Kind == workqueue.Add && waits && m.q.Profile().AddClearsWaiting {
+		n := m.clone()
+		return n, n.Apply(op)
+	}
 	n := m
 	var out workqueue.Out
 	n.q, out = m.q.Step(op)
@@ -206,6 +227,9 @@ func (m Model) Step(op workqueue.Op) (Model, workqueue.Out) {
 
 // Apply is Step in place.
 func (m *Model) Apply(op workqueue.Op) workqueue.Out {
+	if op.Kind == workqueue.Add && m.q.Profile().AddClearsWaiting && !m.q.IsShuttingDown() {
+		delete(m.waiting, op.Key)
+	}
 	out := m.q.Apply(op)
 	if op.Kind == workqueue.ShutDown || op.Kind == workqueue.ShutDownWithDrain {
 		m.waiting = nil

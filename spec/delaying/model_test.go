@@ -156,3 +156,51 @@ func TestKeyCanonical(t *testing.T) {
 		t.Fatalf("keys differ:\n%s\n%s", a.Key(), c.Key())
 	}
 }
+
+// Each delaying variation point against client-go's behaviour in the same
+// history.
+func TestProfiles(t *testing.T) {
+	add := workqueue.Op{Kind: workqueue.Add, Key: "a"}
+	cr := workqueue.ControllerRuntime
+
+	// AddAfterAbsorbed: a queued a, then AddAfter(a, 1s); after 1s, is a
+	// waiting or queued again once taken?
+	for _, c := range []struct {
+		p     workqueue.Profile
+		waits bool
+	}{{workqueue.ClientGo, true}, {cr, false}} {
+		m, _ := New(c.p).Step(add)
+		m = m.AddAfter("a", time.Second, t0)
+		if _, waits := m.ReadyAt("a"); waits != c.waits {
+			t.Errorf("%s: a queued, AddAfter(a, 1s): waiting %v, want %v", c.p.Name, waits, c.waits)
+		}
+	}
+
+	// AddClearsWaiting: AddAfter(a, 1s), then Add(a).
+	for _, c := range []struct {
+		p     workqueue.Profile
+		waits bool
+	}{{workqueue.ClientGo, true}, {cr, false}} {
+		m, _ := New(c.p).AddAfter("a", time.Second, t0).Step(add)
+		if _, waits := m.ReadyAt("a"); waits != c.waits || !slices.Equal(queue(m), []string{"a"}) {
+			t.Errorf("%s: AddAfter(a, 1s), Add(a): waiting %v, queue %v; want waiting %v, queue [a]", c.p.Name, waits, queue(m), c.waits)
+		}
+		// The same through AddAfter(a, 0).
+		m = New(c.p).AddAfter("a", time.Second, t0).AddAfter("a", 0, t0)
+		if _, waits := m.ReadyAt("a"); waits != c.waits {
+			t.Errorf("%s: AddAfter(a, 1s), AddAfter(a, 0): waiting %v, want %v", c.p.Name, waits, c.waits)
+		}
+	}
+
+	// TiesByFirstAdd: a waits 2s, b 1s, then a lowered to 1s: who is
+	// first at 1s?
+	for _, c := range []struct {
+		p    workqueue.Profile
+		want []string
+	}{{workqueue.ClientGo, []string{"b", "a"}}, {cr, []string{"a", "b"}}} {
+		m := New(c.p).AddAfter("a", 2*time.Second, t0).AddAfter("b", time.Second, t0).AddAfter("a", time.Second, t0)
+		if got := keys(m.Due(at(time.Second))); !slices.Equal(got, c.want) {
+			t.Errorf("%s: due at 1s %v, want %v", c.p.Name, got, c.want)
+		}
+	}
+}

@@ -27,6 +27,26 @@ type Profile struct {
 	// lower or equal one changes nothing. Without it every Add has
 	// priority zero: one level, FIFO.
 	Priorities bool
+
+	// The delaying queue's variation points (spec/delaying).
+
+	// AddAfterAbsorbed: AddAfter with a delay of an item that is dirty
+	// (queued, or added again while being processed) changes nothing: it
+	// is handed out once. client-go keeps the delay: the item is added
+	// again when it ends.
+	AddAfterAbsorbed bool
+	// AddClearsWaiting: Add (or AddAfter without a delay) of an item that
+	// waits for a delay makes it ready and forgets the delay. client-go
+	// keeps the delay: the item is added again when it ends.
+	AddClearsWaiting bool
+	// TiesByFirstAdd: waiting items with the same ready time become ready
+	// in the order they started waiting, a lowered ready time included.
+	// client-go: in the order their ready times were set.
+	TiesByFirstAdd bool
+	// RetriesCountDelayed: the retries metric counts the AddAfter and
+	// AddRateLimited calls whose delay is positive. client-go counts every
+	// AddAfter made before shutdown, whatever its delay.
+	RetriesCountDelayed bool
 }
 
 // ClientGo is client-go v0.37.2's workqueue: the default profile.
@@ -38,7 +58,9 @@ var ClientGo = Profile{Name: "client-go"}
 // the ready set at its new place; Get returns at once after ShutDown;
 // ShutDownWithDrain is ShutDown (priorityqueue.go:449-523); priorities
 // with FIFO inside a level, the higher of two priorities kept
-// (priorityqueue.go:200-273, lessReady at :569).
+// (priorityqueue.go:200-273, lessReady at :569); a delay does not touch a
+// ready item and an Add ends a delay (:236-270); a lowered ready time keeps
+// the item's place among equal ones (lessWaiting at :562).
 var ControllerRuntime = Profile{
 	Name:               "controller-runtime",
 	ReAddQueues:        true,
@@ -46,4 +68,9 @@ var ControllerRuntime = Profile{
 	GetStopsAtShutDown: true,
 	DrainIsShutDown:    true,
 	Priorities:         true,
+	AddAfterAbsorbed:   true,
+	AddClearsWaiting:   true,
+	TiesByFirstAdd:     true,
+	// The retries metric (priorityqueue.go:214-219).
+	RetriesCountDelayed: true,
 }

@@ -38,6 +38,7 @@ func Subject() pwq.Subject {
 		},
 		NewPrioritized: func(d pwq.Deps) pwq.Prioritized { return prioritized{newQueue(d, nil)} },
 		Profile:        wq.ControllerRuntime,
+		NoClock:        true,
 	}
 }
 
