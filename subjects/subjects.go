@@ -54,7 +54,7 @@ func Externals() []External {
 	return []External{
 		// controller-runtime's priority queue (subjects/controllerruntime:
 		// Components there).
-		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue"}},
+		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue", "delaying", "ratelimit"}},
 	}
 }
 

@@ -90,9 +90,11 @@ func (x *dmachine) Enabled(s DStep) bool {
 	case DAddRateLimited, DForget, DNumRequeues:
 		return x.rl != nil
 	case DShutDown:
-		// One ShutDown per queue, or one to release a drain in flight: a
-		// second is the lifecycle checks' to judge.
-		return !x.m.IsShuttingDown() || x.drain != nil && !x.m.Queue().Profile().DrainIsShutDown
+		// Under a profile whose drain is a ShutDown, one ShutDown per
+		// queue: a second is the lifecycle checks' to judge. Elsewhere a
+		// ShutDown after a drain releases it, and is how client-go's
+		// delaying queue stops its waiting loop after a drain returned.
+		return !x.m.IsShuttingDown() || !x.m.Queue().Profile().DrainIsShutDown
 	case DDrain:
 		// One worker alone: no other Get in flight may take the items.
 		for i := range x.workers {
@@ -237,6 +239,9 @@ func (x *dmachine) addAfter(s DStep) error {
 	}
 	x.rec.Step(s.String(), "", "")
 	if s.Kind == DAddRateLimited {
+		if x.m.Queue().Profile().LimiterAskedLater {
+			synctest.Wait() // the queue asks when it takes the add in
+		}
 		if err := x.lim.expect(before, s.Key, 1, 0, 0); err != nil && !(x.m.IsShuttingDown() && x.lim.snapshot().when == before.when) {
 			return props.Broke(GWhenOnce, "AddRateLimited(%s): %v", s.Key, err)
 		}
@@ -582,7 +587,7 @@ var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // marks the held items done, so that a drain the subject did not release
 // on ShutDown (a violation already reported) does not deadlock the bubble.
 func (x *dmachine) Close() {
-	if !x.m.IsShuttingDown() || x.drain != nil && !x.m.Queue().Profile().DrainIsShutDown { // see machine.Close
+	if !x.m.IsShuttingDown() || !x.m.Queue().Profile().DrainIsShutDown { // see Enabled(DShutDown)
 		shutDown(x.q)
 	}
 	for i := range x.workers {

@@ -247,6 +247,9 @@ func observeSubject(q Delaying, ts []time.Time) string {
 		synctest.Wait()
 		lens = append(lens, fmt.Sprint(q.Len()))
 	}
+	// Quiescent first: the loop's move at the race's instant belongs to
+	// that instant, however late the subject's goroutines run in it.
+	synctest.Wait()
 	var items []string
 	for q.Len() > 0 {
 		k, shut := q.Get()

@@ -268,7 +268,7 @@ func shutdownScenario(s Subject, drain bool) error {
 	if err := panicked(); err != nil {
 		return err
 	}
-	if !drain {
+	if !drain || s.Profile.DrainIsShutDown {
 		if !returned(stopped) {
 			return props.Broke(GShutdownReturns, "%s did not return", name)
 		}
@@ -310,6 +310,15 @@ func shutdownScenario(s Subject, drain bool) error {
 		return props.Broke(GDropsWaiting, "an hour after %s: Len() = %d, want 0: waiting items or AddAfter calls after it became ready", name, n)
 	}
 	if drain {
+		if s.Profile.DrainIsShutDown {
+			// The drain is a ShutDown: it returned at once (checked as
+			// for ShutDown) and waits for nothing.
+			if !returned(stopped) {
+				return props.Broke(GShutdownReturns, "ShutDownWithDrain, a ShutDown under the %s profile, did not return", s.Profile.Name)
+			}
+			q.Done(held)
+			return nil
+		}
 		if returned(stopped) {
 			return props.Broke("Drain", "ShutDownWithDrain returned while %q was still being processed", held)
 		}

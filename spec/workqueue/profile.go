@@ -47,6 +47,11 @@ type Profile struct {
 	// AddRateLimited calls whose delay is positive. client-go counts every
 	// AddAfter made before shutdown, whatever its delay.
 	RetriesCountDelayed bool
+	// LimiterAskedLater: AddRateLimited returns before it asks the rate
+	// limiter; the queue asks it once, when it takes the add in (at its
+	// next Len or Get, or on a goroutine of its own). client-go asks
+	// during the call.
+	LimiterAskedLater bool
 }
 
 // ClientGo is client-go v0.37.2's workqueue: the default profile.
@@ -73,4 +78,6 @@ var ControllerRuntime = Profile{
 	TiesByFirstAdd:     true,
 	// The retries metric (priorityqueue.go:214-219).
 	RetriesCountDelayed: true,
+	// AddWithOpts buffers; the flush asks the limiter (:150-200).
+	LimiterAskedLater: true,
 }

@@ -32,3 +32,31 @@ var QueueDivergences = []props.Divergence{
 		Intermittent: true,
 	},
 }
+
+// addOfWaiting is the defect behind most delaying findings.
+const addOfWaiting = "Add (or AddAfter(x, 0), or AddRateLimited with a zero delay) of an item waiting for a delay moves it to the ready set with the added counter of its first add (priorityqueue.go:236-270 bumps it only for a higher priority), so it is handed out ahead of items that became ready before it; the waiting loop bumps the counter of what it moves (:359-364), and the queue promises FIFO inside a priority level"
+
+// DelayingDivergences are the priority queue's defects as a delaying queue,
+// under its profile.
+var DelayingDivergences = []props.Divergence{
+	{
+		Check:    pwq.CheckDelayingLifecycle,
+		Reason:   "a second ShutDown closes the done channel again and panics (see queue/lifecycle)",
+		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+	},
+	{
+		Check:    pwq.CheckDelayingRetention,
+		Reason:   "ShutDown only sets the flag and closes the done channel: every item still waiting (or ready) stays referenced by the items map and the B-trees for as long as the queue is",
+		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-503",
+	},
+	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
+	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
+	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
+}
+
+// RateLimitDivergences are the priority queue's defects as a rate-limiting
+// queue: the delaying machine's, with AddRateLimited.
+var RateLimitDivergences = []props.Divergence{
+	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
+	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
+}

@@ -9,20 +9,24 @@ import (
 	"github.com/kverify/kverify/traces"
 )
 
-// Components are the components this module registers the priority queue
-// for. The delaying and rate-limiting components are not among them: their
-// models have no profile for the priority queue yet (see TestSuiteTimed).
-var Components = []string{pwq.Component}
-
-// Entries bind the plain queue's checks to the priority queue under its
-// profile, with its defects declared (QueueDivergences). kverify verify
-// --subject controller-runtime runs them through this module's TestSuite.
+// Entries bind the work queue family's checks (the plain queue, the
+// delaying queue, the rate-limiting queue) to the priority queue under its
+// profile, with its defects declared. kverify verify --subject
+// controller-runtime runs them through this module's TestSuite; the
+// components are listed in the main module's subjects.Externals.
 func Entries() []subjects.Entry {
-	return []subjects.Entry{{
-		Component:   pwq.Component,
-		Subject:     Name,
-		Checks:      func() []props.Check { return pwq.QueueChecks(Subject()) },
-		Divergences: QueueDivergences,
-		Replay:      func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Subject(), tr) },
-	}}
+	replay := func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Subject(), tr) }
+	return []subjects.Entry{
+		{Component: pwq.Component, Subject: Name, Checks: func() []props.Check { return pwq.QueueChecks(Subject()) },
+			Divergences: QueueDivergences, Replay: replay},
+		{Component: pwq.ComponentDelaying, Subject: Name, Checks: func() []props.Check { return pwq.DelayingChecks(Subject()) },
+			Divergences: DelayingDivergences, Replay: replay},
+		{Component: pwq.ComponentRateLimit, Subject: Name, Checks: func() []props.Check { return pwq.RateLimitChecks(Subject()) },
+			Divergences: RateLimitDivergences, Replay: replay},
+	}
+}
+
+// divergences are every declared divergence, by component.
+func divergences() map[string][]props.Divergence {
+	return map[string][]props.Divergence{pwq.Component: QueueDivergences, pwq.ComponentDelaying: DelayingDivergences, pwq.ComponentRateLimit: RateLimitDivergences}
 }

@@ -1,7 +1,6 @@
 package controllerruntime
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,23 +25,6 @@ func TestSuite(t *testing.T) { subjects.RunSuite(t, Entries()) }
 // queue (kverify replay FILE --subject controller-runtime).
 func TestReplay(t *testing.T) { subjects.RunReplay(t, Entries()) }
 
-// TestSuiteTimed runs the delaying and rate-limiting checks, whose models
-// have no profile for the priority queue yet (AddAfter absorption, the
-// asynchronous add buffer, min(After, When) for rate-limited adds): most
-// fail on deliberate differences, so the run is opt-in with
-// KVERIFY_CR_SUITE=1 and prints the findings.
-func TestSuiteTimed(t *testing.T) {
-	if os.Getenv("KVERIFY_CR_SUITE") == "" {
-		t.Skip("the delaying profile is not written yet; KVERIFY_CR_SUITE=1 runs the client-go checks on the priority queue")
-	}
-	t.Run(pwq.ComponentDelaying, func(t *testing.T) {
-		props.Run(t, pwq.DelayingChecks(Subject()), props.WithSubject(Name))
-	})
-	t.Run(pwq.ComponentRateLimit, func(t *testing.T) {
-		props.Run(t, pwq.RateLimitChecks(Subject()), props.WithSubject(Name))
-	})
-}
-
 // TestFindings pins the committed findings to the declarations: every
 // trace under traces/findings/controller-runtime reads, names this subject
 // and a declared divergence, and every declared divergence has a trace
@@ -61,14 +43,16 @@ func TestFindings(t *testing.T) {
 		if tr.Subject != Name {
 			t.Errorf("%s: recorded on %q, not %q", f, tr.Subject, Name)
 		}
-		if !slices.ContainsFunc(QueueDivergences, func(d props.Divergence) bool { return d.Check == tr.Check }) {
-			t.Errorf("%s: check %s has no declared divergence", f, tr.Check)
+		if !slices.ContainsFunc(divergences()[tr.Component], func(d props.Divergence) bool { return d.Check == tr.Check }) {
+			t.Errorf("%s: check %s/%s has no declared divergence", f, tr.Component, tr.Check)
 		}
-		traced[tr.Check] = true
+		traced[tr.Component+"/"+tr.Check] = true
 	}
-	for _, d := range QueueDivergences {
-		if !traced[d.Check] {
-			t.Errorf("declared divergence %s has no trace under traces/findings/%s", d.Check, Name)
+	for comp, ds := range divergences() {
+		for _, d := range ds {
+			if !traced[comp+"/"+d.Check] {
+				t.Errorf("declared divergence %s/%s has no trace under traces/findings/%s", comp, d.Check, Name)
+			}
 		}
 	}
 }
