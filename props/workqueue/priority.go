@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/spec/delaying"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
 	"pgregory.net/rapid"
@@ -20,22 +22,27 @@ const CheckPriority = "queue/priority"
 const GPriority = "Priority order"
 
 // Prioritized is a Queue whose items carry a priority, as
-// controller-runtime's PriorityQueue (AddWithOpts with AddOpts.Priority,
-// GetWithPriority): Get hands out the highest priority first.
+// controller-runtime's PriorityQueue (AddWithOpts with AddOpts.Priority
+// and AddOpts.After, GetWithPriority): Get hands out the highest priority
+// first.
 type Prioritized interface {
 	Queue
 	AddWithPriority(item string, priority int)
+	AddAfterWithPriority(item string, priority int, d time.Duration)
 	GetWithPriority() (item string, priority int, shutdown bool)
 }
 
 // prioStep is one step of the priority machine: Add of a key at a
-// priority, Get (with the priority), Done of a held key, Len, or a burst
-// of N fresh keys at priorities that cycle through burstPriority.
+// priority (after a delay, if d > 0), Get (with the priority), Done of a
+// held key, Len, Sleep(d), or a burst of N fresh keys at priorities that
+// cycle through burstPriority.
 type prioStep struct {
 	kind     wq.Kind
 	key      string
 	priority int
+	d        time.Duration
 	burst    int
+	sleep    bool
 }
 
 // The priorities the machine draws from, the burst's among them.
@@ -53,6 +60,10 @@ func (s prioStep) String() string {
 	switch {
 	case s.burst > 0:
 		return fmt.Sprintf("Burst(%d)", s.burst)
+	case s.sleep:
+		return fmt.Sprintf("Sleep(%v)", s.d)
+	case s.kind == wq.Add && s.d > 0:
+		return fmt.Sprintf("AddAfter(%s, priority %d, %v)", s.key, s.priority, s.d)
 	case s.kind == wq.Add:
 		return fmt.Sprintf("Add(%s, priority %d)", s.key, s.priority)
 	case s.kind == wq.Done:
@@ -69,6 +80,25 @@ func parsePrioStep(op string) (prioStep, error) {
 			return prioStep{}, fmt.Errorf("bad burst %q", op)
 		}
 		return prioStep{burst: v}, nil
+	}
+	if d, ok := strings.CutPrefix(op, "Sleep("); ok {
+		v, err := time.ParseDuration(strings.TrimSuffix(d, ")"))
+		if err != nil || v < 0 {
+			return prioStep{}, fmt.Errorf("bad sleep %q", op)
+		}
+		return prioStep{sleep: true, d: v}, nil
+	}
+	if a, ok := strings.CutPrefix(op, "AddAfter("); ok {
+		parts := strings.Split(strings.TrimSuffix(a, ")"), ", ")
+		if len(parts) != 3 {
+			return prioStep{}, fmt.Errorf("bad add-after %q", op)
+		}
+		p, err1 := strconv.Atoi(strings.TrimPrefix(parts[1], "priority "))
+		d, err2 := time.ParseDuration(parts[2])
+		if err1 != nil || err2 != nil || d <= 0 || parts[0] == "" {
+			return prioStep{}, fmt.Errorf("bad add-after %q", op)
+		}
+		return prioStep{kind: wq.Add, key: parts[0], priority: p, d: d}, nil
 	}
 	if a, ok := strings.CutPrefix(op, "Add("); ok {
 		key, p, ok := strings.Cut(strings.TrimSuffix(a, ")"), ", priority ")
@@ -94,7 +124,7 @@ func parsePrioStep(op string) (prioStep, error) {
 // profile step by step.
 type prioMachine struct {
 	q     Prioritized
-	m     wq.Model
+	m     delaying.Model
 	held  []string
 	fresh int
 	rec   *props.Recorder
@@ -115,6 +145,15 @@ func (x *prioMachine) apply(s prioStep) error {
 			x.m.Apply(wq.Op{Kind: wq.Add, Key: k, Priority: p})
 		}
 		x.rec.Step(s.String(), "", "")
+	case s.sleep:
+		time.Sleep(s.d)
+		synctest.Wait() // the queue's timers have fired and its loop moved the items
+		x.m.ApplyAdvance(time.Now())
+		x.rec.Step(s.String(), "", "")
+	case s.kind == wq.Add && s.d > 0:
+		x.q.AddAfterWithPriority(s.key, s.priority, s.d)
+		x.m.ApplyAddAfterPriority(s.key, s.d, s.priority, time.Now())
+		x.rec.Step(s.String(), "", "")
 	case s.kind == wq.Add:
 		x.q.AddWithPriority(s.key, s.priority)
 		x.m.Apply(wq.Op{Kind: wq.Add, Key: s.key, Priority: s.priority})
@@ -130,16 +169,16 @@ func (x *prioMachine) apply(s prioStep) error {
 		}
 		x.rec.Step(s.String(), "", "")
 	case s.kind == wq.Len:
-		want, got := x.m.Len(), x.q.Len()
+		want, got := x.m.Queue().Len(), x.q.Len()
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(got))
 		if got != want {
-			return props.Broke(GPriority, "Len = %d, want %d (queue %v)", got, want, x.m.Queue())
+			return props.Broke(GPriority, "Len = %d, want %d (queue %v)", got, want, x.m.Queue().Queue())
 		}
 	case s.kind == wq.Get:
-		if x.m.Ready() == 0 {
+		if x.m.Queue().Ready() == 0 {
 			return nil // it would block: not a step of this machine
 		}
-		head := x.m.Head(3)
+		head := x.m.Queue().Head(3)
 		want := x.m.Apply(wq.Op{Kind: wq.Get})
 		type got struct {
 			k    string
@@ -165,7 +204,7 @@ func (x *prioMachine) apply(s prioStep) error {
 			x.held = append(x.held, g.k)
 		case <-time.After(getWait):
 			x.rec.Step("Get", wantS, "blocked")
-			return props.Broke(GPriority, "GetWithPriority blocked for %v with %d item(s) ready (next up: %v)", getWait, x.m.Ready()+1, head)
+			return props.Broke(GPriority, "GetWithPriority blocked for %v with %d item(s) ready (next up: %v)", getWait, x.m.Queue().Ready()+1, head)
 		}
 	}
 	return nil
@@ -173,13 +212,20 @@ func (x *prioMachine) apply(s prioStep) error {
 
 // priorityCheck is queue/priority: a rapid machine of priority Adds
 // (re-adds that raise and lower a priority, re-adds while processing),
-// bursts of up to prioMaxBurst fresh keys across every level, Gets, Dones
-// and Lens against the model of the subject's profile, in a synctest
-// bubble.
+// delayed priority Adds and Sleeps, bursts of up to prioMaxBurst fresh keys
+// across every level, Gets, Dones and Lens against the delaying model of
+// the subject's profile, in a synctest bubble. Delayed adds use keys of
+// their own: an Add of a waiting item is the delaying checks' to judge.
 func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 	keys := []string{"a", "b", "c", "d", "e"}
+	delayed := []string{"x", "y", "z"}
+	delays := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}
 	gen := rapid.Custom(func(t *rapid.T) prioStep {
-		switch rapid.IntRange(0, 9).Draw(t, "kind") {
+		switch rapid.IntRange(0, 11).Draw(t, "kind") {
+		case 10:
+			return prioStep{kind: wq.Add, key: rapid.SampledFrom(delayed).Draw(t, "key"), priority: rapid.IntRange(prioMin, prioMax).Draw(t, "priority"), d: rapid.SampledFrom(delays).Draw(t, "d")}
+		case 11:
+			return prioStep{sleep: true, d: rapid.SampledFrom(delays).Draw(t, "d")}
 		case 0, 1, 2:
 			return prioStep{kind: wq.Add, key: rapid.SampledFrom(keys).Draw(t, "key"), priority: rapid.IntRange(prioMin, prioMax).Draw(t, "priority")}
 		case 3, 4, 5:
@@ -200,7 +246,7 @@ func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 				rt.Repeat(map[string]func(*rapid.T){
 					"step": func(rt *rapid.T) {
 						st := gen.Draw(rt, "step")
-						if st.kind == wq.Done && st.burst == 0 {
+						if st.kind == wq.Done && st.burst == 0 && !st.sleep {
 							if len(x.held) == 0 {
 								return
 							}
@@ -222,7 +268,7 @@ func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 const prioMaxBurst = 300
 
 func newPrioMachine(s Subject, rec *props.Recorder) *prioMachine {
-	return &prioMachine{q: s.NewPrioritized(Deps{Clock: clock.RealClock{}}), m: wq.New(s.Profile), rec: rec}
+	return &prioMachine{q: s.NewPrioritized(Deps{Clock: clock.RealClock{}}), m: delaying.New(s.Profile), rec: rec}
 }
 
 // replayPriority runs a queue/priority trace's steps again.

@@ -34,7 +34,6 @@
 package delaying
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,10 +52,24 @@ func (e Entry) String() string {
 	return e.Key + "@" + e.ReadyAt.UTC().Format(time.RFC3339Nano)
 }
 
-// wait is a waiting entry's ready time and its rank among equal ready times.
+// wait is a waiting entry's ready time, its rank among equal ready times,
+// and, under a profile with Priorities, the priority it will be added with.
 type wait struct {
-	readyAt time.Time
-	seq     uint64
+	readyAt  time.Time
+	seq      uint64
+	priority int
+}
+
+// before orders waiting entries as they move: by ready time, then (under
+// Priorities) the higher priority, then rank.
+func (m Model) before(a, b wait) bool {
+	if !a.readyAt.Equal(b.readyAt) {
+		return a.readyAt.Before(b.readyAt)
+	}
+	if m.q.Profile().Priorities && a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	return a.seq < b.seq
 }
 
 // Model is the state of a delaying work queue. The zero value is an empty,
@@ -89,30 +102,54 @@ func (m Model) AddAfter(key string, d time.Duration, now time.Time) Model {
 // in-place methods are for checkers that own their model and drive large
 // states; plain copies of a Model share its maps.
 func (m *Model) ApplyAddAfter(key string, d time.Duration, now time.Time) {
+	m.ApplyAddAfterPriority(key, d, 0, now)
+}
+
+// ApplyAddAfterPriority is AddAfter with a priority (controller-runtime's
+// AddWithOpts with After and Priority), in place. Under a profile without
+// Priorities the priority is ignored. With Priorities, a waiting entry
+// keeps the higher of two priorities, and a raise ranks it anew among
+// equal ready times; with AddAfterAbsorbed, a delay of a dirty key only
+// raises its priority.
+func (m *Model) ApplyAddAfterPriority(key string, d time.Duration, priority int, now time.Time) {
 	if m.q.IsShuttingDown() {
 		return
 	}
 	p := m.q.Profile()
+	if !p.Priorities {
+		priority = 0
+	}
 	if d <= 0 {
-		m.Apply(workqueue.Op{Kind: workqueue.Add, Key: key})
+		m.Apply(workqueue.Op{Kind: workqueue.Add, Key: key, Priority: priority})
 		return
 	}
 	if p.AddAfterAbsorbed && m.q.Dirty(key) {
+		if p.Priorities {
+			m.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: key, Priority: priority}) // a raise, or nothing
+		}
 		return
 	}
 	readyAt := now.Add(d).Round(0)
 	w, ok := m.waiting[key]
-	if ok && !readyAt.Before(w.readyAt) {
+	raise := ok && priority > w.priority
+	if ok && !readyAt.Before(w.readyAt) && !raise {
 		return // the earlier ready time wins
+	}
+	if ok && w.readyAt.Before(readyAt) {
+		readyAt = w.readyAt
 	}
 	if m.waiting == nil {
 		m.waiting = map[string]wait{}
 	}
-	if !ok || !p.TiesByFirstAdd {
+	if !ok || !p.TiesByFirstAdd || raise {
 		m.seq++
 		w.seq = m.seq
 	}
-	m.waiting[key] = wait{readyAt: readyAt, seq: w.seq}
+	if !ok || raise {
+		w.priority = priority
+	}
+	w.readyAt = readyAt
+	m.waiting[key] = w
 }
 
 // Advance moves every entry whose ready time is <= now into the queue, in
@@ -128,8 +165,9 @@ func (m Model) Advance(now time.Time) Model {
 func (m *Model) ApplyAdvance(now time.Time) []Entry {
 	due := m.Due(now)
 	for _, e := range due {
+		p := m.waiting[e.Key].priority
 		delete(m.waiting, e.Key)
-		m.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: e.Key})
+		m.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: e.Key, Priority: p})
 	}
 	return due
 }
@@ -148,8 +186,9 @@ func (m Model) AdvanceOne(now time.Time) (Model, bool) {
 		return m, false
 	}
 	n := m.clone()
+	p := n.waiting[e.Key].priority
 	delete(n.waiting, e.Key)
-	n.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: e.Key})
+	n.q.Apply(workqueue.Op{Kind: workqueue.Add, Key: e.Key, Priority: p})
 	return n, true
 }
 
@@ -168,19 +207,22 @@ func (m Model) Waiting() []Entry { return m.entries(func(wait) bool { return tru
 func (m Model) entries(keep func(wait) bool) []Entry {
 	type ranked struct {
 		Entry
-		seq uint64
+		w wait
 	}
 	var rs []ranked
 	for k, w := range m.waiting {
 		if keep(w) {
-			rs = append(rs, ranked{Entry{k, w.readyAt}, w.seq})
+			rs = append(rs, ranked{Entry{k, w.readyAt}, w})
 		}
 	}
 	slices.SortFunc(rs, func(a, b ranked) int {
-		if c := a.ReadyAt.Compare(b.ReadyAt); c != 0 {
-			return c
+		switch {
+		case m.before(a.w, b.w):
+			return -1
+		case m.before(b.w, a.w):
+			return 1
 		}
-		return cmp.Compare(a.seq, b.seq)
+		return 0
 	})
 	es := make([]Entry, len(rs))
 	for i, r := range rs {
@@ -197,7 +239,7 @@ func (m Model) first() (Entry, bool) {
 		ok   bool
 	)
 	for k, w := range m.waiting {
-		if !ok || w.readyAt.Before(bw.readyAt) || w.readyAt.Equal(bw.readyAt) && w.seq < bw.seq {
+		if !ok || m.before(w, bw) {
 			best, bw, ok = Entry{k, w.readyAt}, w, true
 		}
 	}
@@ -227,7 +269,8 @@ func (m Model) Step(op workqueue.Op) (Model, workqueue.Out) {
 
 // Apply is Step in place.
 func (m *Model) Apply(op workqueue.Op) workqueue.Out {
-	if op.Kind == workqueue.Add && m.q.Profile().AddClearsWaiting && !m.q.IsShuttingDown() {
+	if w, ok := m.waiting[op.Key]; ok && op.Kind == workqueue.Add && m.q.Profile().AddClearsWaiting && !m.q.IsShuttingDown() {
+		op.Priority = max(op.Priority, w.priority) // the higher of the two
 		delete(m.waiting, op.Key)
 	}
 	out := m.q.Apply(op)

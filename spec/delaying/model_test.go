@@ -204,3 +204,43 @@ func TestProfiles(t *testing.T) {
 		}
 	}
 }
+
+// Priorities over delays: equal ready times move by priority, a waiting
+// entry keeps the higher priority, and a delay of a queued item only
+// raises its priority.
+func TestPrioritiesWithDelays(t *testing.T) {
+	cr := workqueue.ControllerRuntime
+	m := New(cr)
+	m.ApplyAddAfterPriority("a", time.Second, 0, t0)
+	m.ApplyAddAfterPriority("b", time.Second, 2, t0)
+	m.ApplyAddAfterPriority("c", 2*time.Second, 1, t0)
+	m.ApplyAddAfterPriority("c", time.Second, 0, t0) // lowered time, lower priority: keeps 1
+	m.ApplyAdvance(at(time.Second))
+	var got []string
+	var prios []int
+	for m.Queue().Ready() > 0 {
+		out := m.Apply(workqueue.Op{Kind: workqueue.Get})
+		got, prios = append(got, out.Key), append(prios, out.Priority)
+	}
+	if !slices.Equal(got, []string{"b", "c", "a"}) || !slices.Equal(prios, []int{2, 1, 0}) {
+		t.Errorf("Gets %v with priorities %v, want [b c a] [2 1 0]", got, prios)
+	}
+
+	// A queued item: a delay with a higher priority raises it, and it
+	// does not wait.
+	m = New(cr)
+	m.Apply(workqueue.Op{Kind: workqueue.Add, Key: "x"})
+	m.Apply(workqueue.Op{Kind: workqueue.Add, Key: "y", Priority: 1})
+	m.ApplyAddAfterPriority("x", time.Hour, 3, t0)
+	if _, waits := m.ReadyAt("x"); waits || !slices.Equal(queue(m), []string{"x", "y"}) {
+		t.Errorf("after AddAfter(x, 1h, priority 3) of a queued x: waiting %v, queue %v; want not waiting, [x y]", waits, queue(m))
+	}
+
+	// Without Priorities the priority is ignored.
+	m = New(workqueue.ClientGo)
+	m.ApplyAddAfterPriority("a", time.Second, 0, t0)
+	m.ApplyAddAfterPriority("b", time.Second, 5, t0)
+	if got := keys(m.Due(at(time.Second))); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("client-go: due %v, want [a b]", got)
+	}
+}

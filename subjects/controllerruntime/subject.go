@@ -10,6 +10,8 @@
 package controllerruntime
 
 import (
+	"time"
+
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	wq "github.com/kverify/kverify/spec/workqueue"
@@ -67,4 +69,8 @@ type prioritized struct {
 
 func (p prioritized) AddWithPriority(item string, priority int) {
 	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority}, item)
+}
+
+func (p prioritized) AddAfterWithPriority(item string, priority int, d time.Duration) {
+	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority, After: d}, item)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kverify/kverify/props"
 	pwq "github.com/kverify/kverify/props/workqueue"
@@ -79,18 +80,40 @@ var brokenPriorities = map[string]func(priorityqueue.PriorityQueue[string], stri
 
 type brokenPrioritized struct {
 	priorityqueue.PriorityQueue[string]
-	add func(priorityqueue.PriorityQueue[string], string, int)
+	add      func(priorityqueue.PriorityQueue[string], string, int)
+	ignoreAt bool // AddAfterWithPriority drops the priority
 }
 
 func (b brokenPrioritized) AddWithPriority(k string, p int) { b.add(b.PriorityQueue, k, p) }
 
+func (b brokenPrioritized) AddAfterWithPriority(k string, p int, d time.Duration) {
+	if b.ignoreAt {
+		b.AddAfter(k, d)
+		return
+	}
+	b.AddWithOpts(priorityqueue.AddOpts{Priority: &p, After: d}, k)
+}
+
+// correctAdd adds with the priority, as the queue should.
+func correctAdd(q priorityqueue.PriorityQueue[string], k string, p int) {
+	q.AddWithOpts(priorityqueue.AddOpts{Priority: &p}, k)
+}
+
 // TestPriorityCheckKills runs queue/priority on each broken queue: it
 // must fail, naming the guarantee.
 func TestPriorityCheckKills(t *testing.T) {
+	cases := map[string]func(pwq.Deps) pwq.Prioritized{
+		"delayed priority ignored": func(d pwq.Deps) pwq.Prioritized {
+			return brokenPrioritized{newQueue(d, nil), correctAdd, true}
+		},
+	}
 	for name, add := range brokenPriorities {
+		cases[name] = func(d pwq.Deps) pwq.Prioritized { return brokenPrioritized{newQueue(d, nil), add, false} }
+	}
+	for name, broken := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := Subject()
-			s.NewPrioritized = func(d pwq.Deps) pwq.Prioritized { return brokenPrioritized{newQueue(d, nil), add} }
+			s.NewPrioritized = broken
 			i := slices.IndexFunc(pwq.QueueChecks(s), func(c props.Check) bool { return c.Name == pwq.CheckPriority })
 			err := pwq.QueueChecks(s)[i].Run(t, props.Config{})
 			if err == nil || !strings.Contains(err.Error(), pwq.GPriority) {
