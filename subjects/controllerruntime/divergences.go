@@ -10,28 +10,39 @@ import (
 // deliberate passes; these are not in any profile.
 var QueueDivergences = []props.Divergence{
 	{
-		Check:    pwq.CheckLifecycle,
-		Reason:   "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
-		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+		Check:      pwq.CheckLifecycle,
+		Reason:     "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
+		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+		Guarantees: []string{pwq.GNoPanic},
 	},
 	{
 		Check:    pwq.CheckRace,
 		Reason:   "a Get in flight when ShutDown is called can return an item together with shutdown=true (GetWithPriority returns w.shutdown.Load() beside the item it received); a caller that sees shutdown drops the item without Done, so its key stays locked",
 		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
+		// Not narrowed to "Atomic calls": in one of three full runs the
+		// probe reported no progress for 5s in the drain after a round,
+		// with no goroutine of the queue alive and the check's goroutines
+		// runnable; until that is explained it stays covered here.
 	},
 	{
 		Check:        pwq.CheckLinearFIFO,
 		Reason:       "the Get that returns an item with shutdown=true (see queue/race) makes the history unlinearizable when a Get is in flight at the workload's ShutDown",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Intermittent: true,
+		Guarantees:   []string{"Linearizability"},
 	},
 	{
 		Check:        pwq.CheckLinearPerKey,
 		Reason:       "the same Get that returns an item with shutdown=true, seen per key",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Intermittent: true,
+		Guarantees:   []string{"Linearizability"},
 	},
 }
+
+// orderGuarantees are the guarantees the add-of-waiting defect breaks in
+// the delaying machines: the order of what Gets hand out.
+var orderGuarantees = []string{"Fair", pwq.GReadyOrder, pwq.GTieOrder}
 
 // addOfWaiting is the defect behind most delaying findings.
 const addOfWaiting = "Add (or AddAfter(x, 0), or AddRateLimited with a zero delay) of an item waiting for a delay moves it to the ready set with the added counter of its first add (priorityqueue.go:236-270 bumps it only for a higher priority), so it is handed out ahead of items that became ready before it; the waiting loop bumps the counter of what it moves (:359-364), and the queue promises FIFO inside a priority level"
@@ -40,23 +51,25 @@ const addOfWaiting = "Add (or AddAfter(x, 0), or AddRateLimited with a zero dela
 // under its profile.
 var DelayingDivergences = []props.Divergence{
 	{
-		Check:    pwq.CheckDelayingLifecycle,
-		Reason:   "a second ShutDown closes the done channel again and panics (see queue/lifecycle)",
-		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+		Check:      pwq.CheckDelayingLifecycle,
+		Reason:     "a second ShutDown closes the done channel again and panics (see queue/lifecycle)",
+		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+		Guarantees: []string{pwq.GNoPanic},
 	},
 	{
-		Check:    pwq.CheckDelayingRetention,
-		Reason:   "ShutDown only sets the flag and closes the done channel: every item still waiting (or ready) stays referenced by the items map and the B-trees for as long as the queue is",
-		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-503",
+		Check:      pwq.CheckDelayingRetention,
+		Reason:     "ShutDown only sets the flag and closes the done channel: every item still waiting (or ready) stays referenced by the items map and the B-trees for as long as the queue is",
+		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-503",
+		Guarantees: []string{pwq.GNoRetention},
 	},
-	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
-	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
-	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
+	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
+	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
+	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
 }
 
 // RateLimitDivergences are the priority queue's defects as a rate-limiting
 // queue: the delaying machine's, with AddRateLimited.
 var RateLimitDivergences = []props.Divergence{
-	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
-	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270"},
+	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
+	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
 }

@@ -123,3 +123,33 @@ func TestPriorityCheckKills(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenTraces replays the work queue family's committed traces (the
+// counterexamples that killed mutants of our queue) on the priority queue.
+// Replay judges each step by the model under the subject's profile, so the
+// same vectors hold client-go's queue and this one to what each declares:
+// every one must pass here too.
+func TestGoldenTraces(t *testing.T) {
+	var files []string
+	for _, c := range []string{pwq.Component, pwq.ComponentDelaying, pwq.ComponentRateLimit} {
+		fs, err := filepath.Glob("../../traces/testdata/*/" + c + "-*.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no committed traces of the work queue family")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			tr, err := traces.Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pwq.Replay(t, Subject(), tr); err != nil {
+				t.Fatalf("trace %s (%s, recorded on %s) fails on %s: %v", f, tr.Check, tr.Subject, Name, err)
+			}
+		})
+	}
+}
