@@ -5,16 +5,22 @@ import (
 	pwq "github.com/kverify/kverify/props/workqueue"
 )
 
+// doubleClose declares, for a lifecycle check, that a second ShutDown
+// panics.
+func doubleClose(check string) props.Divergence {
+	return props.Divergence{
+		Check:      check,
+		Reason:     "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
+		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+		Guarantees: []string{pwq.GNoPanic},
+	}
+}
+
 // QueueDivergences are the priority queue's defects under its own profile
 // (spec/workqueue.ControllerRuntime): what the profile declares as
 // deliberate passes; these are not in any profile.
 var QueueDivergences = []props.Divergence{
-	{
-		Check:      pwq.CheckLifecycle,
-		Reason:     "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
-		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
-		Guarantees: []string{pwq.GNoPanic},
-	},
+	doubleClose(pwq.CheckLifecycle),
 	{
 		Check:    pwq.CheckRace,
 		Reason:   "a Get in flight when ShutDown is called can return an item together with shutdown=true (GetWithPriority returns w.shutdown.Load() beside the item it received); a caller that sees shutdown drops the item without Done, so its key stays locked",
@@ -50,12 +56,7 @@ const addOfWaiting = "Add (or AddAfter(x, 0), or AddRateLimited with a zero dela
 // DelayingDivergences are the priority queue's defects as a delaying queue,
 // under its profile.
 var DelayingDivergences = []props.Divergence{
-	{
-		Check:      pwq.CheckDelayingLifecycle,
-		Reason:     "a second ShutDown closes the done channel again and panics (see queue/lifecycle)",
-		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
-		Guarantees: []string{pwq.GNoPanic},
-	},
+	doubleClose(pwq.CheckDelayingLifecycle),
 	{
 		Check:      pwq.CheckDelayingRetention,
 		Reason:     "ShutDown only sets the flag and closes the done channel: every item still waiting (or ready) stays referenced by the items map and the B-trees for as long as the queue is",
