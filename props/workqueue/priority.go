@@ -32,6 +32,14 @@ type Prioritized interface {
 	GetWithPriority() (item string, priority int, shutdown bool)
 }
 
+// ComposedAdder is a Prioritized queue that also adds an item both
+// delayed and rate-limited in one call (controller-runtime's AddWithOpts
+// with After and RateLimited): the delay is spec/delaying.ComposedDelay of
+// after and the limiter's When.
+type ComposedAdder interface {
+	AddRateLimitedAfter(item string, priority int, after time.Duration)
+}
+
 // prioStep is one step of the priority machine: Add of a key at a
 // priority (after a delay, if d > 0), Get (with the priority), Done of a
 // held key, Len, Sleep(d), or a burst of N fresh keys at priorities that
@@ -43,6 +51,10 @@ type prioStep struct {
 	d        time.Duration
 	burst    int
 	sleep    bool
+	// when, with limited, is the limiter's scripted answer for a composed
+	// add (AddRateLimitedAfter, delayed by d).
+	when    time.Duration
+	limited bool
 }
 
 // The priorities the machine draws from, the burst's among them.
@@ -62,6 +74,8 @@ func (s prioStep) String() string {
 		return fmt.Sprintf("Burst(%d)", s.burst)
 	case s.sleep:
 		return fmt.Sprintf("Sleep(%v)", s.d)
+	case s.limited:
+		return fmt.Sprintf("AddRateLimitedAfter(%s, priority %d, %v, when %v)", s.key, s.priority, s.d, s.when)
 	case s.kind == wq.Add && s.d > 0:
 		return fmt.Sprintf("AddAfter(%s, priority %d, %v)", s.key, s.priority, s.d)
 	case s.kind == wq.Add:
@@ -87,6 +101,19 @@ func parsePrioStep(op string) (prioStep, error) {
 			return prioStep{}, fmt.Errorf("bad sleep %q", op)
 		}
 		return prioStep{sleep: true, d: v}, nil
+	}
+	if a, ok := strings.CutPrefix(op, "AddRateLimitedAfter("); ok {
+		parts := strings.Split(strings.TrimSuffix(a, ")"), ", ")
+		if len(parts) != 4 {
+			return prioStep{}, fmt.Errorf("bad rate-limited add %q", op)
+		}
+		p, err1 := strconv.Atoi(strings.TrimPrefix(parts[1], "priority "))
+		d, err2 := time.ParseDuration(parts[2])
+		w, err3 := time.ParseDuration(strings.TrimPrefix(parts[3], "when "))
+		if err1 != nil || err2 != nil || err3 != nil || parts[0] == "" {
+			return prioStep{}, fmt.Errorf("bad rate-limited add %q", op)
+		}
+		return prioStep{kind: wq.Add, key: parts[0], priority: p, d: d, when: w, limited: true}, nil
 	}
 	if a, ok := strings.CutPrefix(op, "AddAfter("); ok {
 		parts := strings.Split(strings.TrimSuffix(a, ")"), ", ")
@@ -124,6 +151,7 @@ func parsePrioStep(op string) (prioStep, error) {
 // profile step by step.
 type prioMachine struct {
 	q     Prioritized
+	lim   *scriptedLimiter
 	m     delaying.Model
 	held  []string
 	fresh int
@@ -150,6 +178,34 @@ func (x *prioMachine) apply(s prioStep) error {
 		synctest.Wait() // the queue's timers have fired and its loop moved the items
 		x.m.ApplyAdvance(time.Now())
 		x.rec.Step(s.String(), "", "")
+	case s.limited:
+		c, ok := x.q.(ComposedAdder)
+		if !ok {
+			return nil // not a step for this queue
+		}
+		before := x.lim.snapshot()
+		x.lim.script(s.when)
+		c.AddRateLimitedAfter(s.key, s.priority, s.d)
+		synctest.Wait() // a queue may ask the limiter when it takes the add in
+		x.m.ApplyAddAfterPriority(s.key, delaying.ComposedDelay(s.d, s.when), s.priority, time.Now())
+		x.rec.Step(s.String(), "", "")
+		if err := x.lim.expect(before, s.key, 1, 0, 0); err != nil {
+			return props.Broke(GWhenOnce, "%v: %v", s, err)
+		}
+	case s.limited:
+		c, ok := x.q.(ComposedAdder)
+		if !ok {
+			return nil // not a step for this queue
+		}
+		before := x.lim.snapshot()
+		x.lim.script(s.when)
+		c.AddRateLimitedAfter(s.key, s.priority, s.d)
+		synctest.Wait() // a queue may ask the limiter when it takes the add in
+		x.m.ApplyAddAfterPriority(s.key, delaying.ComposedDelay(s.d, s.when), s.priority, time.Now())
+		x.rec.Step(s.String(), "", "")
+		if err := x.lim.expect(before, s.key, 1, 0, 0); err != nil {
+			return props.Broke(GWhenOnce, "%v: %v", s, err)
+		}
 	case s.kind == wq.Add && s.d > 0:
 		x.q.AddAfterWithPriority(s.key, s.priority, s.d)
 		x.m.ApplyAddAfterPriority(s.key, s.d, s.priority, time.Now())
@@ -221,7 +277,13 @@ func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 	delayed := []string{"x", "y", "z"}
 	delays := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}
 	gen := rapid.Custom(func(t *rapid.T) prioStep {
-		switch rapid.IntRange(0, 11).Draw(t, "kind") {
+		switch rapid.IntRange(0, 12).Draw(t, "kind") {
+		case 12:
+			// Positive delays on the delayed keys: a composed add that
+			// comes out immediate would be an Add of a waiting item,
+			// which the delaying checks judge.
+			return prioStep{kind: wq.Add, key: rapid.SampledFrom(delayed).Draw(t, "key"), priority: rapid.IntRange(prioMin, prioMax).Draw(t, "priority"),
+				d: rapid.SampledFrom(append([]time.Duration{0}, delays...)).Draw(t, "after"), when: rapid.SampledFrom(delays).Draw(t, "when"), limited: true}
 		case 10:
 			return prioStep{kind: wq.Add, key: rapid.SampledFrom(delayed).Draw(t, "key"), priority: rapid.IntRange(prioMin, prioMax).Draw(t, "priority"), d: rapid.SampledFrom(delays).Draw(t, "d")}
 		case 11:
@@ -268,7 +330,8 @@ func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 const prioMaxBurst = 300
 
 func newPrioMachine(s Subject, rec *props.Recorder) *prioMachine {
-	return &prioMachine{q: s.NewPrioritized(Deps{Clock: clock.RealClock{}}), m: delaying.New(s.Profile), rec: rec}
+	lim := newScriptedLimiter()
+	return &prioMachine{q: s.NewPrioritized(Deps{Clock: clock.RealClock{}, Limiter: lim}), lim: lim, m: delaying.New(s.Profile), rec: rec}
 }
 
 // replayPriority runs a queue/priority trace's steps again.

@@ -55,6 +55,9 @@ type Deps struct {
 	// metrics are Recorder's (depth, adds, latency, work duration,
 	// unfinished work, longest running, retries).
 	Recorder *Metrics
+	// Limiter, when set, is the rate limiter a queue with priorities asks
+	// (NewPrioritized; queue/priority's composed adds script it).
+	Limiter ratelimit.Limiter
 }
 
 // MetricsRecorder is the recorder a factory wires into the queue's metrics

@@ -152,6 +152,17 @@ func (m *Model) ApplyAddAfterPriority(key string, d time.Duration, priority int,
 	m.waiting[key] = w
 }
 
+// ComposedDelay is the delay of an add that is both delayed by after and
+// rate-limited with the limiter's answer when (controller-runtime's
+// AddWithOpts with After and RateLimited): the smaller of the two, or when
+// if after is zero.
+func ComposedDelay(after, when time.Duration) time.Duration {
+	if after == 0 || when < after {
+		return when
+	}
+	return after
+}
+
 // Advance moves every entry whose ready time is <= now into the queue, in
 // (ready time, order set) order. m is not changed.
 func (m Model) Advance(now time.Time) Model {

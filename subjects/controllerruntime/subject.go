@@ -38,7 +38,7 @@ func Subject() pwq.Subject {
 		NewRateLimiting: func(d pwq.Deps, l prl.Limiter) pwq.RateLimiting {
 			return newQueue(d, l)
 		},
-		NewPrioritized: func(d pwq.Deps) pwq.Prioritized { return prioritized{newQueue(d, nil)} },
+		NewPrioritized: func(d pwq.Deps) pwq.Prioritized { return prioritized{newQueue(d, d.Limiter)} },
 		Profile:        wq.ControllerRuntime,
 		NoClock:        true,
 	}
@@ -73,4 +73,8 @@ func (p prioritized) AddWithPriority(item string, priority int) {
 
 func (p prioritized) AddAfterWithPriority(item string, priority int, d time.Duration) {
 	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority, After: d}, item)
+}
+
+func (p prioritized) AddRateLimitedAfter(item string, priority int, after time.Duration) {
+	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority, After: after, RateLimited: true}, item)
 }
