@@ -192,20 +192,6 @@ func (x *prioMachine) apply(s prioStep) error {
 		if err := x.lim.expect(before, s.key, 1, 0, 0); err != nil {
 			return props.Broke(GWhenOnce, "%v: %v", s, err)
 		}
-	case s.limited:
-		c, ok := x.q.(ComposedAdder)
-		if !ok {
-			return nil // not a step for this queue
-		}
-		before := x.lim.snapshot()
-		x.lim.script(s.when)
-		c.AddRateLimitedAfter(s.key, s.priority, s.d)
-		synctest.Wait() // a queue may ask the limiter when it takes the add in
-		x.m.ApplyAddAfterPriority(s.key, delaying.ComposedDelay(s.d, s.when), s.priority, time.Now())
-		x.rec.Step(s.String(), "", "")
-		if err := x.lim.expect(before, s.key, 1, 0, 0); err != nil {
-			return props.Broke(GWhenOnce, "%v: %v", s, err)
-		}
 	case s.kind == wq.Add && s.d > 0:
 		x.q.AddAfterWithPriority(s.key, s.priority, s.d)
 		x.m.ApplyAddAfterPriority(s.key, s.d, s.priority, time.Now())
