@@ -5,6 +5,7 @@ import (
 
 	impl "github.com/kverify/kverify/impl/workqueue"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	wq "github.com/kverify/kverify/spec/workqueue"
 )
 
 // A conformance test for a work queue is a factory and one call:
@@ -37,4 +38,36 @@ func ExampleChecks() {
 	// queue/race         linear
 	// linear/fifo        linear
 	// linear/per-key     linear
+}
+
+// A queue that differs from client-go on purpose declares where with a
+// profile; the checks then hold it to that. A queue whose drain is a
+// ShutDown, that takes no clock and has priorities is offered
+// queue/priority, and not the checks its profile makes meaningless.
+func ExampleSubject_profile() {
+	subject := pwq.Subject{
+		New: func(d pwq.Deps) pwq.Queue {
+			return impl.New(impl.Config[string]{Clock: d.Clock}) // stands in for the queue under test
+		},
+		NewDelaying: func(d pwq.Deps) pwq.Delaying {
+			return impl.NewDelaying(impl.DelayingConfig[string]{Config: impl.Config[string]{Clock: d.Clock}})
+		},
+		Profile: wq.Profile{Name: "mine", DrainIsShutDown: true},
+		NoClock: true,
+	}
+	for _, c := range pwq.DelayingChecks(subject) {
+		fmt.Println(c.Name)
+	}
+	// Output:
+	// delaying/immediate
+	// delaying/shutdown-unblocks
+	// delaying/leak
+	// delaying/retention
+	// delaying/lifecycle
+	// delaying/metrics
+	// delaying/model
+	// delaying/ties
+	// delaying/race
+	// delaying/scale
+	// delaying/deadline
 }
