@@ -23,6 +23,7 @@ func TestSizeReachesPastThresholds(t *testing.T) {
 			large++
 		}
 	})
+	t.Logf("100 draws: %d small, %d at 1024±1, %d above 3072", small, near, large)
 	if small == 0 || near == 0 || large == 0 {
 		t.Fatalf("100 draws: %d small, %d at 1024±1, %d above 3072; want some of each", small, near, large)
 	}

@@ -245,6 +245,9 @@ func assembledConverge(s InformerSubject) func(*testing.T, props.Config) error {
 				seed(srv, n)
 				w := startInformer(fail, s, srv, watchList, before)
 				defer w.stop(false)
+				// The first requests before the first write, so that a
+				// counterexample replays the same way.
+				synctest.Wait()
 				keys := keyPool(8)
 				ww := &world{t: rt, rec: rec, srv: srv}
 				steps := rapid.IntRange(0, 20).Draw(rt, "steps")
