@@ -27,6 +27,38 @@ func TestGuardNamesHang(t *testing.T) {
 	}
 }
 
+// The check's own analysis (a porcupine search) is not the subject's lack
+// of progress, however long it takes within its bound; the same wait
+// outside Analyse is a hang.
+func TestGuardWaitsForAnalysis(t *testing.T) {
+	t.Setenv("KVERIFY_HANG_AFTER", "100ms")
+	defer tainted.Store(nil)
+	for _, analysed := range []bool{true, false} {
+		release := make(chan struct{})
+		// The watchdog measures wall time, so the long analysis is too.
+		timer := time.AfterFunc(500*time.Millisecond, func() { close(release) })
+		c := Check{Name: "x/analyse", Run: func(_ *testing.T, cfg Config) error {
+			cfg.Progress.Op("workload")
+			if analysed {
+				cfg.Progress.Analyse(func() { <-release })
+			} else {
+				<-release
+			}
+			return nil
+		}}
+		err := guard(t, c, Config{TraceDir: t.TempDir()})
+		if analysed && err != nil {
+			t.Fatalf("a 500ms analysis with a 100ms hang limit: guard = %v, want nil", err)
+		}
+		var v *Violation
+		if !analysed && (!errors.As(err, &v) || v.Guarantee != GTermination) {
+			t.Fatalf("a 500ms wait outside Analyse: guard = %v, want a %s violation", err, GTermination)
+		}
+		<-release
+		timer.Stop()
+	}
+}
+
 // spinCheck is a check whose subject spins inside a synctest bubble until
 // stop is closed: synctest.Wait never returns, and only the watchdog can
 // end the check.

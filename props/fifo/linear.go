@@ -393,7 +393,9 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linear
 		}
 	}
 	c := lin.FIFOConfig{Real: s.Real, EmitReplaced: p.mode.EmitReplaced, Transform: p.mode.Transform}
-	res, info := lin.Check(lin.FIFOModel(c), h, linearTimeout)
+	var res porcupine.CheckResult
+	var info porcupine.LinearizationInfo
+	cfg.Progress.Analyse(func() { res, info = lin.Check(lin.FIFOModel(c), h, linearTimeout) })
 	switch res {
 	case porcupine.Ok:
 		return len(h), r.parallel(), nil

@@ -33,7 +33,9 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Conf
 			if !props.ReturnsWithin(2*time.Second+props.Watchdog, run) {
 				return props.Broke("Stop returns", "seed %d: the fan-out's Run did not return within %v of its context being cancelled", seed+i, props.Watchdog)
 			}
-			if err := linearizability.CheckListenerDrained(h, 10*time.Second); err != nil {
+			var err error
+			cfg.Progress.Analyse(func() { err = linearizability.CheckListenerDrained(h, 10*time.Second) })
+			if err != nil {
 				dir := cfg.Dir(t)
 				var le *linearizability.ListenerError
 				var info porcupine.LinearizationInfo

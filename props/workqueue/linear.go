@@ -103,7 +103,9 @@ func linearScenario(t *testing.T, s Subject, cfg props.Config, check string, mod
 		})
 		w := linearizability.Workload{Seed: seed, Clients: linearClients, Ops: ops, Recorder: rec}
 		h := linearizability.RunWorkload(s.New(Deps{Clock: clock.RealClock{}}), w)
-		res, info := linearizability.Check(model, h, linearTimeout)
+		var res porcupine.CheckResult
+		var info porcupine.LinearizationInfo
+		cfg.Progress.Analyse(func() { res, info = linearizability.Check(model, h, linearTimeout) })
 		switch {
 		case res == porcupine.Ok:
 			return len(h), nil

@@ -198,10 +198,14 @@ func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Confi
 		c0.Done(e.got)
 	}
 	h := rec.History()
-	if res, _ := linearizability.Check(linearizability.QueueModelFor(s.Profile), h, 10*time.Second); res != porcupine.Ok {
+	var res porcupine.CheckResult
+	cfg.Progress.Analyse(func() { res, _ = linearizability.Check(linearizability.QueueModelFor(s.Profile), h, 10*time.Second) })
+	if res != porcupine.Ok {
 		// Each round starts and ends with an empty queue and nothing
 		// held: report the first round that fails on its own.
-		first, sub := firstFailingRound(s.Profile, h, starts)
+		var first int
+		var sub []porcupine.Operation
+		cfg.Progress.Analyse(func() { first, sub = firstFailingRound(s.Profile, h, starts) })
 		return raceViolation(p, from+first, sub, "Atomic calls", "the history has no linearization: some call did not take effect atomically (result %s)", res)
 	}
 	return nil
