@@ -87,7 +87,8 @@ type Config struct {
 	// TraceDir is where failing checks save their counterexample; empty
 	// means the test's artifact directory.
 	TraceDir string
-	// Subject names the subject under test, for traces.
+	// Subject names the subject under test, for traces; Run sets
+	// DefaultSubject when it is empty.
 	Subject string
 	// Component names the checks' component, for traces. When it is set,
 	// a violation that carries no step trace (a probe's: a race, a
@@ -134,6 +135,10 @@ func WithChecks(n int) Option { return func(o *runOptions) { o.cfg.Checks = n } 
 // WithTraceDir saves counterexample traces in dir.
 func WithTraceDir(dir string) Option { return func(o *runOptions) { o.cfg.TraceDir = dir } }
 
+// DefaultSubject names, in traces and messages, a subject that neither
+// WithSubject nor KVERIFY_SUBJECT named.
+const DefaultSubject = "subject"
+
 // WithSubject names the subject in traces.
 func WithSubject(name string) Option { return func(o *runOptions) { o.cfg.Subject = name } }
 
@@ -160,6 +165,11 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 	envOptions(&o.cfg)
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.cfg.Subject == "" {
+		// Traces and messages name the subject; an unnamed one is the
+		// test's own, not "" (trace files were named "...-.json").
+		o.cfg.Subject = DefaultSubject
 	}
 	names := map[string]bool{}
 	for _, c := range checks {

@@ -57,11 +57,15 @@ func (t *Trace) String() string {
 	fmt.Fprintf(&b, "%d steps:", len(t.Steps))
 	for i, s := range t.Steps {
 		fmt.Fprintf(&b, "\n  %3d %s", i, s.Op)
-		if s.Want != "" || s.Got != "" {
+		switch {
+		case s.Want == s.Got && s.Got != "":
 			fmt.Fprintf(&b, " -> %s", s.Got)
-			if s.Want != s.Got {
-				fmt.Fprintf(&b, " (model: %s)", s.Want)
-			}
+		case s.Want != s.Got && s.Got == "":
+			fmt.Fprintf(&b, " -> (nothing; model: %s)", s.Want)
+		case s.Want != s.Got && s.Want == "":
+			fmt.Fprintf(&b, " -> %s (model: nothing)", s.Got)
+		case s.Want != s.Got:
+			fmt.Fprintf(&b, " -> %s (model: %s)", s.Got, s.Want)
 		}
 	}
 	return b.String()

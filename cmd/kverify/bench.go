@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,14 +53,12 @@ func bench(args []string) int {
 		fmt.Fprintln(w, "and compares them with benchstat -col /impl.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, code, done := parseArgs(fs, args)
+	if done {
+		return code
 	}
-	if fs.NArg() > 0 {
-		return usageErr(fs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	if len(pos) > 0 {
+		return usageErr(fs, fmt.Errorf("unexpected arguments %q", pos))
 	}
 	if *count < 1 {
 		return usageErr(fs, fmt.Errorf("--count must be at least 1, got %d", *count))

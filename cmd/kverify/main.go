@@ -13,6 +13,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
@@ -30,6 +32,27 @@ Run 'kverify <command> -h' for the command's flags.
 
 func main() {
 	os.Exit(run(os.Args[1:]))
+}
+
+// parseArgs parses fs's flags wherever they stand among the positional
+// arguments, so that "kverify replay FILE --subject X" works as well as
+// "kverify replay --subject X FILE", and returns the positional ones. done
+// is true when the command must stop with code: 0 after -h or --help (the
+// usage was printed), 2 after a bad flag.
+func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0, true
+			}
+			return nil, 2, true
+		}
+		if fs.NArg() == 0 {
+			return pos, 0, false
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 func run(args []string) int {

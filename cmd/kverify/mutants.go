@@ -33,11 +33,12 @@ func mutantsCmd(args []string) int {
 	worstBar := fs.Duration("worst-bar", 30*time.Second, "fail if any kill takes longer than this")
 	only := fs.String("mutant", "", "comma-separated mutant IDs (default: every mutant of the components)")
 	full := fs.Bool("full", false, "run every check on every mutant (the whole matrix) instead of stopping at the first kill and then looking, for each check that killed nothing yet, for a mutant it kills")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, code, done := parseArgs(fs, args)
+	if done {
+		return code
 	}
-	if fs.NArg() > 0 {
-		return usageErr(fs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	if len(pos) > 0 {
+		return usageErr(fs, fmt.Errorf("unexpected arguments %q", pos))
 	}
 	if *repeat < 1 {
 		return usageErr(fs, fmt.Errorf("--repeat must be at least 1"))

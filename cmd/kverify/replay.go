@@ -17,13 +17,14 @@ import (
 func replay(args []string) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	subject := fs.String("subject", "", "subject to replay on: ours, upstream, mutant:ID or a nested module's subject (default: the trace's)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, code, done := parseArgs(fs, args)
+	if done {
+		return code
 	}
-	if fs.NArg() != 1 {
-		return usageErr(fs, fmt.Errorf("want one trace file"))
+	if len(pos) != 1 {
+		return usageErr(fs, fmt.Errorf("want one trace file, got %d arguments", len(pos)))
 	}
-	path, err := filepath.Abs(fs.Arg(0))
+	path, err := filepath.Abs(pos[0])
 	if err != nil {
 		return usageErr(fs, err)
 	}

@@ -109,12 +109,13 @@ func verify(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
-	subject := fs.String("subject", subjects.Ours, "ours, upstream, mutant:ID, all, or a nested module's subject ("+strings.Join(externalNames(), ", ")+")")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	subject := fs.String("subject", subjects.Ours, "ours, upstream, all (ours and upstream), mutant:ID, or a nested module's subject ("+strings.Join(externalNames(), ", ")+")")
+	pos, code, done := parseArgs(fs, args)
+	if done {
+		return code
 	}
-	if fs.NArg() > 0 {
-		return usageErr(fs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	if len(pos) > 0 {
+		return usageErr(fs, fmt.Errorf("unexpected arguments %q", pos))
 	}
 	comps, err := c.componentList()
 	if err != nil {
@@ -123,10 +124,9 @@ func verify(args []string) int {
 	var subs []string
 	switch {
 	case *subject == "all":
+		// Mutants belong to kverify mutants: every mutant must fail, so
+		// a gate that ran them here could only exit 1.
 		subs = []string{subjects.Ours, subjects.Upstream}
-		for _, m := range mutants.For(comps...) {
-			subs = append(subs, "mutant:"+m.ID)
-		}
 	case *subject == subjects.Ours, *subject == subjects.Upstream:
 		subs = []string{*subject}
 	case isExternal(*subject):
@@ -150,7 +150,7 @@ func verify(args []string) int {
 		}
 		subs = []string{*subject}
 	default:
-		return usageErr(fs, fmt.Errorf("bad --subject %q", *subject))
+		return usageErr(fs, fmt.Errorf("unknown --subject %q: want %s", *subject, strings.Join(append([]string{subjects.Ours, subjects.Upstream, "all", "mutant:ID (see kverify mutants --list)"}, externalNames()...), ", ")))
 	}
 	root, err := moduleRoot()
 	if err != nil {

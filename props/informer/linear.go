@@ -43,7 +43,9 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Conf
 					info = le.Info
 				}
 				html, js, serr := linearizability.SaveListenerFailure(dir, "informer-linear-listener-seed"+strconv.FormatUint(seed+i, 10), h, info)
-				return props.Broke("Linearizability", "seed %d (%d operations): %v\n  history: %s\n  visualisation: %s (save error: %v)", seed+i, len(h), err, js, html, serr)
+				return props.Broke("Linearizability", "seed %d (%d operations): %v%s", seed+i, len(h), err,
+					linearizability.FailureNote(html, js, serr, "one JSON operation a line: client, call, return, listener, op, value",
+						fmt.Sprintf("rerun: linearizability.RunListenerWorkload with Seed %d", seed+i)))
 			}
 			if i+1 >= linearScenarios && time.Since(start) >= cfg.Budget {
 				t.Logf("%d scenarios from seed %d", i+1, seed)
