@@ -32,10 +32,11 @@ func Size(hi int, thresholds ...int) *rapid.Generator[int] {
 		case 2:
 			return spread(t, min(9, hi), max(min(9, hi), hi/2))
 		}
-		// The top class counts down from hi, so the largest sizes are as
-		// likely as any: rapid's IntRange(hi/2, hi) almost never left
-		// the bottom of its range (0 of 100 draws above 3/4 of hi).
-		return hi - spread(t, 0, hi-max(1, hi/2))
+		// The top class picks one of four equal bands first: rapid's
+		// IntRange(hi/2, hi) almost never left the bottom of its range
+		// (0 of 100 draws above 3/4 of hi), and counting down from hi
+		// instead would shrink counterexamples towards hi, not hi/2.
+		return quarters(t, max(1, hi/2), hi)
 	})
 }
 
@@ -49,6 +50,22 @@ func spread(t *rapid.T, lo, hi int) int {
 		bands = append(bands, [2]int{b, up})
 		b = up + 1
 	}
+	return inBand(t, bands)
+}
+
+// quarters draws from [lo, hi] with each quarter of the range as likely as
+// the others; it shrinks towards lo.
+func quarters(t *rapid.T, lo, hi int) int {
+	w := max(1, (hi-lo+4)/4)
+	var bands [][2]int
+	for b := lo; b <= hi; b += w {
+		bands = append(bands, [2]int{b, min(hi, b+w-1)})
+	}
+	return inBand(t, bands)
+}
+
+// inBand picks one of bands, then a value in it.
+func inBand(t *rapid.T, bands [][2]int) int {
 	band := rapid.SampledFrom(bands).Draw(t, "band")
 	return rapid.IntRange(band[0], band[1]).Draw(t, "n")
 }

@@ -1,6 +1,7 @@
 package props
 
 import (
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -23,9 +24,10 @@ func TestSizeReachesPastThresholds(t *testing.T) {
 			large++
 		}
 	})
-	t.Logf("100 draws: %d small, %d at 1024±1, %d above 3072", small, near, large)
+	got := fmt.Sprintf("100 draws: %d small, %d at 1024±1, %d above 3072", small, near, large)
+	t.Log(got)
 	if small == 0 || near == 0 || large == 0 {
-		t.Fatalf("100 draws: %d small, %d at 1024±1, %d above 3072; want some of each", small, near, large)
+		t.Fatal(got + "; want some of each")
 	}
 }
 

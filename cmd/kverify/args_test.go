@@ -20,6 +20,7 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"t.json", "--subject", "ours"}, pos: []string{"t.json"}, subject: "ours"},
 		{args: []string{"--subject", "ours", "t.json"}, pos: []string{"t.json"}, subject: "ours"},
 		{args: []string{"a", "--subject=x", "b"}, pos: []string{"a", "b"}, subject: "x"},
+		{args: []string{"a", "--", "-h", "--subject"}, pos: []string{"a", "-h", "--subject"}},
 		{args: nil},
 		{args: []string{"-h"}, finished: true},
 		{args: []string{"t.json", "--help"}, finished: true},

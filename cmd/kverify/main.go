@@ -50,6 +50,9 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, done bo
 		if fs.NArg() == 0 {
 			return pos, 0, false
 		}
+		if n := len(args) - fs.NArg(); n > 0 && args[n-1] == "--" {
+			return append(pos, fs.Args()...), 0, false // all positional
+		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
