@@ -12,7 +12,10 @@ func concat(lists ...[]Mutant) []Mutant {
 	return out
 }
 
-const queueGo = "impl/workqueue/queue.go"
+const (
+	queueGo  = "impl/workqueue/queue.go"
+	statesGo = "impl/workqueue/states.go"
+)
 
 var workqueueMutants = []Mutant{
 	// The default Order is a FIFO over impl/ring's growing ring: these two
@@ -35,16 +38,16 @@ var workqueueMutants = []Mutant{
 		Old: "	if s&dirty != 0 {\n		if s&processing == 0 {", New: "	if s&dirty != 0 && s&processing != 0 {\n		if s&processing == 0 {"},
 	{ID: "wq-done-drops-readd", Component: "workqueue", File: queueGo,
 		Bug: "Done forgets an item re-added during processing",
-		Old: "		q.state[item] = dirty\n		q.order.Push(item)\n		queued = true\n", New: "		delete(q.state, item)\n"},
+		Old: "		q.state.set(place, item, tag, dirty)\n		q.order.Push(item)\n		queued = true\n", New: "		q.state.remove(place)\n"},
 	{ID: "wq-done-no-signal", Component: "workqueue", File: queueGo,
 		Bug: "Done re-queues a re-added item without waking a waiting Get",
-		Old: "	if q.done(item) {\n		q.itemReady.Signal()\n	}", New: "	q.done(item)"},
+		Old: "	if q.done(item, q.state.tag(item)) {\n		q.itemReady.Signal()\n	}", New: "	q.done(item, q.state.tag(item))"},
 	{ID: "wq-add-no-signal", Component: "workqueue", File: queueGo,
 		Bug: "Add does not wake a waiting Get",
-		Old: "	if q.add(item) {\n		q.itemReady.Signal()\n	}", New: "	q.add(item)"},
+		Old: "	if q.add(item, q.state.tag(item)) {\n		q.itemReady.Signal()\n	}", New: "	q.add(item, q.state.tag(item))"},
 	{ID: "wq-add-after-shutdown", Component: "workqueue", File: queueGo,
 		Bug: "Add still queues items after ShutDown",
-		Old: "	if q.shuttingDown {\n		return false\n	}\n	s := q.state[item]", New: "	s := q.state[item]"},
+		Old: "	if q.shuttingDown {\n		return false\n	}\n	place, s := q.state.find(item, tag)", New: "	place, s := q.state.find(item, tag)"},
 	{ID: "wq-shutdown-no-broadcast", Component: "workqueue", File: queueGo,
 		Bug: "ShutDown does not wake Gets blocked on an empty queue",
 		Old: "	q.draining = false\n	q.itemReady.Broadcast()\n", New: "	q.draining = false\n"},
@@ -59,7 +62,7 @@ var workqueueMutants = []Mutant{
 		Old: "	q.itemReady.Broadcast()\n	q.drained.Broadcast()\n", New: "	q.itemReady.Broadcast()\n"},
 	{ID: "wq-done-unheld-requeues", Component: "workqueue", File: queueGo,
 		Bug: "Done of an item never handed out re-queues it (client-go's behaviour)",
-		Old: "	if !ok || s&processing == 0 {\n		return false\n	}", New: "	if !ok {\n		return false\n	}\n	if s&processing == 0 {\n		q.order.Push(item)\n		return true\n	}"},
+		Old: "	if s&processing == 0 {\n		return false\n	}", New: "	if s == 0 {\n		return false\n	}\n	if s&processing == 0 {\n		q.order.Push(item)\n		return true\n	}"},
 	{ID: "wq-len-counts-processing", Component: "workqueue", File: queueGo,
 		Bug: "Len counts items being processed",
 		Old: "	return q.order.Len()\n}\n\n// Get", New: "	return q.order.Len() + q.nProcessing\n}\n\n// Get"},
@@ -77,7 +80,7 @@ var workqueueMutants = []Mutant{
 		Old: "	q.metrics.done(item)\n	q.nProcessing--\n", New: "	q.metrics.done(item)\n	q.nProcessing--\n	q.mu.Unlock() // let waiting Adds in before the re-queue\n	q.mu.Lock()\n"},
 	{ID: "wq-add-split-lock", Component: "workqueue", File: queueGo,
 		Bug: "Add records its metric outside the lock, between reading the item's state and marking it dirty, so two concurrent Adds of a new item both queue it",
-		Old: "	q.metrics.add(item)\n	q.state[item] = s | dirty\n", New: "	q.mu.Unlock() // metrics need not hold the queue's lock\n	q.metrics.add(item)\n	q.mu.Lock()\n	q.state[item] = s | dirty\n"},
+		Old: "	q.metrics.add(item)\n	q.state.set(place, item, tag, s|dirty)\n", New: "	q.mu.Unlock() // metrics need not hold the queue's lock\n	q.metrics.add(item)\n	q.mu.Lock()\n	place, _ = q.state.find(item, tag) // the table may have changed\n	q.state.set(place, item, tag, s|dirty)\n"},
 	{ID: "wq-get-polls", Component: "workqueue", File: queueGo,
 		Bug: "Get polls for an item (releasing and retaking the lock) instead of waiting on the condition, so a blocked Get spins",
 		Old: "	for q.order.Len() == 0 && !q.shuttingDown {\n		q.itemReady.Wait()\n	}", New: "	for q.order.Len() == 0 && !q.shuttingDown {\n		q.mu.Unlock() // let an Add in, then look again\n		q.mu.Lock()\n	}"},
@@ -88,7 +91,17 @@ var workqueueMutants = []Mutant{
 		Bug: "Shrink copies the values as if they did not wrap around the array's end, so a FIFO that shrinks after a burst while wrapped loses or reorders items",
 		Old: "	if size < r.n || size >= len(r.data) {\n		return false\n	}\n	r.resize(size)",
 		New: "	if size < r.n || size >= len(r.data) {\n		return false\n	}\n	data := make([]T, size)\n	copy(data, r.data[r.beg:min(r.beg+r.n, len(r.data))])\n	r.data, r.beg = data, 0"},
-	{ID: "wq-done-keeps-key", Component: "workqueue", File: queueGo,
-		Bug: "Done leaves a finished item's key in the state map",
-		Old: "	} else {\n		delete(q.state, item)\n	}", New: "	} else {\n		q.state[item] = 0\n	}"},
+	// The state table (states.go).
+	{ID: "wq-done-keeps-key", Component: "workqueue", File: statesGo,
+		Bug: "removing a finished item from the state table marks its place empty but keeps the item there, so the item stays referenced until its place is reused",
+		Old: "	s.entries[hole] = stateEntry[T]{} // drops the reference to the item\n", New: "	s.entries[hole].state = 0\n"},
+	{ID: "wq-states-no-backshift", Component: "workqueue", File: statesGo,
+		Bug: "removing an item from the state table empties its place without shifting back the entries behind it, so an item whose probe run crossed the hole is no longer found: an Add of it queues it twice",
+		Old: "	for j := (hole + 1) & mask; s.entries[j].state != 0; j = (j + 1) & mask {", New: "	for j := (hole + 1) & mask; false; j = (j + 1) & mask {"},
+	{ID: "wq-states-shift-too-far", Component: "workqueue", File: statesGo,
+		Bug: "the backward shift also moves an entry whose home is the place after the hole, so that entry sits before its home, where no lookup finds it",
+		Old: "		if (j-home)&mask >= (j-hole)&mask {", New: "		if (j-home)&mask+1 >= (j-hole)&mask {"},
+	{ID: "wq-states-grow-stale-place", Component: "workqueue", File: statesGo,
+		Bug: "inserting into the state table after it grew writes at the place found in the old table, so the new item sits where its lookups do not look, or overwrites another",
+		Old: "		s.resize(2 * len(s.entries))\n		place, _ = s.find(item, tag)\n", New: "		s.resize(2 * len(s.entries))\n"},
 }

@@ -26,8 +26,8 @@ type Config[T comparable] struct {
 // refreshed, as in client-go (queue.go:184).
 const unfinishedWorkUpdatePeriod = 500 * time.Millisecond
 
-// item states, kept in one map so that each operation does one lookup
-// where client-go's two sets need two.
+// item states, kept in one table (states) so that each operation does one
+// lookup where client-go's two sets need two.
 const (
 	dirty      uint8 = 1 << iota // waits to be processed
 	processing                   // handed out by Get, not yet Done
@@ -41,7 +41,7 @@ type Queue[T comparable] struct {
 	drained   sync.Cond // ShutDownWithDrain waits here
 
 	order        Order[T]
-	state        map[T]uint8
+	state        states[T]
 	nProcessing  int
 	shuttingDown bool
 	draining     bool
@@ -63,7 +63,7 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	}
 	q := &Queue[T]{
 		order: cfg.Order,
-		state: map[T]uint8{},
+		state: newStates[T](),
 		clock: cfg.Clock,
 		stop:  make(chan struct{}),
 	}
@@ -83,19 +83,20 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 // does not wake only to wait for the lock Add still holds: with many
 // producers and workers on one queue that halves the lock hand-offs.
 func (q *Queue[T]) Add(item T) {
-	if q.add(item) {
+	if q.add(item, q.state.tag(item)) {
 		q.itemReady.Signal()
 	}
 }
 
-// add is Add under the lock; it reports whether item was queued.
-func (q *Queue[T]) add(item T) (queued bool) {
+// add is Add under the lock, given item's tag (hashed before the lock is
+// taken); it reports whether item was queued.
+func (q *Queue[T]) add(item T, tag uint32) (queued bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
 		return false
 	}
-	s := q.state[item]
+	place, s := q.state.find(item, tag)
 	if s&dirty != 0 {
 		if s&processing == 0 {
 			q.order.Touch(item)
@@ -103,7 +104,7 @@ func (q *Queue[T]) add(item T) (queued bool) {
 		return false
 	}
 	q.metrics.add(item)
-	q.state[item] = s | dirty
+	q.state.set(place, item, tag, s|dirty)
 	if s&processing != 0 {
 		return false // Done will queue it
 	}
@@ -133,7 +134,9 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 	}
 	item = q.order.Pop()
 	q.metrics.get(item)
-	q.state[item] = processing
+	tag := q.state.tag(item)
+	place, _ := q.state.find(item, tag)
+	q.state.set(place, item, tag, processing)
 	q.nProcessing++
 	return item, false
 }
@@ -142,27 +145,28 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 // is queued again. Done of an item that is not being processed is a no-op.
 // Like Add, it wakes a waiting Get after releasing the lock.
 func (q *Queue[T]) Done(item T) {
-	if q.done(item) {
+	if q.done(item, q.state.tag(item)) {
 		q.itemReady.Signal()
 	}
 }
 
-// done is Done under the lock; it reports whether item was queued again.
-func (q *Queue[T]) done(item T) (queued bool) {
+// done is Done under the lock, given item's tag; it reports whether item
+// was queued again.
+func (q *Queue[T]) done(item T, tag uint32) (queued bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	s, ok := q.state[item]
-	if !ok || s&processing == 0 {
+	place, s := q.state.find(item, tag)
+	if s&processing == 0 {
 		return false
 	}
 	q.metrics.done(item)
 	q.nProcessing--
 	if s&dirty != 0 {
-		q.state[item] = dirty
+		q.state.set(place, item, tag, dirty)
 		q.order.Push(item)
 		queued = true
 	} else {
-		delete(q.state, item)
+		q.state.remove(place)
 	}
 	if q.draining && q.nProcessing == 0 && q.order.Len() == 0 {
 		q.drained.Broadcast()
