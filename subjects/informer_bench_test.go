@@ -420,8 +420,10 @@ func BenchmarkStalledBurst(b *testing.B) {
 		}
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			var peak, backlog, retained float64
+			op := func() { peak, backlog, retained = stalledBurst(b, newProc) }
+			warm(b, op)
 			for range b.N {
-				peak, backlog, retained = stalledBurst(b, newProc)
+				op()
 			}
 			b.ReportMetric(peak, "peak-heap-MB")
 			b.ReportMetric(backlog, "backlog-MB")
