@@ -20,6 +20,9 @@ var realKills = []struct {
 	{"refl-bookmark-not-earning", "TestSync/ours/client-watchlist=true/server-watchlist=true", "earned versions"},
 	{"refl-watch-not-stopped", "TestRestart/ours/client-watchlist=false", "no leak after stop"},
 	{"refl-expired-watch-rewatches", "TestRestart/ours/client-watchlist=false", "convergence"},
+	{"inf-process-skips-deletes", "TestInformer/ours/watchlist=true", "convergence"},
+	{"inf-listener-delete-new", "TestInformer/ours/watchlist=true", "notifications"},
+	{"inf-never-synced", "TestInformer/ours/watchlist=true", "synced"},
 }
 
 // TestKills builds this package's tests with each mutant of realKills (go

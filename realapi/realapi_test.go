@@ -173,6 +173,29 @@ func (x *running) stop(t *testing.T) {
 	}
 }
 
+// convergeTo waits until state() holds exactly the server's objects at
+// their versions, read consistently from etcd after the writes ended.
+func (v *env) convergeTo(what string, state func() map[string]string) {
+	v.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
+	defer cancel()
+	want, rv, err := v.stack.State(ctx)
+	if err != nil {
+		v.t.Fatalf("the server's state: %v", err)
+	}
+	for {
+		last := diff(state(), want)
+		if last == "" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			v.t.Fatalf("convergence: %s did not reach the server's state at version %s within %v: %s\nrequests: %v", what, rv, convergeTimeout, last, v.lw.Requests())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // converge waits until the store holds exactly the server's objects at
 // their versions, read consistently from etcd after the writes ended, and
 // the reflector has published a version at least the server's.
