@@ -175,12 +175,7 @@ func TestInformer(t *testing.T) {
 				v := newEnv(t, true)
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				defer cancel()
-				ws := []*writer{newWriter(0, 4), newWriter(1, 4)}
-				for _, w := range ws {
-					if err := w.populate(ctx, v.stack, 100); err != nil {
-						t.Fatal(err)
-					}
-				}
+				ws := v.writers(ctx, 4, 2, 100)
 				h := newViewHandler()
 				inf := im.new(t, v.lw, watchList, h)
 				runCtx, stop := context.WithCancel(context.Background())

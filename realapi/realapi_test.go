@@ -260,6 +260,20 @@ func (v *env) closed() {
 	v.lw.Wait()
 }
 
+// writers makes n writers (random source seed) and has each create per
+// objects.
+func (v *env) writers(ctx context.Context, seed uint64, n, per int) []*writer {
+	v.t.Helper()
+	ws := make([]*writer, n)
+	for i := range ws {
+		ws[i] = newWriter(i, seed)
+		if err := ws[i].populate(ctx, v.stack, per); err != nil {
+			v.t.Fatal(err)
+		}
+	}
+	return ws
+}
+
 // writeConcurrently runs writers while fn runs and returns their error.
 func writeConcurrently(ctx context.Context, s *Stack, ws []*writer, n, keys int) func() error {
 	var wg sync.WaitGroup
@@ -295,12 +309,7 @@ func TestSync(t *testing.T) {
 					v := newEnv(t, server)
 					ctx, cancel := context.WithTimeout(context.Background(), timeout)
 					defer cancel()
-					ws := []*writer{newWriter(0, 1), newWriter(1, 1)}
-					for _, w := range ws {
-						if err := w.populate(ctx, v.stack, 100); err != nil {
-							t.Fatal(err)
-						}
-					}
+					ws := v.writers(ctx, 1, 2, 100)
 					store := newRecordingStore()
 					x := start(im.new(t, v.lw, store, client), store)
 					wait := writeConcurrently(ctx, v.stack, ws, 200, 150)
@@ -354,10 +363,7 @@ func TestRestart(t *testing.T) {
 				v := newEnv(t, true)
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				defer cancel()
-				w := newWriter(0, 2)
-				if err := w.populate(ctx, v.stack, 50); err != nil {
-					t.Fatal(err)
-				}
+				w := v.writers(ctx, 2, 1, 50)[0]
 				store := newRecordingStore()
 				x := start(im.new(t, v.lw, store, client), store)
 				v.converge(x)
@@ -413,10 +419,7 @@ func TestEtcdRestart(t *testing.T) {
 			v := newEnv(t, true)
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
-			w := newWriter(0, 3)
-			if err := w.populate(ctx, v.stack, 50); err != nil {
-				t.Fatal(err)
-			}
+			w := v.writers(ctx, 3, 1, 50)[0]
 			store := newRecordingStore()
 			x := start(im.new(t, v.lw, store, true), store)
 			v.converge(x)
