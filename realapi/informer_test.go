@@ -189,9 +189,9 @@ func TestInformer(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer func() { stop(); <-done }()
-				v.convergeTo("the informer's store", func() map[string]string { return storeState(inf.list()) })
+				v.convergeTo("the informer's store", func() map[string]string { return storeState(inf.list()) }, nil)
 				if h.fits(t) {
-					v.convergeTo("the handler's view", h.state)
+					v.convergeTo("the handler's view", h.state, nil)
 				}
 				if !inf.handlerSynced() {
 					t.Error("synced: the informer converged but its handler's registration does not report HasSynced")

@@ -162,6 +162,13 @@ func start(r runner, store *recordingStore) *running {
 	return x
 }
 
+// run starts a reflector of im over the env's ListerWatcher, with a new
+// recording store.
+func (v *env) run(im impl, watchList bool) *running {
+	store := newRecordingStore()
+	return start(im.new(v.t, v.lw, store, watchList), store)
+}
+
 // stop cancels Run and waits for it to return.
 func (x *running) stop(t *testing.T) {
 	t.Helper()
@@ -174,8 +181,9 @@ func (x *running) stop(t *testing.T) {
 }
 
 // convergeTo waits until state() holds exactly the server's objects at
-// their versions, read consistently from etcd after the writes ended.
-func (v *env) convergeTo(what string, state func() map[string]string) {
+// their versions, read consistently from etcd after the writes ended, and
+// more (if not nil), given the server's version, reports nothing missing.
+func (v *env) convergeTo(what string, state func() map[string]string, more func(rv int64) string) {
 	v.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
 	defer cancel()
@@ -183,8 +191,12 @@ func (v *env) convergeTo(what string, state func() map[string]string) {
 	if err != nil {
 		v.t.Fatalf("the server's state: %v", err)
 	}
+	target, _ := strconv.ParseInt(rv, 10, 64)
 	for {
 		last := diff(state(), want)
+		if last == "" && more != nil {
+			last = more(target)
+		}
 		if last == "" {
 			return
 		}
@@ -196,35 +208,17 @@ func (v *env) convergeTo(what string, state func() map[string]string) {
 	}
 }
 
-// converge waits until the store holds exactly the server's objects at
-// their versions, read consistently from etcd after the writes ended, and
+// converge waits until the reflector's store holds the server's state and
 // the reflector has published a version at least the server's.
 func (v *env) converge(x *running) {
 	v.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
-	defer cancel()
-	want, rv, err := v.stack.State(ctx)
-	if err != nil {
-		v.t.Fatalf("the server's state: %v", err)
-	}
-	target, _ := strconv.ParseInt(rv, 10, 64)
-	var last string
-	for {
-		got := x.store.state()
-		last = diff(got, want)
+	v.convergeTo("the store", x.store.state, func(target int64) string {
 		pub, _ := strconv.ParseInt(x.r.LastSyncResourceVersion(), 10, 64)
-		if last == "" && pub >= target {
-			return
+		if pub >= target {
+			return ""
 		}
-		if last == "" {
-			last = fmt.Sprintf("published version %d, server at %s", pub, rv)
-		}
-		select {
-		case <-ctx.Done():
-			v.t.Fatalf("convergence: the store did not reach the server's state at version %s within %v: %s\nrequests: %v", rv, convergeTimeout, last, v.lw.Requests())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return fmt.Sprintf("published version %d, server at %d", pub, target)
+	})
 }
 
 // earned fails unless every version the reflector published was served to
@@ -310,8 +304,7 @@ func TestSync(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), timeout)
 					defer cancel()
 					ws := v.writers(ctx, 1, 2, 100)
-					store := newRecordingStore()
-					x := start(im.new(t, v.lw, store, client), store)
+					x := v.run(im, client)
 					wait := writeConcurrently(ctx, v.stack, ws, 200, 150)
 					if err := wait(); err != nil {
 						t.Fatal(err)
@@ -364,8 +357,7 @@ func TestRestart(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				defer cancel()
 				w := v.writers(ctx, 2, 1, 50)[0]
-				store := newRecordingStore()
-				x := start(im.new(t, v.lw, store, client), store)
+				x := v.run(im, client)
 				v.converge(x)
 				// One event on the watch: a watch closed within a second
 				// with no event is "very short" to both reflectors, which
@@ -420,8 +412,7 @@ func TestEtcdRestart(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
 			w := v.writers(ctx, 3, 1, 50)[0]
-			store := newRecordingStore()
-			x := start(im.new(t, v.lw, store, true), store)
+			x := v.run(im, true)
 			v.converge(x)
 			if err := v.etcd.Restart(); err != nil {
 				t.Fatal(err)
