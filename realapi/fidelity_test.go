@@ -101,7 +101,7 @@ func TestFidelityRecordings(t *testing.T) {
 				if err := os.MkdirAll(fidelityDir, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				data, err := traceJSON(tr)
+				data, err := traces.Encode(tr)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,19 +122,6 @@ func TestFidelityRecordings(t *testing.T) {
 			}
 		})
 	}
-}
-
-func traceJSON(tr *traces.Trace) ([]byte, error) {
-	dir, err := os.MkdirTemp("", "realapi-trace")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	p, err := traces.Write(dir, tr)
-	if err != nil {
-		return nil, err
-	}
-	return os.ReadFile(p)
 }
 
 // runReal runs steps against a fresh etcd and stack and returns the

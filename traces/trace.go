@@ -94,15 +94,25 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Write saves t as dir/<component>-<check>-<subject>.json and returns the path.
 func Write(dir string, t *Trace) (string, error) {
-	t.Version = Version
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	name := unsafeChars.ReplaceAllString(strings.Join([]string{t.Component, t.Check, t.Subject}, "-"), "_")
 	path := filepath.Join(dir, name+".json")
-	data, err := json.MarshalIndent(t, "", "  ")
+	data, err := Encode(t)
 	if err != nil {
 		return "", err
 	}
-	return path, os.WriteFile(path, append(data, '\n'), 0o644)
+	return path, os.WriteFile(path, data, 0o644)
+}
+
+// Encode returns t as Write saves it, at the current format version, for
+// a caller that names the file itself.
+func Encode(t *Trace) ([]byte, error) {
+	t.Version = Version
+	data, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }

@@ -10,7 +10,7 @@ import (
 // removals that fill it past its growth bound and drain it under its
 // shrink bound, phase by phase, so that probe runs wrap around the table's
 // end, removals shift entries back across it, and the table both grows and
-// shrinks; every key of the universe is looked up after every step.
+// shrinks; every key of the universe is looked up after every tenth step.
 func TestStatesAgainstMap(t *testing.T) {
 	for seed := range uint64(10) {
 		r := rand.New(rand.NewPCG(seed, 3))
