@@ -46,6 +46,33 @@ type Check struct {
 	// for logging, t.TempDir, synctest bubbles and artifacts, but must not
 	// fail t itself.
 	Run func(t *testing.T, cfg Config) error
+	// NotOffered, when set, says why the subject cannot take part in the
+	// check (it lacks the constructor or the feature the check needs):
+	// Run reports the check as skipped with NotOfferedPrefix and this
+	// reason, never runs it, and never counts it as a failure.
+	NotOffered string
+}
+
+// OfferedIf returns c, marked as not offered for reason unless ok: the
+// way a component's Checks lists a check its subject may lack the means
+// for, so that the report still shows the check, and why it did not run.
+func (c Check) OfferedIf(ok bool, reason string) Check {
+	if !ok {
+		c.NotOffered = reason
+	}
+	return c
+}
+
+// NotOfferedPrefix starts the skip message of a check the subject cannot
+// take part in; the kverify command reports such checks as not offered.
+const NotOfferedPrefix = "NOT OFFERED"
+
+// SkipNotOffered ends a check that finds, once running, that the subject
+// lacks what it needs (an optional method, a capability the subject
+// declares): the check is reported as not offered, with the reason.
+func SkipNotOffered(t testing.TB, format string, args ...any) {
+	t.Helper()
+	t.Skipf("%s: %s", NotOfferedPrefix, fmt.Sprintf(format, args...))
 }
 
 // Divergence declares that a subject breaks a check on purpose: a known,
@@ -182,6 +209,9 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 	}
 	for _, c := range checks {
 		t.Run(c.Name, func(t *testing.T) {
+			if c.NotOffered != "" {
+				SkipNotOffered(t, "%s", c.NotOffered)
+			}
 			if by := tainted.Load(); by != nil {
 				t.Skipf("%s: %s hung in this process and its goroutines may still run; run this check in a fresh process (kverify does)", NotRunPrefix, *by)
 			}

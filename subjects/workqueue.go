@@ -26,6 +26,7 @@ func OursWorkqueue() pwq.Subject {
 		NewDelaying:     oursDelaying(),
 		NewRateLimiting: oursRateLimiting(),
 		Limiters:        OursLimiters(),
+		Metrics:         true,
 	}
 }
 

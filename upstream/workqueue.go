@@ -25,6 +25,7 @@ func Workqueue() pwq.Subject {
 		NewDelaying:     delaying(),
 		NewRateLimiting: rateLimiting(),
 		Limiters:        Limiters(),
+		Metrics:         true,
 	}
 }
 

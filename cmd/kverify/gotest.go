@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kverify/kverify/props"
 )
 
 // suitePkg is the package whose TestSuite runs every registered entry.
@@ -28,7 +30,7 @@ type event struct {
 type result struct {
 	Component, Subject, Check string
 	Family                    string // when the check is not in this module's registry (a nested module's)
-	Status                    string // pass, fail, divergence, skip
+	Status                    string // pass, fail, divergence, not-offered, skip
 	Elapsed                   time.Duration
 	Output                    strings.Builder
 	End                       time.Time
@@ -177,8 +179,13 @@ func (r *goTestRun) handle(ev event, verbose io.Writer) {
 		res.Status = ev.Action
 		res.Elapsed = time.Duration(ev.Elapsed * float64(time.Second))
 		res.End = ev.Time
-		if ev.Action == "skip" && strings.Contains(res.Output.String(), "DECLARED DIVERGENCE") {
-			res.Status = "divergence"
+		if ev.Action == "skip" {
+			switch out := res.Output.String(); {
+			case strings.Contains(out, props.DivergencePrefix):
+				res.Status = "divergence"
+			case strings.Contains(out, props.NotOfferedPrefix+":"):
+				res.Status = "not-offered"
+			}
 		}
 		if verbose != nil {
 			fmt.Fprintf(verbose, "  %-10s %s\n", res.Status, ev.Test)

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -32,6 +33,10 @@ func mutantsCmd(args []string) int {
 	medianBar := fs.Duration("median-bar", 2*time.Second, "fail if the median time to kill, over every kill of the matrix, exceeds this")
 	worstBar := fs.Duration("worst-bar", 30*time.Second, "fail if any kill takes longer than this")
 	only := fs.String("mutant", "", "comma-separated mutant IDs (default: every mutant of the components)")
+	var rf reportFlags
+	rf.register(fs)
+	cover := fs.Bool("cover", false, "run a covering sample: for every check, the mutant it killed fastest in the committed kill matrix ("+mutants.MatrixFile+"), plus every mutant the matrix does not list yet (CI's mode; the whole catalogue takes most of CI's time)")
+	saveMatrix := fs.String("save-matrix", "", "after a run of the whole catalogue, write its kill matrix to this file (make mutants writes "+mutants.MatrixFile+")")
 	full := fs.Bool("full", false, "run every check on every mutant (the whole matrix) instead of stopping at the first kill and then looking, for each check that killed nothing yet, for a mutant it kills")
 	pos, code, done := parseArgs(fs, args)
 	if done {
@@ -59,6 +64,26 @@ func mutantsCmd(args []string) int {
 		}
 		ms = sel
 	}
+	if (*cover || *saveMatrix != "") && *only != "" {
+		return usageErr(fs, fmt.Errorf("--cover and --save-matrix work on the catalogue, not on --mutant"))
+	}
+	if *cover && *saveMatrix != "" {
+		return usageErr(fs, fmt.Errorf("--save-matrix needs a run of the whole catalogue, not --cover"))
+	}
+	if *cover {
+		root, err := moduleRoot()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kverify:", err)
+			return 2
+		}
+		sample, note, err := coverSample(root, ms)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kverify:", err)
+			return 2
+		}
+		fmt.Fprintln(os.Stderr, "kverify:", note)
+		ms = sample
+	}
 	if *list {
 		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tFILE\tBUG")
@@ -76,6 +101,7 @@ func mutantsCmd(args []string) int {
 	info := checkInfo()
 	race := c.useRace()
 	start := time.Now()
+	rep := newReport("mutants", args, race, c.traces)
 	outcomes := make([]killOutcome, len(ms))
 	sem := make(chan struct{}, max(1, *parallel))
 	var wg sync.WaitGroup
@@ -99,8 +125,8 @@ func mutantsCmd(args []string) int {
 	}
 
 	killers := map[string]int{} // component/check -> mutants killed
-	for key := range info {
-		if slices.Contains(comps, strings.SplitN(key, "/", 2)[0]) {
+	for key, c := range info {
+		if c.NotOffered == "" && slices.Contains(comps, strings.SplitN(key, "/", 2)[0]) {
 			killers[key] = 0
 		}
 	}
@@ -123,15 +149,25 @@ func mutantsCmd(args []string) int {
 	fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tRESULT\tKILLS\tMEDIAN TTK\tWORST TTK\tKILLED BY\tBUG")
 	for i, m := range ms {
 		o := outcomes[i]
+		mr := mutantReport{ID: m.ID, Component: m.Component, File: m.File, Bug: m.Bug, Result: strings.ToLower(o.result(*repeat)),
+			Kills: len(o.ttks), Runs: o.runs, KilledBy: append([]string{}, o.by...)}
 		if o.err != nil {
+			mr.Error = o.err.Error()
+			rep.Mutants = append(rep.Mutants, mr)
 			fmt.Fprintf(tw, "%s\t%s\tBROKEN\t-\t-\t-\t-\t%v\n", m.ID, m.Component, firstLineOf(o.err.Error()))
 			fmt.Fprintf(os.Stderr, "kverify: mutant %s: %v\n", m.ID, o.err)
+			rep.Problems = append(rep.Problems, fmt.Sprintf("mutant %s is broken: %s", m.ID, firstLineOf(o.err.Error())))
 			bad = true
 			continue
 		}
+		if len(o.ttks) > 0 {
+			mr.MedianTTK, mr.WorstTTK = median(o.ttks).Seconds(), slices.Max(o.ttks).Seconds()
+		}
+		rep.Mutants = append(rep.Mutants, mr)
 		allTTK = append(allTTK, o.ttks...)
 		res := o.result(*repeat)
 		if res != "killed" {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("mutant %s %s", m.ID, strings.ToLower(res)))
 			bad = true
 		}
 		med, worst := "-", "-"
@@ -150,6 +186,8 @@ func mutantsCmd(args []string) int {
 	sort.Strings(weak)
 	if len(weak) > 0 && *only == "" {
 		fmt.Printf("\nchecks that killed no mutant (add a mutant or strengthen the check): %s\n", strings.Join(weak, ", "))
+		rep.Weak = weak
+		rep.Problems = append(rep.Problems, "checks that killed no mutant: "+strings.Join(weak, ", "))
 		bad = true
 	}
 	var slow []string
@@ -160,10 +198,12 @@ func mutantsCmd(args []string) int {
 	}
 	if len(slow) > 0 {
 		fmt.Printf("\nmutants killed later than %v at least once: %s\n", *worstBar, strings.Join(slow, ", "))
+		rep.Problems = append(rep.Problems, fmt.Sprintf("mutants killed later than %v at least once: %s", *worstBar, strings.Join(slow, ", ")))
 		bad = true
 	}
 	if len(allTTK) > 0 && median(allTTK) > *medianBar {
 		fmt.Printf("\nthe median time to kill, %s, is over %v\n", fmtTTK(median(allTTK)), *medianBar)
+		rep.Problems = append(rep.Problems, fmt.Sprintf("the median time to kill, %s, is over %v", fmtTTK(median(allTTK)), *medianBar))
 		bad = true
 	}
 	if len(allTTK) > 0 {
@@ -171,10 +211,78 @@ func mutantsCmd(args []string) int {
 			len(ms), *repeat, time.Since(start).Round(time.Second), race, fmtTTK(median(allTTK)), fmtTTK(percentile(allTTK, 0.9)), fmtTTK(slices.Max(allTTK)))
 	}
 	fmt.Printf("traces: %s\n", c.traces)
-	if bad {
+	if *saveMatrix != "" {
+		if err := writeMatrix(*saveMatrix, ms, outcomes); err != nil {
+			fmt.Fprintln(os.Stderr, "kverify:", err)
+			bad = true
+		}
+	}
+	if len(allTTK) > 0 {
+		rep.TimeToKill = &ttkReport{Median: median(allTTK).Seconds(), P90: percentile(allTTK, 0.9).Seconds(), Worst: slices.Max(allTTK).Seconds()}
+	}
+	rep.Passed = !bad
+	rep.Seconds = time.Since(start).Seconds()
+	if !rf.save(rep, os.Stderr) || bad {
 		return 1
 	}
 	return 0
+}
+
+// coverSample is the mutants --cover runs: Cover's sample of ms from the
+// committed matrix, and every mutant of ms the matrix does not list (a new
+// mutant is run until make mutants records it).
+func coverSample(root string, ms []mutants.Mutant) ([]mutants.Mutant, string, error) {
+	f, err := os.Open(filepath.Join(root, mutants.MatrixFile))
+	if err != nil {
+		return nil, "", fmt.Errorf("--cover needs the kill matrix: %v (make mutants writes it)", err)
+	}
+	defer f.Close()
+	m, err := mutants.ReadMatrix(f)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", mutants.MatrixFile, err)
+	}
+	listed := map[string]bool{}
+	for _, r := range m {
+		listed[r.ID] = true
+	}
+	pick := map[string]bool{}
+	for _, mu := range mutants.Cover(m, ms) {
+		pick[mu.ID] = true
+	}
+	var out []mutants.Mutant
+	var unlisted []string
+	for _, mu := range ms {
+		if !listed[mu.ID] {
+			unlisted = append(unlisted, mu.ID)
+			pick[mu.ID] = true
+		}
+		if pick[mu.ID] {
+			out = append(out, mu)
+		}
+	}
+	note := fmt.Sprintf("--cover: %d of %d mutants, one per check from %s", len(out), len(ms), mutants.MatrixFile)
+	if len(unlisted) > 0 {
+		note += fmt.Sprintf(", and %d it does not list yet (%s; make mutants records them)", len(unlisted), strings.Join(unlisted, ", "))
+	}
+	return out, note, nil
+}
+
+// writeMatrix saves a whole-catalogue run as the kill matrix file.
+func writeMatrix(path string, ms []mutants.Mutant, outcomes []killOutcome) error {
+	var m mutants.Matrix
+	for i, mu := range ms {
+		o := outcomes[i]
+		r := mutants.Row{ID: mu.ID, KilledBy: o.by}
+		if len(o.ttks) > 0 {
+			r.Worst = slices.Max(o.ttks)
+		}
+		m = append(m, r)
+	}
+	var b strings.Builder
+	if err := mutants.WriteMatrix(&b, m); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // crashMark marks a check that killed a mutant by crashing the test binary

@@ -218,9 +218,18 @@ func (s *suite) runAll(o suiteRun, want []string) ([]*result, *goTestRun) {
 	}
 	var out []*result
 	for _, w := range want {
-		if r, ok := final[w]; ok {
-			out = append(out, r)
+		r, ok := final[w]
+		if !ok {
+			// Never settled (every process that ran it died, or the rounds
+			// ran out): reported, never dropped.
+			p := strings.SplitN(w, "/", 4)
+			if len(p) < 4 {
+				continue
+			}
+			r = &result{Component: p[1], Subject: p[2], Check: p[3], Status: "not-run"}
+			r.Output.WriteString("kverify: the check got no result: the test binary died before or during it in every run\n")
 		}
+		out = append(out, r)
 	}
 	return out, first
 }

@@ -88,12 +88,16 @@ func (c *commonFlags) timeout(nChecks int) time.Duration {
 	return 10*time.Minute + time.Duration(nChecks)*2*c.budget
 }
 
-// checkInfo maps component/check to the check's family and guarantee.
+// checkInfo maps component/check to the check's family and guarantee, as
+// a subject that is offered the check lists it (NotOffered is set only if
+// no registered subject is).
 func checkInfo() map[string]props.Check {
 	info := map[string]props.Check{}
 	for _, e := range subjects.All() {
 		for _, c := range e.Checks() {
-			info[e.Component+"/"+c.Name] = c
+			if old, ok := info[e.Component+"/"+c.Name]; !ok || old.NotOffered != "" {
+				info[e.Component+"/"+c.Name] = c
+			}
 		}
 	}
 	return info
@@ -109,6 +113,8 @@ func verify(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
+	var rf reportFlags
+	rf.register(fs)
 	subject := fs.String("subject", subjects.Ours, "ours, upstream, all (ours and upstream), mutant:ID, or a nested module's subject ("+strings.Join(externalNames(), ", ")+")")
 	pos, code, done := parseArgs(fs, args)
 	if done {
@@ -164,19 +170,21 @@ func verify(args []string) int {
 	}
 	info := checkInfo()
 	race := c.useRace()
+	rep := newReport("verify", args, race, c.traces)
 	var all []*result
 	failed := false
 	for _, s := range subs {
 		fmt.Fprintf(os.Stderr, "kverify: %s: building the suite (race: %v)\n", s, race)
 		start := time.Now()
-		rs, err := runSubject(root, s, c, env, comps, race, func(r *result) {
-			fmt.Fprintf(os.Stderr, "  %-10s %-9s %s/%s (%v)\n", r.Status, s, r.Component, r.Check, r.Elapsed.Round(time.Millisecond))
+		rs, err := runSubject(root, s, c, env, comps, race, func(done, total int, r *result) {
+			fmt.Fprintf(os.Stderr, "  [%d/%d] %-11s %-9s %s/%s (%v)\n", done, total, r.Status, s, r.Component, r.Check, r.Elapsed.Round(time.Millisecond))
 			if c.verbose && r.Status == "fail" {
 				fmt.Fprint(os.Stderr, indent(tail(r.Output.String(), 40)))
 			}
 		})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "kverify: %s: %v\n", s, err)
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %v", s, firstLineOf(err.Error())))
 			failed = true
 			continue
 		}
@@ -186,6 +194,7 @@ func verify(args []string) int {
 		}
 		if len(rs) == 0 {
 			fmt.Fprintf(os.Stderr, "kverify: %s: no check ran\n", s)
+			rep.Problems = append(rep.Problems, s+": no check ran")
 			failed = true
 		}
 		all = append(all, rs...)
@@ -193,7 +202,12 @@ func verify(args []string) int {
 	printTable(os.Stdout, all, info)
 	printDetails(os.Stdout, all)
 	fmt.Printf("traces: %s\n", c.traces)
-	if failed || anyFailed(all) {
+	for _, r := range all {
+		rep.Checks = append(rep.Checks, checkFrom(r, info))
+	}
+	rep.Passed = !failed && !anyFailed(all)
+	rep.Seconds = time.Since(rep.Started).Seconds()
+	if !rf.save(rep, os.Stderr) || !rep.Passed {
 		return 1
 	}
 	return 0
@@ -258,7 +272,7 @@ func mutantSuite(root, subject string, race bool) (*suite, string, []string, err
 
 // runSubject builds and runs the suite for one subject, every check to a
 // result (see suite.runAll).
-func runSubject(root, subject string, c commonFlags, env []string, comps []string, race bool, finished func(*result)) ([]*result, error) {
+func runSubject(root, subject string, c commonFlags, env []string, comps []string, race bool, progress func(done, total int, r *result)) ([]*result, error) {
 	s, target, extra, err := mutantSuite(root, subject, race)
 	if err != nil {
 		return nil, err
@@ -273,6 +287,14 @@ func runSubject(root, subject string, c commonFlags, env []string, comps []strin
 			return nil, err
 		}
 	}
+	done := 0
+	finished := func(r *result) {
+		// A check re-run in a fresh process (after a hang) reports again.
+		if !notRun(r) {
+			done++
+			progress(min(done, len(want)), len(want), r)
+		}
+	}
 	o := suiteRun{env: runEnv, timeout: c.timeout(len(want)), finished: finished}
 	rs, _ := s.runAll(o, want)
 	for _, r := range rs {
@@ -285,7 +307,7 @@ func runSubject(root, subject string, c commonFlags, env []string, comps []strin
 
 func anyFailed(rs []*result) bool {
 	for _, r := range rs {
-		if r.Status == "fail" {
+		if r.Status == "fail" || r.Status == "not-run" {
 			return true
 		}
 	}
@@ -294,7 +316,7 @@ func anyFailed(rs []*result) bool {
 
 type row struct {
 	component, subject, family string
-	pass, fail, div, skip      int
+	pass, fail, div, off, skip int
 	elapsed                    time.Duration
 }
 
@@ -316,10 +338,12 @@ func printTable(w io.Writer, rs []*result, info map[string]props.Check) {
 		switch r.Status {
 		case "pass":
 			x.pass++
-		case "fail":
+		case "fail", "not-run":
 			x.fail++
 		case "divergence":
 			x.div++
+		case "not-offered":
+			x.off++
 		default:
 			x.skip++
 		}
@@ -327,7 +351,7 @@ func printTable(w io.Writer, rs []*result, info map[string]props.Check) {
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "COMPONENT\tSUBJECT\tFAMILY\tRESULT\tPASS\tFAIL\tDIVERGENCE\tSKIP\tTIME")
+	fmt.Fprintln(tw, "COMPONENT\tSUBJECT\tFAMILY\tRESULT\tPASS\tFAIL\tDIVERGENCE\tNOT OFFERED\tSKIP\tTIME")
 	for _, k := range keys {
 		x := rows[k]
 		res := "pass"
@@ -336,8 +360,10 @@ func printTable(w io.Writer, rs []*result, info map[string]props.Check) {
 			res = "FAIL"
 		case x.div > 0:
 			res = "divergence"
+		case x.pass == 0 && x.skip == 0 && x.off > 0:
+			res = "not offered"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%v\n", x.component, x.subject, x.family, res, x.pass, x.fail, x.div, x.skip, x.elapsed.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\n", x.component, x.subject, x.family, res, x.pass, x.fail, x.div, x.off, x.skip, x.elapsed.Round(time.Millisecond))
 	}
 	tw.Flush()
 }
@@ -347,7 +373,7 @@ func printDetails(w io.Writer, rs []*result) {
 		switch r.Status {
 		case "divergence":
 			fmt.Fprintf(w, "\ndeclared divergence: %s %s %s\n%s", r.Component, r.Subject, r.Check, indent(divergenceText(r.Output.String())))
-		case "fail":
+		case "fail", "not-run":
 			fmt.Fprintf(w, "\nFAIL: %s %s %s\n%s", r.Component, r.Subject, r.Check, indent(tail(r.Output.String(), 60)))
 		}
 	}

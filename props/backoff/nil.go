@@ -11,7 +11,7 @@ import (
 func nilStep(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, _ props.Config) error {
 		if s.NilStep == nil {
-			t.Skip("not applicable: the subject has no nil backoff (Subject.NilStep is nil)")
+			props.SkipNotOffered(t, "the subject has no nil backoff (Subject.NilStep is nil)")
 		}
 		var got time.Duration
 		if p := props.Protect(func() { got = s.NilStep() }); p != nil {

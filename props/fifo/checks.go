@@ -180,7 +180,7 @@ func stepGen(m mix, wide, max int) *rapid.Generator[Step] {
 func machineCheck(s Subject, ms machineSpec) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		if ms.name == CheckPipeline && s.Process == nil {
-			t.Skip("not applicable: the subject offers no processing path (Subject.Process is nil; client-go's processDeltas is unexported, tools/cache/controller.go:823)")
+			props.SkipNotOffered(t, "the subject offers no processing path (Subject.Process is nil; client-go's processDeltas is unexported, tools/cache/controller.go:823)")
 		}
 		scs := deltaScenarios[ms.name]
 		if s.Real {

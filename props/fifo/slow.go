@@ -34,7 +34,7 @@ type slowReport struct {
 func slowWarning(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		if !s.ReportsSlow {
-			t.Skip("not applicable: the subject does not report slow pops (client-go traces them to klog, at -v=2 and up, with k8s.io/utils/trace)")
+			props.SkipNotOffered(t, "the subject does not report slow pops (client-go traces them to klog, at -v=2 and up, with k8s.io/utils/trace)")
 		}
 		cases := []struct {
 			queued int

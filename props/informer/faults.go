@@ -50,7 +50,7 @@ func stopAndWait(f FanOut) {
 func slowWarning(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, _ props.Config) error {
 		if s.Slow == nil {
-			t.Skip("not applicable: the subject does not report slow-handler warnings")
+			props.SkipNotOffered(t, "the subject does not report slow-handler warnings")
 		}
 		return inBubble(t, func() error {
 			f, release := s.Slow()
@@ -194,7 +194,7 @@ var faultPanics = []int{1, 3 + 1, 3 + 3}
 func faults(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, _ props.Config) error {
 		if s.ContainPanics == nil {
-			t.Skip("not applicable: the subject does not promise to contain handler panics (one could crash the test binary)")
+			props.SkipNotOffered(t, "the subject does not promise to contain handler panics (one could crash the test binary)")
 		}
 		return s.ContainPanics(func() error {
 			return inBubble(t, func() error { return faultScenario(s) })

@@ -28,7 +28,7 @@ const retentionKeys = 1100
 func retention(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		if s.SourceRetains != "" {
-			t.Skipf("not applicable: %s", s.SourceRetains)
+			props.SkipNotOffered(t, "%s", s.SourceRetains)
 		}
 		return inBubble(t, func() error {
 			f := s.New()
@@ -99,7 +99,7 @@ const (
 func burstMemory(s Subject) func(*testing.T, props.Config) error {
 	return func(t *testing.T, cfg props.Config) error {
 		if s.SourceRetains != "" {
-			t.Skipf("not applicable: %s", s.SourceRetains)
+			props.SkipNotOffered(t, "%s", s.SourceRetains)
 		}
 		return inBubble(t, func() error {
 			f := s.New()

@@ -370,7 +370,7 @@ func lookahead(s Subject) func(*testing.T, props.Config) error {
 			return nil
 		})
 		if errors.Is(err, errNoBacklog) {
-			t.Skipf("not applicable: %v", err)
+			props.SkipNotOffered(t, "%v", err)
 		}
 		return err
 	}

@@ -86,12 +86,10 @@ func Checks(s Subject) []props.Check {
 	for i := range cs {
 		cs[i].Run = saved(Component, cs[i].Name, cs[i].Run)
 	}
-	if s.BadInput != nil {
-		cs = append([]props.Check{{Name: CheckBadInput, Family: props.FamilyModel,
-			Guarantee: "New with a nil ListerWatcher, a nil store, a negative resync period or a negative page size returns an error and does not panic",
-			Run:       badInput(s)}}, cs...)
-	}
-	return cs
+	bad := props.Check{Name: CheckBadInput, Family: props.FamilyModel,
+		Guarantee: "New with a nil ListerWatcher, a nil store, a negative resync period or a negative page size returns an error and does not panic",
+		Run:       badInput(s)}.OfferedIf(s.BadInput != nil, "the subject's constructor returns no error to check (Subject.BadInput is nil)")
+	return append([]props.Check{bad}, cs...)
 }
 
 // saved makes run save its counterexample as a trace (props.Save).

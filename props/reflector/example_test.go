@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kverify/kverify/props"
@@ -22,12 +23,18 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 //
 // The subject builds a reflector over the model server it is given, writing
 // to the recording store and reading time from the counting clock; here
-// client-go's Reflector is the subject.
+// client-go's Reflector is the subject. Its constructor returns no error,
+// so reflector/bad-input is not offered to it.
 func ExampleChecks() {
 	for _, c := range prefl.Checks(upstream.Reflector()) {
-		fmt.Printf("%-32s %s\n", c.Name, c.Family)
+		note := ""
+		if c.NotOffered != "" {
+			note = "(not offered)"
+		}
+		fmt.Println(strings.TrimSpace(fmt.Sprintf("%-32s %-8s %s", c.Name, c.Family, note)))
 	}
 	// Output:
+	// reflector/bad-input              model    (not offered)
 	// reflector/requests               witness
 	// reflector/stops                  leak
 	// reflector/withholding            model

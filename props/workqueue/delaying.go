@@ -108,10 +108,17 @@ func delayingChecks(s Subject) []props.Check {
 	// Not offered: the release witness to a queue whose drain waits for
 	// nothing, the fake-clock walk and the timer count (which counts the
 	// timers of the injected clock) to a queue that takes no clock.
-	return slices.DeleteFunc(cs, func(c props.Check) bool {
-		return c.Name == CheckDelayingRelease && s.Profile.DrainIsShutDown ||
-			(c.Name == CheckDelayingFakeClock || c.Name == CheckDelayingOneTimer) && s.NoClock
-	})
+	for i, c := range cs {
+		switch {
+		case c.Name == CheckDelayingRelease && s.Profile.DrainIsShutDown:
+			cs[i].NotOffered = "the queue's profile says its drain is a ShutDown (Profile.DrainIsShutDown): it waits for nothing to be released"
+		case c.Name == CheckDelayingMetrics && !s.Metrics:
+			cs[i].NotOffered = noMetrics
+		case (c.Name == CheckDelayingFakeClock || c.Name == CheckDelayingOneTimer) && s.NoClock:
+			cs[i].NotOffered = "the queue takes no clock (Subject.NoClock): the check steps and counts the timers of an injected clock"
+		}
+	}
+	return cs
 }
 
 func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, props.Config) error {

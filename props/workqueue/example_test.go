@@ -16,8 +16,11 @@ import (
 //
 // Each check becomes a subtest named after the guarantee it holds the
 // queue to; a failure names the broken guarantee and the shortest
-// counterexample. Leaving NewWithOrder, NewDelaying, NewRateLimiting and
-// Limiters nil skips the checks that need them.
+// counterexample. Leaving NewDelaying, NewRateLimiting and Limiters nil
+// leaves out those components' checks; a check the queue cannot take part
+// in (metrics from a queue that declares none, pluggable storage,
+// priorities) is reported as not offered, with the reason, and never
+// fails.
 func ExampleChecks() {
 	subject := pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
@@ -25,25 +28,31 @@ func ExampleChecks() {
 		},
 	}
 	for _, c := range pwq.Checks(subject) {
-		fmt.Printf("%-18s %s\n", c.Name, c.Family)
+		offered := "offered"
+		if c.NotOffered != "" {
+			offered = "not offered"
+		}
+		fmt.Printf("%-18s %-10s %s\n", c.Name, c.Family, offered)
 	}
 	// Output:
-	// queue/drain        model
-	// queue/done-unheld  model
-	// queue/metrics      model
-	// queue/retention    retention
-	// queue/leak         leak
-	// queue/lifecycle    linear
-	// queue/model        model
-	// queue/race         linear
-	// linear/fifo        linear
-	// linear/per-key     linear
+	// queue/drain        model      offered
+	// queue/done-unheld  model      offered
+	// queue/metrics      model      not offered
+	// queue/order        model      not offered
+	// queue/priority     model      not offered
+	// queue/retention    retention  offered
+	// queue/leak         leak       offered
+	// queue/lifecycle    linear     offered
+	// queue/model        model      offered
+	// queue/race         linear     offered
+	// linear/fifo        linear     offered
+	// linear/per-key     linear     offered
 }
 
 // A queue that differs from client-go on purpose declares where with a
 // profile; the checks then hold it to that. A queue whose drain is a
-// ShutDown, that takes no clock and has priorities is offered
-// queue/priority, and not the checks its profile makes meaningless.
+// ShutDown and that takes no clock is not offered the checks its profile
+// makes meaningless; they are listed, with the reason.
 func ExampleSubject_profile() {
 	subject := pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
@@ -56,15 +65,22 @@ func ExampleSubject_profile() {
 		NoClock: true,
 	}
 	for _, c := range pwq.DelayingChecks(subject) {
+		if c.NotOffered != "" {
+			fmt.Printf("%s: not offered: %s\n", c.Name, c.NotOffered)
+			continue
+		}
 		fmt.Println(c.Name)
 	}
 	// Output:
 	// delaying/immediate
 	// delaying/shutdown-unblocks
+	// delaying/shutdown-releases-drain: not offered: the queue's profile says its drain is a ShutDown (Profile.DrainIsShutDown): it waits for nothing to be released
 	// delaying/leak
 	// delaying/retention
+	// delaying/one-timer: not offered: the queue takes no clock (Subject.NoClock): the check steps and counts the timers of an injected clock
 	// delaying/lifecycle
-	// delaying/metrics
+	// delaying/fake-clock: not offered: the queue takes no clock (Subject.NoClock): the check steps and counts the timers of an injected clock
+	// delaying/metrics: not offered: the queue does not declare metrics (Subject.Metrics is false; set it when the factories give Deps.Recorder to the queue's metrics provider)
 	// delaying/model
 	// delaying/ties
 	// delaying/race

@@ -89,6 +89,11 @@ type Subject struct {
 	NewPrioritized func(Deps) Prioritized
 	// Limiters are the rate limiters that come with the queue.
 	Limiters ratelimit.Subject
+	// Metrics says the factories honour Deps.Recorder: a queue asked for
+	// one reports its metrics (depth, adds, latency, work duration,
+	// retries) to it through its metrics provider. Without it the metrics
+	// checks are not offered.
+	Metrics bool
 	// NoClock says the queue takes no clock (it reads time.Now): the
 	// checks that inject a fake clock are not offered; those that run in a
 	// synctest bubble still apply, as the bubble fakes time.Now.

@@ -41,6 +41,7 @@ func Subject() pwq.Subject {
 		NewPrioritized: func(d pwq.Deps) pwq.Prioritized { return prioritized{newQueue(d, d.Limiter)} },
 		Profile:        wq.ControllerRuntime,
 		NoClock:        true,
+		Metrics:        true,
 	}
 }
 

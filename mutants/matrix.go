@@ -1,0 +1,125 @@
+package mutants
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MatrixFile is the committed kill matrix, relative to the module root:
+// for every catalogued mutant, the checks a full run of kverify mutants
+// saw kill it and its worst time to kill. make mutants rewrites it; CI
+// reads it to pick a covering sample (Cover) instead of running every
+// mutant, which takes most of CI's 30 minutes.
+const MatrixFile = "mutants/matrix.tsv"
+
+// Row is one mutant's line of the matrix.
+type Row struct {
+	ID       string
+	KilledBy []string // component-relative check names, as kverify mutants reports them
+	Worst    time.Duration
+}
+
+// Matrix is the kill matrix, one row per mutant, in catalogue order.
+type Matrix []Row
+
+const matrixHeader = "# kill matrix: mutant\tkilled by (checks, comma-separated)\tworst time to kill. Written by kverify mutants --save-matrix (make mutants); do not edit."
+
+// WriteMatrix writes m in the matrix file's format.
+func WriteMatrix(w io.Writer, m Matrix) error {
+	if _, err := fmt.Fprintln(w, matrixHeader); err != nil {
+		return err
+	}
+	for _, r := range m {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", r.ID, strings.Join(r.KilledBy, ","), r.Worst.Round(time.Millisecond)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadMatrix parses a matrix file; a malformed line is an error naming it.
+func ReadMatrix(r io.Reader) (Matrix, error) {
+	var m Matrix
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || f[0] == "" {
+			return nil, fmt.Errorf("matrix line %d: want 3 tab-separated fields (mutant, killers, worst time), got %q", n, line)
+		}
+		d, err := time.ParseDuration(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("matrix line %d: worst time to kill: %v", n, err)
+		}
+		row := Row{ID: f[0], Worst: d}
+		if f[1] != "" {
+			row.KilledBy = strings.Split(f[1], ",")
+		}
+		m = append(m, row)
+	}
+	return m, sc.Err()
+}
+
+// Cover picks, from the matrix rows of ms, a sample that still exercises
+// every check: for each check some row names, the mutant it killed
+// fastest. A check no row names gets no mutant (the run then reports it as
+// killing nothing). The result keeps ms's order.
+func Cover(m Matrix, ms []Mutant) []Mutant {
+	rows := map[string]Row{}
+	for _, r := range m {
+		rows[r.ID] = r
+	}
+	best := map[string]Row{} // component/check -> fastest row naming it
+	for _, mu := range ms {
+		r, ok := rows[mu.ID]
+		if !ok {
+			continue
+		}
+		for _, k := range r.KilledBy {
+			key := mu.Component + "/" + strings.TrimSuffix(k, "*")
+			if b, ok := best[key]; !ok || r.Worst < b.Worst {
+				best[key] = r
+			}
+		}
+	}
+	keep := map[string]bool{}
+	for _, r := range best {
+		keep[r.ID] = true
+	}
+	var out []Mutant
+	for _, mu := range ms {
+		if keep[mu.ID] {
+			out = append(out, mu)
+		}
+	}
+	return out
+}
+
+// Missing lists the catalogue's mutants that have no row, and rows whose
+// mutant is no longer catalogued, sorted: a matrix to regenerate.
+func (m Matrix) Missing() (unlisted, stale []string) {
+	have := map[string]bool{}
+	for _, r := range m {
+		have[r.ID] = true
+	}
+	for _, mu := range Catalogue {
+		if !have[mu.ID] {
+			unlisted = append(unlisted, mu.ID)
+		}
+		delete(have, mu.ID)
+	}
+	for id := range have {
+		stale = append(stale, id)
+	}
+	sort.Strings(stale)
+	return unlisted, stale
+}
