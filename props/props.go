@@ -46,6 +46,11 @@ type Check struct {
 	// for logging, t.TempDir, synctest bubbles and artifacts, but must not
 	// fail t itself.
 	Run func(t *testing.T, cfg Config) error
+	// Replay, when set, replays a saved trace of this check step by step
+	// against the subject, returning the violation if it occurs again
+	// (go test -kverify.replay=FILE; see Run). A check without it replays
+	// a probe trace by running again.
+	Replay func(t *testing.T, tr *traces.Trace) error
 	// NotOffered, when set, says why the subject cannot take part in the
 	// check (it lacks the constructor or the feature the check needs):
 	// Run reports the check as skipped with NotOfferedPrefix and this
@@ -198,6 +203,12 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 		// test's own, not "" (trace files were named "...-.json").
 		o.cfg.Subject = DefaultSubject
 	}
+	if tr, path, err := replayTrace(); err != nil {
+		t.Fatalf("-kverify.replay: %v", err)
+	} else if tr != nil {
+		runReplay(t, checks, o.cfg, tr, path)
+		return
+	}
 	names := map[string]bool{}
 	for _, c := range checks {
 		names[c.Name] = true
@@ -228,12 +239,14 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 			case divergent && err == nil && d.Intermittent:
 				t.Logf("declared intermittent divergence %q not observed in this run", c.Name)
 			case divergent && err != nil && !d.covers(err):
+				keep(t, o.cfg, err)
 				t.Errorf("%s check %s: %v\n(the declared divergence covers only %s)", c.Family, c.Name, err, strings.Join(d.Guarantees, ", "))
 			case divergent && err != nil:
 				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s%s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err), savedAt(err))
 			case divergent:
 				t.Errorf("declared divergence %q was not observed: the subject now keeps %q; remove the declaration", c.Name, c.Guarantee)
 			case err != nil:
+				keep(t, o.cfg, err)
 				t.Errorf("%s check %s: %v", c.Family, c.Name, err)
 			}
 		})
@@ -260,7 +273,7 @@ func savedAt(err error) string {
 	if !errors.As(err, &v) || v.TracePath == "" {
 		return ""
 	}
-	return fmt.Sprintf("\n  trace: %s (replay: kverify replay %s)", v.TracePath, v.TracePath)
+	return fmt.Sprintf("\n  trace: %s (replay: %s)", v.TracePath, v.replay())
 }
 
 func firstLine(err error) string {
@@ -294,6 +307,16 @@ type Violation struct {
 	Detail    string
 	Trace     *traces.Trace
 	TracePath string // where the trace was saved, if it was
+	// ReplayCommand replays the saved trace where the check ran (see
+	// DefaultTraceDir and -kverify.replay).
+	ReplayCommand string
+}
+
+func (v *Violation) replay() string {
+	if v.ReplayCommand != "" {
+		return v.ReplayCommand
+	}
+	return "kverify replay " + v.TracePath
 }
 
 func (v *Violation) Error() string {
@@ -303,7 +326,7 @@ func (v *Violation) Error() string {
 		fmt.Fprintf(&b, "\ncounterexample (%s)", v.Trace)
 	}
 	if v.TracePath != "" {
-		fmt.Fprintf(&b, "\nsaved: %s (replay: kverify replay %s)", v.TracePath, v.TracePath)
+		fmt.Fprintf(&b, "\nsaved: %s\nreplay: %s", v.TracePath, v.replay())
 	}
 	return b.String()
 }
@@ -335,6 +358,7 @@ func Save(t *testing.T, cfg Config, component string, c string, err error) error
 	v.Trace.Guarantee, v.Trace.Message = v.Guarantee, v.Detail
 	if path, werr := traces.Write(dir, v.Trace); werr == nil {
 		v.TracePath = path
+		v.ReplayCommand = replayHint(t.Name(), path)
 	} else {
 		t.Logf("could not save trace: %v", werr)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 				// No check recorded it: a panic or a deadlock in the subject.
 				v = &Violation{Guarantee: "Termination", Detail: reportCause(tb.report.String())}
 			}
-			v.Detail += "\n" + strings.TrimSpace(tb.report.String())
+			v.Detail += "\n" + rapidHint(strings.TrimSpace(tb.report.String()))
 			return v
 		}
 		if time.Since(start) >= cfg.Budget {
@@ -253,4 +254,17 @@ func (r *Recorder) Attach(err error) error {
 		v.Trace = &traces.Trace{Steps: append([]traces.Step(nil), r.steps...)}
 	}
 	return err
+}
+
+// rapidHint adjusts rapid's "To reproduce, specify -run=..." line where
+// it would mislead: on a mutant (kverify mutants, kverify verify --subject
+// mutant:ID) the test it names runs our code without the mutant's overlay,
+// so the seed reproduces nothing there.
+func rapidHint(report string) string {
+	m := os.Getenv("KVERIFY_MUTANT")
+	if m == "" {
+		return report
+	}
+	return strings.ReplaceAll(report, "To reproduce, specify -run=",
+		"To reproduce (this ran on mutant "+m+": replay the saved trace with kverify replay FILE --subject mutant:"+m+", or build with the mutant's overlay first), specify -run=")
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kverify/kverify/props"
 	"github.com/kverify/kverify/traces"
@@ -85,8 +84,8 @@ func RunReplay(t *testing.T, entries []Entry) {
 			if i < 0 {
 				t.Fatalf("component %s has no check %q", e.Component, tr.Check)
 			}
-			t.Logf("%s is a probe trace: running the check again on %s, exploring for up to %v (recorded: %s)", tr.Check, subjectName(subject), ProbeReplayBudget, firstLine(tr.Message))
-			props.Run(t, e.Checks()[i:i+1], props.WithSubject(subjectName(subject)), props.WithBudget(ProbeReplayBudget))
+			t.Logf("%s is a probe trace: running the check again on %s, exploring for up to %v (recorded: %s)", tr.Check, subjectName(subject), props.ProbeReplayBudget, firstLine(tr.Message))
+			props.Run(t, e.Checks()[i:i+1], props.WithSubject(subjectName(subject)), props.WithBudget(props.ProbeReplayBudget))
 			return
 		}
 		if e.Replay == nil {
@@ -100,11 +99,6 @@ func RunReplay(t *testing.T, entries []Entry) {
 	}
 	t.Fatalf("no subject %q for component %q", subject, tr.Component)
 }
-
-// ProbeReplayBudget is how long a probe trace's check explores when
-// replayed: a window that a race hits now and then needs more rounds than
-// the gate's default run gives it. A check stops at its first violation.
-const ProbeReplayBudget = 20 * time.Second
 
 func subjectName(s string) string {
 	if m := os.Getenv("KVERIFY_MUTANT"); m != "" && s == Ours {

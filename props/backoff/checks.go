@@ -1,6 +1,11 @@
 package backoff
 
-import "github.com/kverify/kverify/props"
+import (
+	"testing"
+
+	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/traces"
+)
 
 // Component is the kverify component these checks run in.
 const Component = "backoff"
@@ -53,5 +58,5 @@ func Checks(s Subject) []props.Check {
 			Guarantee: "two Next calls at the same instant on one Delay (jitter 0, the clock standing still), swept across each other for hundreds of rounds after 0 to 7 serial calls: no data race, the two delays are the model's next two in some order and the call after them gets the third",
 			Run:       race(s)}.OfferedIf(s.NewDelay != nil, noDelay),
 	)
-	return cs
+	return props.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
 }

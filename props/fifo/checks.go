@@ -223,7 +223,7 @@ func Checks(s Subject) []props.Check {
 	for _, ms := range s.machines() {
 		cs = append(cs, props.Check{Name: Name(s, ms.name), Family: props.FamilyModel, Guarantee: ms.g, Run: machineCheck(s, ms)})
 	}
-	return append(cs, probes[1:]...)
+	return props.Replayable(append(cs, probes[1:]...), func(_ *testing.T, tr *traces.Trace) error { return Replay(s, tr) })
 }
 
 // Replay runs a saved trace of one of the machine checks on s.

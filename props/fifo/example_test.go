@@ -40,3 +40,27 @@ func ExampleChecks() {
 	// realfifo/replace       model
 	// realfifo/linear        linear
 }
+
+// DeltaFIFO (component deltafifo) takes the same checks without Real:
+// RealFIFO's batch and atomic machines give way to DeltaFIFO's known-object
+// rules. Here client-go's DeltaFIFO is the subject.
+func ExampleChecks_deltaFIFO() {
+	for _, c := range pfifo.Checks(upstream.DeltaFIFO()) {
+		fmt.Printf("%-24s %s\n", c.Name, c.Family)
+	}
+	// Output:
+	// deltafifo/rules          witness
+	// deltafifo/close          timing
+	// deltafifo/bad-input      witness
+	// deltafifo/slow-warning   timing
+	// deltafifo/retention      retention
+	// deltafifo/race           linear
+	// deltafifo/synced         model
+	// deltafifo/model          model
+	// deltafifo/no-known       model
+	// deltafifo/dedup          model
+	// deltafifo/faults         model
+	// deltafifo/pipeline       model
+	// deltafifo/replace        model
+	// deltafifo/linear         linear
+}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/traces"
 )
 
 // Component is this suite's name in traces and in kverify's table.
@@ -89,7 +90,7 @@ func Checks(s Subject) []props.Check {
 	bad := props.Check{Name: CheckBadInput, Family: props.FamilyModel,
 		Guarantee: "New with a nil ListerWatcher, a nil store, a negative resync period or a negative page size returns an error and does not panic",
 		Run:       badInput(s)}.OfferedIf(s.BadInput != nil, "the subject's constructor returns no error to check (Subject.BadInput is nil)")
-	return append([]props.Check{bad}, cs...)
+	return props.Replayable(append([]props.Check{bad}, cs...), func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
 }
 
 // saved makes run save its counterexample as a trace (props.Save).

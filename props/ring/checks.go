@@ -51,9 +51,10 @@ func Checks(s Subject) []props.Check {
 			Guarantee: "New with a negative size does not panic and makes the buffer New(0) makes",
 			Run:       negativeSize(s)},
 	}
-	return append(cs, props.Check{Name: Name(s, CheckShrink), Family: props.FamilyWitness,
+	cs = append(cs, props.Check{Name: Name(s, CheckShrink), Family: props.FamilyWitness,
 		Guarantee: fmt.Sprintf("after a burst of %d values and a full drain, Cap is back to %s and the burst's memory is collectable; during the burst Cap stays within the law", BurstSize, shrinkBound(s)),
 		Run:       shrink(s)}.OfferedIf(s.shrinks(), "the buffer's law never shrinks it (Subject.Law is LawDoubling, client-go's TypedRingGrowing)"))
+	return props.Replayable(cs, func(_ *testing.T, tr *traces.Trace) error { return Replay([]Subject{s}, tr) })
 }
 
 func capGuarantee(s Subject) string {

@@ -98,7 +98,7 @@ func QueueChecks(s Subject) []props.Check {
 			Guarantee: "two calls on the same item at the same instant (Add/Done, Done/Add, Add/Get, Done/Get, Get/Get, Get/Add, Add/Add, ShutDown/Get, Add/ShutDown, Len/Add, Len/Get, Done/Done, ShutDownWithDrain/Done), swept across each other's duration for hundreds of rounds: every round's history is linearizable against the whole-queue model, and a drain returns once the last item is Done",
 			Run:       raceCheck(s)},
 	}
-	return append(cs, linearChecks(s)...)
+	return props.Replayable(append(cs, linearChecks(s)...), func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
 }
 
 // noMetrics is why the metrics checks are not offered to a queue that

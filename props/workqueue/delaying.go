@@ -118,7 +118,7 @@ func delayingChecks(s Subject) []props.Check {
 			cs[i].NotOffered = "the queue takes no clock (Subject.NoClock): the check steps and counts the timers of an injected clock"
 		}
 	}
-	return cs
+	return props.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return ReplayDelaying(t, s, tr) })
 }
 
 func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, props.Config) error {
