@@ -11,7 +11,7 @@ REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify mutants fuzz controller-runtime realapi realapi-record realapi-bench bench bench-table lint tools
+.PHONY: gate test verify mutants vectors fuzz controller-runtime realapi realapi-record realapi-bench bench bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -56,11 +56,19 @@ realapi-bench: tools
 mutants:
 	$(KVERIFY) mutants --save-matrix mutants/matrix.tsv
 
+## vectors: regenerate the golden vectors (traces/vectors/data) from the spec models,
+## then replay them in Python (examples/python)
+vectors:
+	$(GO) test ./traces/vectors -run TestCurrent -update
+	python3 examples/python/replay.py
+
 ## fuzz: each fuzz target for FUZZTIME (the -fuzz flag takes one target at a time)
 fuzz:
-	@for f in $$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); do \
-	  echo "== $$f"; \
-	  $(GO) test ./fuzz -run '^$$' -fuzz "^$${f}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s || exit 1; \
+	@for p in ./fuzz ./traces; do \
+	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+	    echo "== $$p $$f"; \
+	    $(GO) test $$p -run '^$$' -fuzz "^$${f}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s || exit 1; \
+	  done; \
 	done
 
 ## bench: ours and upstream side by side (benchstat)

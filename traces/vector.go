@@ -1,0 +1,270 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// VectorFormat is the version of the language-neutral vector format: JSON
+// Lines, a header line then one line per operation, documented by
+// vector.schema.json (next to this file). A change that breaks a reader
+// bumps it.
+const VectorFormat = "kverify-vector/v1"
+
+// Limits of the vector decoder: a line longer than MaxVectorLine bytes or
+// a vector of more than MaxVectorSteps steps is rejected, not read.
+const (
+	MaxVectorLine  = 64 << 10
+	MaxVectorSteps = 100_000
+)
+
+// Vector is one golden vector: operations on a fresh instance of a
+// component and the outcomes its model expects, for any implementation in
+// any language to replay.
+type Vector struct {
+	Header Header
+	Steps  []VStep
+}
+
+// Header opens a vector.
+type Header struct {
+	Format    string `json:"format"`
+	Component string `json:"component"`
+	// Profile names the semantics the outcomes follow (client-go's, or a
+	// declared variation), Params the instance's parameters (a ring's
+	// initial size, a limiter's base delay in ns, ...).
+	Profile string             `json:"profile"`
+	Params  map[string]float64 `json:"params,omitempty"`
+	// Seed made the vector's operations; Check and Guarantees say which
+	// check's guarantees it exercises.
+	Seed       uint64   `json:"seed"`
+	Check      string   `json:"check"`
+	Guarantees []string `json:"guarantees"`
+	// Steps is how many step lines follow: fewer is a truncated vector.
+	Steps int `json:"steps"`
+}
+
+// VStep is one operation of a vector: Op with its inputs, and Want, the
+// outcome the model expects (nil for an operation that returns nothing).
+type VStep struct {
+	Op    string  `json:"op"`
+	Key   *string `json:"key,omitempty"`
+	Value *string `json:"value,omitempty"`
+	NS    *int64  `json:"ns,omitempty"` // a duration in nanoseconds
+	Want  *Want   `json:"want,omitempty"`
+}
+
+// Want is an expected outcome; a component uses the fields its
+// operations return.
+type Want struct {
+	Key      *string `json:"key,omitempty"`
+	Value    *string `json:"value,omitempty"`
+	OK       *bool   `json:"ok,omitempty"`
+	Shutdown *bool   `json:"shutdown,omitempty"`
+	Flag     *bool   `json:"flag,omitempty"`
+	N        *int64  `json:"n,omitempty"`
+	NS       *int64  `json:"ns,omitempty"`
+}
+
+// EncodeVectors writes vs in the vector format.
+func EncodeVectors(w io.Writer, vs []Vector) error {
+	bw := bufio.NewWriter(w)
+	for i, v := range vs {
+		h := v.Header
+		h.Format, h.Steps = VectorFormat, len(v.Steps)
+		h.normalise()
+		if err := writeLine(bw, h); err != nil {
+			return fmt.Errorf("vector %d: %w", i, err)
+		}
+		for j, s := range v.Steps {
+			if err := writeLine(bw, s); err != nil {
+				return fmt.Errorf("vector %d step %d: %w", i, j, err)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func writeLine(w *bufio.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if len(data) > MaxVectorLine {
+		return fmt.Errorf("line of %d bytes exceeds %d", len(data), MaxVectorLine)
+	}
+	w.Write(data)
+	return w.WriteByte('\n')
+}
+
+// DecodeVectors reads every vector of a vector file. It rejects, with an
+// error naming the line and the field, a line that is not a JSON object of
+// the expected shape (unknown fields included), a wrong format version, a
+// missing required field, a line longer than MaxVectorLine, a vector
+// claiming more than MaxVectorSteps steps, and a truncated file (a vector
+// with fewer step lines than its header says). It never panics.
+func DecodeVectors(r io.Reader) ([]Vector, error) {
+	br := bufio.NewReaderSize(r, 4096)
+	var vs []Vector
+	line := 0
+	var cur *Vector
+	headerLine := 0
+	for {
+		data, err := readLine(br)
+		if err == io.EOF {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return nil, fmt.Errorf("line %d: empty line", line)
+		}
+		if cur == nil {
+			var h Header
+			if err := strictDecode(data, &h, headerFields, headerRequired); err != nil {
+				return nil, fmt.Errorf("line %d (header): %w", line, err)
+			}
+			if err := h.validate(); err != nil {
+				return nil, fmt.Errorf("line %d (header): %w", line, err)
+			}
+			h.normalise()
+			vs = append(vs, Vector{Header: h, Steps: make([]VStep, 0, min(h.Steps, 1024))})
+			cur, headerLine = &vs[len(vs)-1], line
+		} else {
+			var s VStep
+			if err := strictDecode(data, &s, stepFields, nil); err != nil {
+				return nil, fmt.Errorf("line %d (step %d of the vector at line %d): %w", line, len(cur.Steps), headerLine, err)
+			}
+			if s.Op == "" {
+				return nil, fmt.Errorf("line %d (step %d of the vector at line %d): field \"op\": missing", line, len(cur.Steps), headerLine)
+			}
+			if s.Want != nil && *s.Want == (Want{}) {
+				return nil, fmt.Errorf("line %d (step %d of the vector at line %d): field \"want\": empty", line, len(cur.Steps), headerLine)
+			}
+			cur.Steps = append(cur.Steps, s)
+		}
+		if len(cur.Steps) == cur.Header.Steps {
+			cur = nil
+		}
+	}
+	if cur != nil {
+		return nil, fmt.Errorf("line %d: truncated: the vector at line %d promises %d steps, the file ends after %d", line, headerLine, cur.Header.Steps, len(cur.Steps))
+	}
+	return vs, nil
+}
+
+// readLine returns the next line without its newline; a line longer than
+// MaxVectorLine is an error (the rest of it is not read into memory).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if err != nil {
+			if err == io.EOF && buf != nil {
+				return buf, nil
+			}
+			return nil, err
+		}
+		buf = append(buf, chunk...)
+		if len(buf) > MaxVectorLine {
+			return nil, fmt.Errorf("longer than %d bytes", MaxVectorLine)
+		}
+		if !isPrefix {
+			if buf == nil {
+				buf = []byte{}
+			}
+			return buf, nil
+		}
+	}
+}
+
+// The exact field names of each object: encoding/json matches names
+// without regard to case, which a language-neutral format must not.
+var (
+	headerFields   = []string{"format", "component", "profile", "params", "seed", "check", "guarantees", "steps"}
+	headerRequired = []string{"format", "component", "profile", "seed", "check", "guarantees", "steps"}
+	stepFields     = []string{"op", "key", "value", "ns", "want"}
+	wantFields     = []string{"key", "value", "ok", "shutdown", "flag", "n", "ns"}
+)
+
+// strictDecode decodes one JSON object into v, rejecting fields not named
+// exactly as in fields (and in a step's want), missing required ones,
+// trailing data and wrong types, with the field named.
+func strictDecode(data []byte, v any, fields, required []string) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	if raw == nil {
+		return errors.New("not a JSON object: null")
+	}
+	if err := exactFields(raw, fields, ""); err != nil {
+		return err
+	}
+	for _, f := range required {
+		if _, ok := raw[f]; !ok {
+			return fmt.Errorf("field %q: missing", f)
+		}
+	}
+	if w, ok := raw["want"]; ok && !bytes.Equal(bytes.TrimSpace(w), []byte("null")) {
+		var rw map[string]json.RawMessage
+		if err := json.Unmarshal(w, &rw); err != nil {
+			return fmt.Errorf("field \"want\": not a JSON object: %v", err)
+		}
+		if err := exactFields(rw, wantFields, "want."); err != nil {
+			return err
+		}
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("field %q: want %s, got JSON %s", te.Field, te.Type, te.Value)
+		}
+		return fmt.Errorf("not a JSON object of the expected shape: %v", err)
+	}
+	return nil
+}
+
+func exactFields(raw map[string]json.RawMessage, fields []string, prefix string) error {
+	for k := range raw {
+		if !slices.Contains(fields, k) {
+			return fmt.Errorf("field %q: unknown (fields: %s)", prefix+k, strings.Join(fields, ", "))
+		}
+	}
+	return nil
+}
+
+// normalise makes the header's empty collections canonical, so that a
+// vector decodes to the value its encoding came from.
+func (h *Header) normalise() {
+	if len(h.Params) == 0 {
+		h.Params = nil
+	}
+	if h.Guarantees == nil {
+		h.Guarantees = []string{}
+	}
+}
+
+func (h Header) validate() error {
+	switch {
+	case h.Format != VectorFormat:
+		return fmt.Errorf("field \"format\": got %q, want %q", h.Format, VectorFormat)
+	case h.Component == "":
+		return errors.New("field \"component\": missing")
+	case h.Check == "":
+		return errors.New("field \"check\": missing")
+	case h.Steps < 1:
+		return fmt.Errorf("field \"steps\": got %d, want at least 1", h.Steps)
+	case h.Steps > MaxVectorSteps:
+		return fmt.Errorf("field \"steps\": %d exceeds %d", h.Steps, MaxVectorSteps)
+	}
+	return nil
+}
