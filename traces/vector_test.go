@@ -35,7 +35,7 @@ func TestDecodeVectorsRejects(t *testing.T) {
 	header := strings.SplitN(goodVector, "\n", 2)[0]
 	for _, c := range []struct {
 		name, in string
-		want []string
+		want     []string
 	}{
 		{"wrong version", strings.Replace(goodVector, "kverify-vector/v1", "kverify-vector/v2", 1), []string{"line 1", `"format"`}},
 		{"truncated", strings.Join(strings.Split(goodVector, "\n")[:2], "\n"), []string{"line 2", "truncated", "promises 2 steps"}},

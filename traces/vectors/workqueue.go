@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/kverify/kverify/traces"
 	wq "github.com/kverify/kverify/spec/workqueue"
+	"github.com/kverify/kverify/traces"
 )
 
 // The work queue's vectors come in three kinds, each named by the check
