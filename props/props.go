@@ -134,6 +134,11 @@ type Config struct {
 	// abandoned is set when the runner gave up on the check as hung: its
 	// goroutines must then not touch the finished test.
 	abandoned *atomic.Bool
+	// fuzz, when set, is the input of a fuzz run (FuzzCheck): Rapid draws
+	// from it once (rapid.MakeFuzz) instead of exploring, and counts its
+	// calls in rapidCalls.
+	fuzz       *[]byte
+	rapidCalls *atomic.Int32
 }
 
 // Abandoned reports whether the runner has given up on the check as hung.

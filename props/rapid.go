@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -103,6 +104,15 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 		defer func() { _ = f.Value.Set("30s") }()
 	}
 	s := &sink{}
+	if cfg.fuzz != nil {
+		// One case, its draws taken from the fuzzer's bytes; a failure
+		// fails t (the fuzz target's), which saves the input as a crasher.
+		cfg.rapidCalls.Add(1)
+		rapid.MakeFuzz(func(rt *rapid.T) {
+			prop(rt, &Recorder{sink: s, progress: cfg.Progress})
+		})(t, *cfg.fuzz)
+		return nil
+	}
 	start := time.Now()
 	for round := 1; ; round++ {
 		tb := &captureTB{name: t.Name(), logf: t.Logf}
@@ -267,4 +277,37 @@ func rapidHint(report string) string {
 	}
 	return strings.ReplaceAll(report, "To reproduce, specify -run=",
 		"To reproduce (this ran on mutant "+m+": replay the saved trace with kverify replay FILE --subject mutant:"+m+", or build with the mutant's overlay first), specify -run=")
+}
+
+// FuzzCheck runs check c once on a fuzz input: each rapid machine the
+// check runs takes its draws from data (rapid.MakeFuzz) instead of a
+// random source, so that a native fuzz target explores the same state
+// machine with coverage guidance. The check's fixed witnesses run as
+// usual. A violation fails t. A check that runs no rapid machine is
+// skipped: it has nothing to fuzz.
+//
+//	func FuzzQueueModel(f *testing.F) {
+//		c := ... // the check, from its component's Checks
+//		f.Fuzz(func(t *testing.T, data []byte) { props.FuzzCheck(t, c, data) })
+//	}
+func FuzzCheck(t *testing.T, c Check, data []byte) {
+	t.Helper()
+	if c.NotOffered != "" {
+		SkipNotOffered(t, "%s", c.NotOffered)
+	}
+	calls := new(atomic.Int32)
+	cfg := Config{Subject: DefaultSubject, TraceDir: t.TempDir(), fuzz: &data, rapidCalls: calls}
+	err := guard(t, c, cfg)
+	if _, ok := err.(errGoexit); ok {
+		if t.Failed() {
+			t.FailNow()
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s check %s: %v", c.Family, c.Name, err)
+	}
+	if calls.Load() == 0 {
+		t.Skipf("check %s runs no rapid machine: nothing to fuzz", c.Name)
+	}
 }
