@@ -4,13 +4,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
+	pbo "github.com/kverify/kverify/props/backoff"
+	prl "github.com/kverify/kverify/props/ratelimit"
 	pring "github.com/kverify/kverify/props/ring"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/traces"
 	"github.com/kverify/kverify/upstream"
 	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 func readVectors(t *testing.T, component string) []traces.Vector {
@@ -156,5 +161,119 @@ func TestVectorsUpstream(t *testing.T) {
 	t.Logf("client-go's queue fails vectors of its declared divergences: %v", failed)
 	if failed[pwq.CheckDoneUnheld] == 0 {
 		t.Errorf("client-go passes every %s vector, but declares a divergence for it: the vectors miss the case", pwq.CheckDoneUnheld)
+	}
+}
+
+// replayLimiterVector runs a rate limiter vector on the subject's
+// limiter of the vector's kind.
+func replayLimiterVector(s prl.Subject, v traces.Vector) error {
+	p := v.Header.Params
+	var l prl.Limiter
+	var err error
+	switch v.Header.Check {
+	case "ratelimit/exponential":
+		l, err = s.Exponential(time.Duration(p["base_ns"]), time.Duration(p["max_ns"]))
+	case "ratelimit/fastslow":
+		l, err = s.FastSlow(time.Duration(p["fast_ns"]), time.Duration(p["slow_ns"]), int(p["max_fast"]))
+	default:
+		return fmt.Errorf("unknown vector check %q", v.Header.Check)
+	}
+	if err != nil {
+		return err
+	}
+	for i, st := range v.Steps {
+		var got traces.Want
+		switch st.Op {
+		case "When":
+			d := int64(l.When(*st.Key))
+			got = traces.Want{NS: &d}
+		case "NumRequeues":
+			n := int64(l.NumRequeues(*st.Key))
+			got = traces.Want{N: &n}
+		case "Forget":
+			l.Forget(*st.Key)
+		default:
+			return fmt.Errorf("step %d: unknown operation %q", i, st.Op)
+		}
+		if st.Want != nil && !sameWant(*st.Want, got) {
+			return fmt.Errorf("step %d %s(%s): got %s, want %s", i, st.Op, *st.Key, wantString(got), wantString(*st.Want))
+		}
+	}
+	return nil
+}
+
+// replayBackoffVector runs a backoff vector on the subject, with jitter 0
+// and, for a Delay, a fake clock the Sleep steps advance.
+func replayBackoffVector(s pbo.Subject, v traces.Vector) error {
+	p := v.Header.Params
+	params := pbo.Params{Duration: time.Duration(p["duration_ns"]), Factor: p["factor"], Steps: int(p["steps"]), Cap: time.Duration(p["cap_ns"])}
+	zero := func() float64 { return 0 }
+	var next func() time.Duration
+	fc := clocktesting.NewFakeClock(time.Unix(0, 0))
+	switch v.Header.Check {
+	case "backoff/sequence":
+		b, err := s.New(params)
+		if err != nil {
+			return err
+		}
+		next = func() time.Duration { return b.Step(zero) }
+	case "backoff/reset":
+		if s.NewDelay == nil {
+			return nil
+		}
+		d, err := s.NewDelay(params, fc, time.Duration(p["reset_ns"]), zero)
+		if err != nil {
+			return err
+		}
+		next = d.Next
+	default:
+		return fmt.Errorf("unknown vector check %q", v.Header.Check)
+	}
+	for i, st := range v.Steps {
+		switch st.Op {
+		case "Sleep":
+			fc.Step(time.Duration(*st.NS))
+		case "Step", "Next":
+			if got := int64(next()); got != *st.Want.NS {
+				return fmt.Errorf("step %d %s: got %v, want %v", i, st.Op, time.Duration(got), time.Duration(*st.Want.NS))
+			}
+		default:
+			return fmt.Errorf("step %d: unknown operation %q", i, st.Op)
+		}
+	}
+	return nil
+}
+
+// TestVectorsLimitersAndBackoff: ours and client-go's rate limiters and
+// backoffs pass every rate limiter and backoff vector, except where
+// client-go declares a divergence.
+func TestVectorsLimitersAndBackoff(t *testing.T) {
+	declared := map[string]bool{}
+	for _, d := range slices.Concat(upstream.WorkqueueDivergences, upstream.BackoffDivergences) {
+		declared[d.Check] = true
+	}
+	for _, sub := range []struct {
+		name string
+		rl   prl.Subject
+		bo   pbo.Subject
+	}{{Ours, OursLimiters(), OursBackoff()}, {Upstream, upstream.Limiters(), upstream.Backoff()}} {
+		failed := map[string]int{}
+		for _, v := range readVectors(t, "ratelimit") {
+			if err := replayLimiterVector(sub.rl, v); err != nil {
+				failed[v.Header.Check]++
+				if sub.name == Ours || !declared[v.Header.Check] {
+					t.Errorf("%s fails ratelimit vector %d (%s): %v", sub.name, v.Header.Seed, v.Header.Check, err)
+				}
+			}
+		}
+		for _, v := range readVectors(t, "backoff") {
+			if err := replayBackoffVector(sub.bo, v); err != nil {
+				failed[v.Header.Check]++
+				if sub.name == Ours || !declared[v.Header.Check] {
+					t.Errorf("%s fails backoff vector %d (%s): %v", sub.name, v.Header.Seed, v.Header.Check, err)
+				}
+			}
+		}
+		t.Logf("%s: vectors failed per check: %v", sub.name, failed)
 	}
 }

@@ -27,6 +27,8 @@ const PerComponent = 240
 var generators = map[string]func(seed uint64) traces.Vector{
 	"workqueue": workqueueVector,
 	"ring":      ringVector,
+	"ratelimit": ratelimitVector,
+	"backoff":   backoffVector,
 }
 
 // Components lists the components that have vectors, sorted.
