@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	pbo "github.com/kverify/kverify/props/backoff"
@@ -36,6 +37,11 @@ func readVectors(t *testing.T, component string) []traces.Vector {
 // first step whose outcome differs.
 func replayQueueVector(q pwq.Queue, v traces.Vector) error {
 	defer q.ShutDown()
+	return replayQueueSteps(q, v)
+}
+
+// replayQueueSteps runs the vector's work queue steps on q.
+func replayQueueSteps(q pwq.Queue, v traces.Vector) error {
 	for i, s := range v.Steps {
 		var got traces.Want
 		switch s.Op {
@@ -275,5 +281,61 @@ func TestVectorsLimitersAndBackoff(t *testing.T) {
 			}
 		}
 		t.Logf("%s: vectors failed per check: %v", sub.name, failed)
+	}
+}
+
+// replayDelayingVector runs a delaying queue vector inside a synctest
+// bubble: Sleep moves the bubble's clock and waits until the queue has
+// moved every item that became ready.
+func replayDelayingVector(t *testing.T, newQ func(pwq.Deps) pwq.Delaying, v traces.Vector) (err error) {
+	synctest.Test(t, func(*testing.T) {
+		q := newQ(pwq.Deps{Clock: clock.RealClock{}})
+		defer q.ShutDown()
+		for i, s := range v.Steps {
+			switch s.Op {
+			case "AddAfter":
+				q.AddAfter(*s.Key, time.Duration(*s.NS))
+				synctest.Wait()
+				continue
+			case "Sleep":
+				time.Sleep(time.Duration(*s.NS))
+				synctest.Wait()
+				continue
+			}
+			one := traces.Vector{Steps: []traces.VStep{s}}
+			if e := replayQueueSteps(q, one); e != nil {
+				err = fmt.Errorf("step %d: %v", i, e)
+				return
+			}
+		}
+	})
+	return err
+}
+
+// TestVectorsDelaying: our delaying queue passes every delaying vector;
+// client-go's fails only ties vectors, its declared divergence (an
+// unstable heap).
+func TestVectorsDelaying(t *testing.T) {
+	declared := map[string]bool{}
+	for _, d := range upstream.DelayingDivergences {
+		declared[d.Check] = true
+	}
+	for _, sub := range []struct {
+		name string
+		newQ func(pwq.Deps) pwq.Delaying
+	}{{Ours, OursWorkqueue().NewDelaying}, {Upstream, upstream.Workqueue().NewDelaying}} {
+		failed := map[string]int{}
+		for _, v := range readVectors(t, "delaying") {
+			if err := replayDelayingVector(t, sub.newQ, v); err != nil {
+				failed[v.Header.Check]++
+				if sub.name == Ours || !declared[v.Header.Check] {
+					t.Errorf("%s fails delaying vector %d (%s): %v", sub.name, v.Header.Seed, v.Header.Check, err)
+				}
+			}
+		}
+		t.Logf("%s: delaying vectors failed per check: %v", sub.name, failed)
+		if sub.name == Upstream && failed[pwq.CheckDelayingTies] == 0 {
+			t.Errorf("client-go passes every ties vector, but declares a divergence for them: the vectors miss the case")
+		}
 	}
 }

@@ -29,6 +29,7 @@ var generators = map[string]func(seed uint64) traces.Vector{
 	"ring":      ringVector,
 	"ratelimit": ratelimitVector,
 	"backoff":   backoffVector,
+	"delaying":  delayingVector,
 }
 
 // Components lists the components that have vectors, sorted.
