@@ -74,11 +74,29 @@ func ReadMatrix(r io.Reader) (Matrix, error) {
 // fastest. A check no row names gets no mutant (the run then reports it as
 // killing nothing). The result keeps ms's order.
 func Cover(m Matrix, ms []Mutant) []Mutant {
+	best := Killers(m, ms)
+	keep := map[string]bool{}
+	for _, id := range best {
+		keep[id] = true
+	}
+	var out []Mutant
+	for _, mu := range ms {
+		if keep[mu.ID] {
+			out = append(out, mu)
+		}
+	}
+	return out
+}
+
+// Killers maps each check some row of ms names (component/check) to the
+// mutant the matrix says it killed fastest: the one to try first when
+// looking for a mutant the check kills.
+func Killers(m Matrix, ms []Mutant) map[string]string {
 	rows := map[string]Row{}
 	for _, r := range m {
 		rows[r.ID] = r
 	}
-	best := map[string]Row{} // component/check -> fastest row naming it
+	best := map[string]Row{}
 	for _, mu := range ms {
 		r, ok := rows[mu.ID]
 		if !ok {
@@ -91,15 +109,9 @@ func Cover(m Matrix, ms []Mutant) []Mutant {
 			}
 		}
 	}
-	keep := map[string]bool{}
-	for _, r := range best {
-		keep[r.ID] = true
-	}
-	var out []Mutant
-	for _, mu := range ms {
-		if keep[mu.ID] {
-			out = append(out, mu)
-		}
+	out := map[string]string{}
+	for k, r := range best {
+		out[k] = r.ID
 	}
 	return out
 }

@@ -102,6 +102,7 @@ func mutantsCmd(args []string) int {
 	race := c.useRace()
 	start := time.Now()
 	rep := newReport("mutants", args, race, c.traces)
+	prefer := preferredKillers(ms)
 	outcomes := make([]killOutcome, len(ms))
 	sem := make(chan struct{}, max(1, *parallel))
 	var wg sync.WaitGroup
@@ -136,7 +137,7 @@ func mutantsCmd(args []string) int {
 		}
 	}
 	if !*full && *only == "" {
-		findKillers(ms, outcomes, killers)
+		findKillers(ms, outcomes, killers, prefer)
 	}
 	for i := range outcomes {
 		if outcomes[i].suite != nil {
@@ -222,6 +223,7 @@ func mutantsCmd(args []string) int {
 	}
 	rep.Passed = !bad
 	rep.Seconds = time.Since(start).Seconds()
+	rep.TraceDir = c.traces
 	if !rf.save(rep, os.Stderr) || bad {
 		return 1
 	}
@@ -265,6 +267,25 @@ func coverSample(root string, ms []mutants.Mutant) ([]mutants.Mutant, string, er
 		note += fmt.Sprintf(", and %d it does not list yet (%s; make mutants records them)", len(unlisted), strings.Join(unlisted, ", "))
 	}
 	return out, note, nil
+}
+
+// preferredKillers is, from the committed matrix when there is one, the
+// mutant each check killed fastest (findKillers tries it first).
+func preferredKillers(ms []mutants.Mutant) map[string]string {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(root, mutants.MatrixFile))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	m, err := mutants.ReadMatrix(f)
+	if err != nil {
+		return nil
+	}
+	return mutants.Killers(m, ms)
 }
 
 // writeMatrix saves a whole-catalogue run as the kill matrix file.
@@ -419,7 +440,7 @@ func retrySurvivors(ms []mutants.Mutant, outcomes []killOutcome) {
 // findKillers looks, for every check that has killed no mutant so far,
 // for a mutant of its component that it kills, running that check alone
 // on the mutants' suites in catalogue order; it records what it finds.
-func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string]int) {
+func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string]int, prefer map[string]string) {
 	var weak []string
 	for k, n := range killers {
 		if n == 0 {
@@ -429,8 +450,18 @@ func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string
 	sort.Strings(weak)
 	for _, k := range weak {
 		comp, check, _ := strings.Cut(k, "/")
+		// The mutant the committed matrix says this check killed fastest
+		// goes first; then the rest in catalogue order.
+		order := make([]int, 0, len(ms))
 		for i, m := range ms {
-			o := &outcomes[i]
+			if m.ID == prefer[k] {
+				order = append([]int{i}, order...)
+			} else {
+				order = append(order, i)
+			}
+		}
+		for _, i := range order {
+			m, o := ms[i], &outcomes[i]
 			if m.Component != comp || o.suite == nil {
 				continue
 			}
