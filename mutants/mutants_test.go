@@ -60,11 +60,12 @@ func TestMatrixCurrent(t *testing.T) {
 }
 
 func TestMatrixRoundTripAndCover(t *testing.T) {
-	ms := []Mutant{{ID: "a", Component: "c"}, {ID: "b", Component: "c"}, {ID: "d", Component: "c"}}
+	ms := []Mutant{{ID: "a", Component: "c"}, {ID: "b", Component: "c"}, {ID: "d", Component: "c"}, {ID: "e", Component: "c"}}
 	m := Matrix{
 		{ID: "a", KilledBy: []string{"x", "y"}, Worst: 2 * time.Second},
 		{ID: "b", KilledBy: []string{"x*"}, Worst: time.Second},
 		{ID: "d", KilledBy: []string{"y"}, Worst: 3 * time.Second},
+		{ID: "e", KilledBy: []string{"x", "y"}, Worst: 5 * time.Second},
 	}
 	var b strings.Builder
 	if err := WriteMatrix(&b, m); err != nil {
@@ -81,9 +82,13 @@ func TestMatrixRoundTripAndCover(t *testing.T) {
 	for _, mu := range Cover(m, ms) {
 		ids = append(ids, mu.ID)
 	}
-	// x: b is fastest; y: a is fastest (d is slower).
-	if want := []string{"a", "b"}; !reflect.DeepEqual(ids, want) {
+	// x: b and a are the two fastest; y: a and d (e is the slowest of
+	// both).
+	if want := []string{"a", "b", "d"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("Cover = %v, want %v", ids, want)
+	}
+	if got := Killers(m, ms); got["c/x"] != "b" || got["c/y"] != "a" {
+		t.Errorf("Killers = %v, want c/x: b, c/y: a", got)
 	}
 	if _, err := ReadMatrix(strings.NewReader("a\tx\n")); err == nil {
 		t.Error("ReadMatrix accepted a line with 2 fields")

@@ -35,7 +35,7 @@ func mutantsCmd(args []string) int {
 	only := fs.String("mutant", "", "comma-separated mutant IDs (default: every mutant of the components)")
 	var rf reportFlags
 	rf.register(fs)
-	cover := fs.Bool("cover", false, "run a covering sample: for every check, the mutant it killed fastest in the committed kill matrix ("+mutants.MatrixFile+"), plus every mutant the matrix does not list yet (CI's mode; the whole catalogue takes most of CI's time)")
+	cover := fs.Bool("cover", false, "run a covering sample: for every check, the two mutants it killed fastest in the committed kill matrix ("+mutants.MatrixFile+"), plus every mutant the matrix does not list yet (CI's mode; the whole catalogue takes most of CI's time)")
 	saveMatrix := fs.String("save-matrix", "", "after a run of the whole catalogue, write its kill matrix to this file (make mutants writes "+mutants.MatrixFile+")")
 	full := fs.Bool("full", false, "run every check on every mutant (the whole matrix) instead of stopping at the first kill and then looking, for each check that killed nothing yet, for a mutant it kills")
 	pos, code, done := parseArgs(fs, args)
@@ -262,7 +262,7 @@ func coverSample(root string, ms []mutants.Mutant) ([]mutants.Mutant, string, er
 			out = append(out, mu)
 		}
 	}
-	note := fmt.Sprintf("--cover: %d of %d mutants, one per check from %s", len(out), len(ms), mutants.MatrixFile)
+	note := fmt.Sprintf("--cover: %d of %d mutants, the %d each check killed fastest in %s", len(out), len(ms), mutants.CoverDepth, mutants.MatrixFile)
 	if len(unlisted) > 0 {
 		note += fmt.Sprintf(", and %d it does not list yet (%s; make mutants records them)", len(unlisted), strings.Join(unlisted, ", "))
 	}
