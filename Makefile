@@ -67,7 +67,7 @@ fuzz:
 	@for p in ./fuzz ./traces; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
 	    echo "== $$p $$f"; \
-	    $(GO) test $$p -run '^$$' -fuzz "^$${f}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s || exit 1; \
+	    $(GO) test $$p -run '^$$' -fuzz "^$${f}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x || exit 1; \
 	  done; \
 	done
 
