@@ -83,24 +83,8 @@ const CoverDepth = 2
 // killed fastest. A check no row names gets no mutant (the run then
 // reports it as killing nothing). The result keeps ms's order.
 func Cover(m Matrix, ms []Mutant) []Mutant {
-	rows := map[string]Row{}
-	for _, r := range m {
-		rows[r.ID] = r
-	}
-	byCheck := map[string][]Row{} // component/check -> rows naming it
-	for _, mu := range ms {
-		r, ok := rows[mu.ID]
-		if !ok {
-			continue
-		}
-		for _, k := range r.KilledBy {
-			key := mu.Component + "/" + strings.TrimSuffix(k, "*")
-			byCheck[key] = append(byCheck[key], r)
-		}
-	}
 	keep := map[string]bool{}
-	for _, rs := range byCheck {
-		slices.SortStableFunc(rs, func(a, b Row) int { return cmp.Compare(a.Worst, b.Worst) })
+	for _, rs := range fastestByCheck(m, ms) {
 		for _, r := range rs[:min(CoverDepth, len(rs))] {
 			keep[r.ID] = true
 		}
@@ -118,11 +102,21 @@ func Cover(m Matrix, ms []Mutant) []Mutant {
 // mutant the matrix says it killed fastest: the one to try first when
 // looking for a mutant the check kills.
 func Killers(m Matrix, ms []Mutant) map[string]string {
+	out := map[string]string{}
+	for k, rs := range fastestByCheck(m, ms) {
+		out[k] = rs[0].ID
+	}
+	return out
+}
+
+// fastestByCheck maps each check (component/check) that a row of ms names
+// to those rows, fastest kill first.
+func fastestByCheck(m Matrix, ms []Mutant) map[string][]Row {
 	rows := map[string]Row{}
 	for _, r := range m {
 		rows[r.ID] = r
 	}
-	best := map[string]Row{}
+	byCheck := map[string][]Row{}
 	for _, mu := range ms {
 		r, ok := rows[mu.ID]
 		if !ok {
@@ -130,16 +124,13 @@ func Killers(m Matrix, ms []Mutant) map[string]string {
 		}
 		for _, k := range r.KilledBy {
 			key := mu.Component + "/" + strings.TrimSuffix(k, "*")
-			if b, ok := best[key]; !ok || r.Worst < b.Worst {
-				best[key] = r
-			}
+			byCheck[key] = append(byCheck[key], r)
 		}
 	}
-	out := map[string]string{}
-	for k, r := range best {
-		out[k] = r.ID
+	for _, rs := range byCheck {
+		slices.SortStableFunc(rs, func(a, b Row) int { return cmp.Compare(a.Worst, b.Worst) })
 	}
-	return out
+	return byCheck
 }
 
 // Missing lists the catalogue's mutants that have no row, and rows whose

@@ -42,8 +42,7 @@ func replayQueueVector(q pwq.Queue, v traces.Vector) error {
 
 // replayQueueSteps runs the vector's work queue steps on q.
 func replayQueueSteps(q pwq.Queue, v traces.Vector) error {
-	for i, s := range v.Steps {
-		var got traces.Want
+	return replaySteps(v.Steps, func(s traces.VStep) (got traces.Want, err error) {
 		switch s.Op {
 		case "Add":
 			q.Add(*s.Key)
@@ -63,18 +62,14 @@ func replayQueueSteps(q pwq.Queue, v traces.Vector) error {
 			f := q.ShuttingDown()
 			got = traces.Want{Flag: &f}
 		default:
-			return fmt.Errorf("step %d: unknown operation %q", i, s.Op)
+			err = fmt.Errorf("unknown operation %q", s.Op)
 		}
-		if s.Want != nil && !sameWant(*s.Want, got) {
-			return fmt.Errorf("step %d %s: got %s, want %s", i, s.Op, wantString(got), wantString(*s.Want))
-		}
-	}
-	return nil
+		return got, err
+	})
 }
 
 func replayRingVector(r pring.Ring, v traces.Vector) error {
-	for i, s := range v.Steps {
-		var got traces.Want
+	return replaySteps(v.Steps, func(s traces.VStep) (got traces.Want, err error) {
 		switch s.Op {
 		case "Write":
 			r.WriteOne(*s.Value)
@@ -88,7 +83,19 @@ func replayRingVector(r pring.Ring, v traces.Vector) error {
 			n := int64(r.Cap())
 			got = traces.Want{N: &n}
 		default:
-			return fmt.Errorf("step %d: unknown operation %q", i, s.Op)
+			err = fmt.Errorf("unknown operation %q", s.Op)
+		}
+		return got, err
+	})
+}
+
+// replaySteps applies each step and compares what it returned with the
+// step's want; the error names the first step that differs.
+func replaySteps(steps []traces.VStep, apply func(traces.VStep) (traces.Want, error)) error {
+	for i, s := range steps {
+		got, err := apply(s)
+		if err != nil {
+			return fmt.Errorf("step %d: %v", i, err)
 		}
 		if s.Want != nil && !sameWant(*s.Want, got) {
 			return fmt.Errorf("step %d %s: got %s, want %s", i, s.Op, wantString(got), wantString(*s.Want))
@@ -119,6 +126,9 @@ func wantString(w traces.Want) string {
 	}
 	if w.N != nil {
 		add("n", *w.N)
+	}
+	if w.NS != nil {
+		add("ns", time.Duration(*w.NS))
 	}
 	return s
 }
@@ -187,8 +197,7 @@ func replayLimiterVector(s prl.Subject, v traces.Vector) error {
 	if err != nil {
 		return err
 	}
-	for i, st := range v.Steps {
-		var got traces.Want
+	return replaySteps(v.Steps, func(st traces.VStep) (got traces.Want, err error) {
 		switch st.Op {
 		case "When":
 			d := int64(l.When(*st.Key))
@@ -199,13 +208,10 @@ func replayLimiterVector(s prl.Subject, v traces.Vector) error {
 		case "Forget":
 			l.Forget(*st.Key)
 		default:
-			return fmt.Errorf("step %d: unknown operation %q", i, st.Op)
+			err = fmt.Errorf("unknown operation %q", st.Op)
 		}
-		if st.Want != nil && !sameWant(*st.Want, got) {
-			return fmt.Errorf("step %d %s(%s): got %s, want %s", i, st.Op, *st.Key, wantString(got), wantString(*st.Want))
-		}
-	}
-	return nil
+		return got, err
+	})
 }
 
 // replayBackoffVector runs a backoff vector on the subject, with jitter 0
@@ -235,19 +241,18 @@ func replayBackoffVector(s pbo.Subject, v traces.Vector) error {
 	default:
 		return fmt.Errorf("unknown vector check %q", v.Header.Check)
 	}
-	for i, st := range v.Steps {
+	return replaySteps(v.Steps, func(st traces.VStep) (got traces.Want, err error) {
 		switch st.Op {
 		case "Sleep":
 			fc.Step(time.Duration(*st.NS))
 		case "Step", "Next":
-			if got := int64(next()); got != *st.Want.NS {
-				return fmt.Errorf("step %d %s: got %v, want %v", i, st.Op, time.Duration(got), time.Duration(*st.Want.NS))
-			}
+			d := int64(next())
+			got = traces.Want{NS: &d}
 		default:
-			return fmt.Errorf("step %d: unknown operation %q", i, st.Op)
+			err = fmt.Errorf("unknown operation %q", st.Op)
 		}
-	}
-	return nil
+		return got, err
+	})
 }
 
 // TestVectorsLimitersAndBackoff: ours and client-go's rate limiters and
@@ -336,6 +341,19 @@ func TestVectorsDelaying(t *testing.T) {
 		t.Logf("%s: delaying vectors failed per check: %v", sub.name, failed)
 		if sub.name == Upstream && failed[pwq.CheckDelayingTies] == 0 {
 			t.Errorf("client-go passes every ties vector, but declares a divergence for them: the vectors miss the case")
+		}
+	}
+}
+
+// TestReplayStepsCompares: every field of a want is compared (a vector
+// replay that compared nothing would pass any implementation).
+func TestReplayStepsCompares(t *testing.T) {
+	s, b, n, i := "a", true, int64(1), int64(2)
+	for _, w := range []traces.Want{{Key: &s}, {Value: &s}, {OK: &b}, {Shutdown: &b}, {Flag: &b}, {N: &n}, {NS: &n}} {
+		step := traces.VStep{Op: "X", Want: &w}
+		other := traces.Want{Key: new(string), Value: new(string), OK: new(bool), Shutdown: new(bool), Flag: new(bool), N: &i, NS: &i}
+		if replaySteps([]traces.VStep{step}, func(traces.VStep) (traces.Want, error) { return other, nil }) == nil {
+			t.Errorf("want %s matched %s", wantString(w), wantString(other))
 		}
 	}
 }
