@@ -346,14 +346,28 @@ func TestVectorsDelaying(t *testing.T) {
 }
 
 // TestReplayStepsCompares: every field of a want is compared (a vector
-// replay that compared nothing would pass any implementation).
+// replay that compared nothing would pass any implementation), and equal
+// outcomes match.
 func TestReplayStepsCompares(t *testing.T) {
-	s, b, n, i := "a", true, int64(1), int64(2)
-	for _, w := range []traces.Want{{Key: &s}, {Value: &s}, {OK: &b}, {Shutdown: &b}, {Flag: &b}, {N: &n}, {NS: &n}} {
-		step := traces.VStep{Op: "X", Want: &w}
-		other := traces.Want{Key: new(string), Value: new(string), OK: new(bool), Shutdown: new(bool), Flag: new(bool), N: &i, NS: &i}
-		if replaySteps([]traces.VStep{step}, func(traces.VStep) (traces.Want, error) { return other, nil }) == nil {
-			t.Errorf("want %s matched %s", wantString(w), wantString(other))
+	a, b, yes, no, one, two := "a", "b", true, false, int64(1), int64(2)
+	for _, c := range []struct{ want, got traces.Want }{
+		{traces.Want{Key: &a}, traces.Want{Key: &b}},
+		{traces.Want{Value: &a}, traces.Want{Value: &b}},
+		{traces.Want{OK: &yes}, traces.Want{OK: &no}},
+		{traces.Want{Shutdown: &yes}, traces.Want{Shutdown: &no}},
+		{traces.Want{Flag: &yes}, traces.Want{Flag: &no}},
+		{traces.Want{N: &one}, traces.Want{N: &two}},
+		{traces.Want{NS: &one}, traces.Want{NS: &two}},
+	} {
+		run := func(got traces.Want) error {
+			w := c.want
+			return replaySteps([]traces.VStep{{Op: "X", Want: &w}}, func(traces.VStep) (traces.Want, error) { return got, nil })
+		}
+		if run(c.got) == nil {
+			t.Errorf("want %s matched %s", wantString(c.want), wantString(c.got))
+		}
+		if err := run(c.want); err != nil {
+			t.Errorf("want %s did not match itself: %v", wantString(c.want), err)
 		}
 	}
 }
