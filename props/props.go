@@ -189,7 +189,11 @@ const DivergencePrefix = "DECLARED DIVERGENCE"
 
 // Run runs every check as a subtest named after it. Options from the
 // environment (KVERIFY_BUDGET, KVERIFY_CHECKS, KVERIFY_TRACE_DIR) apply
-// first, then opts.
+// first, then opts. A check the subject is not offered is skipped with its
+// reason. A failing check's counterexample is kept in DefaultTraceDir
+// unless a trace directory was set, and the failure prints the command
+// that replays it; with -kverify.replay=FILE, Run replays that trace on the
+// check it names instead of running the checks.
 //
 // Each check runs on its own goroutine under a watchdog: a panic becomes a
 // "No panic" violation and a check that makes no progress for HangAfter
