@@ -235,11 +235,8 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 			if by := tainted.Load(); by != nil {
 				t.Skipf("%s: %s hung in this process and its goroutines may still run; run this check in a fresh process (kverify does)", NotRunPrefix, *by)
 			}
-			err := guard(t, c, o.cfg)
-			if _, ok := err.(errGoexit); ok {
-				if t.Failed() {
-					t.FailNow()
-				}
+			ended, err := guarded(t, c, o.cfg)
+			if ended {
 				return // skipped (t.Skip in the check)
 			}
 			err = saveProbe(t, o.cfg, c.Name, err)

@@ -297,11 +297,8 @@ func FuzzCheck(t *testing.T, c Check, data []byte) {
 	}
 	calls := new(atomic.Int32)
 	cfg := Config{Subject: DefaultSubject, TraceDir: t.TempDir(), fuzz: &data, rapidCalls: calls}
-	err := guard(t, c, cfg)
-	if _, ok := err.(errGoexit); ok {
-		if t.Failed() {
-			t.FailNow()
-		}
+	ended, err := guarded(t, c, cfg)
+	if ended {
 		return
 	}
 	if err != nil {

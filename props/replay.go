@@ -70,8 +70,8 @@ func runReplay(t *testing.T, checks []Check, cfg Config, tr *traces.Trace, path 
 				t.Logf("%s is a probe trace: running the check again, exploring for up to %v (recorded: %s)", path, ProbeReplayBudget, firstLine(errors.New(tr.Message)))
 				cfg.Budget = ProbeReplayBudget
 				cfg.TraceDir = t.TempDir() // the replay's own trace is not news
-				err = guard(t, c, cfg)
-				if _, ok := err.(errGoexit); ok {
+				var ended bool
+				if ended, err = guarded(t, c, cfg); ended {
 					return
 				}
 			}

@@ -167,6 +167,21 @@ func hangAfter() time.Duration {
 	return HangAfter
 }
 
+// guarded runs c under guard. ended reports that the check body left its
+// goroutine itself (t.Skip, t.FailNow): a check that failed t then ends
+// t's goroutine too (FailNow); one that skipped returns ended for the
+// caller to return.
+func guarded(t *testing.T, c Check, cfg Config) (ended bool, err error) {
+	err = guard(t, c, cfg)
+	if _, ok := err.(errGoexit); ok {
+		if t.Failed() {
+			t.FailNow()
+		}
+		return true, nil
+	}
+	return false, err
+}
+
 // errGoexit marks a check body that left its goroutine with
 // runtime.Goexit (t.SkipNow, t.FailNow) instead of returning.
 type errGoexit struct{}

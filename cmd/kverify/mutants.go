@@ -70,17 +70,21 @@ func mutantsCmd(args []string) int {
 	if *cover && *saveMatrix != "" {
 		return usageErr(fs, fmt.Errorf("--save-matrix needs a run of the whole catalogue, not --cover"))
 	}
+	// The committed kill matrix, read once: --cover samples from it, and
+	// findKillers tries first the mutant it names for a check.
+	var root string
+	var matrix mutants.Matrix
 	if *cover {
-		root, err := moduleRoot()
-		if err != nil {
+		var err error
+		if root, err = moduleRoot(); err != nil {
 			fmt.Fprintln(os.Stderr, "kverify:", err)
 			return 2
 		}
-		sample, note, err := coverSample(root, ms)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "kverify:", err)
+		if matrix, err = readMatrix(root); err != nil {
+			fmt.Fprintf(os.Stderr, "kverify: --cover needs the kill matrix: %v (make mutants writes it)\n", err)
 			return 2
 		}
+		sample, note := coverSample(matrix, ms)
 		fmt.Fprintln(os.Stderr, "kverify:", note)
 		ms = sample
 	}
@@ -93,16 +97,19 @@ func mutantsCmd(args []string) int {
 		tw.Flush()
 		return 0
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kverify:", err)
-		return 2
+	if root == "" {
+		var err error
+		if root, err = moduleRoot(); err != nil {
+			fmt.Fprintln(os.Stderr, "kverify:", err)
+			return 2
+		}
+		matrix, _ = readMatrix(root) // optional here: without it, killers are looked for in catalogue order
 	}
 	info := checkInfo()
 	race := c.useRace()
 	start := time.Now()
 	rep := newReport("mutants", args, race, c.traces)
-	prefer := preferredKillers(ms)
+	prefer := mutants.Killers(matrix, ms)
 	outcomes := make([]killOutcome, len(ms))
 	sem := make(chan struct{}, max(1, *parallel))
 	var wg sync.WaitGroup
@@ -230,19 +237,24 @@ func mutantsCmd(args []string) int {
 	return 0
 }
 
-// coverSample is the mutants --cover runs: Cover's sample of ms from the
-// committed matrix, and every mutant of ms the matrix does not list (a new
-// mutant is run until make mutants records it).
-func coverSample(root string, ms []mutants.Mutant) ([]mutants.Mutant, string, error) {
+// readMatrix reads the committed kill matrix.
+func readMatrix(root string) (mutants.Matrix, error) {
 	f, err := os.Open(filepath.Join(root, mutants.MatrixFile))
 	if err != nil {
-		return nil, "", fmt.Errorf("--cover needs the kill matrix: %v (make mutants writes it)", err)
+		return nil, err
 	}
 	defer f.Close()
 	m, err := mutants.ReadMatrix(f)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %v", mutants.MatrixFile, err)
+		return nil, fmt.Errorf("%s: %v", mutants.MatrixFile, err)
 	}
+	return m, nil
+}
+
+// coverSample is the mutants --cover runs: Cover's sample of ms from the
+// matrix m, and every mutant of ms m does not list (a new mutant is run
+// until make mutants records it).
+func coverSample(m mutants.Matrix, ms []mutants.Mutant) ([]mutants.Mutant, string) {
 	listed := map[string]bool{}
 	for _, r := range m {
 		listed[r.ID] = true
@@ -266,26 +278,7 @@ func coverSample(root string, ms []mutants.Mutant) ([]mutants.Mutant, string, er
 	if len(unlisted) > 0 {
 		note += fmt.Sprintf(", and %d it does not list yet (%s; make mutants records them)", len(unlisted), strings.Join(unlisted, ", "))
 	}
-	return out, note, nil
-}
-
-// preferredKillers is, from the committed matrix when there is one, the
-// mutant each check killed fastest (findKillers tries it first).
-func preferredKillers(ms []mutants.Mutant) map[string]string {
-	root, err := moduleRoot()
-	if err != nil {
-		return nil
-	}
-	f, err := os.Open(filepath.Join(root, mutants.MatrixFile))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	m, err := mutants.ReadMatrix(f)
-	if err != nil {
-		return nil
-	}
-	return mutants.Killers(m, ms)
+	return out, note
 }
 
 // writeMatrix saves a whole-catalogue run as the kill matrix file.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -238,14 +239,9 @@ type reportFlags struct {
 	json, markdown string
 }
 
-func (f *reportFlags) register(fs flagSet) {
+func (f *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.json, "json", "", "write a machine-readable report to this file (format "+ReportVersion+", schema: cmd/kverify/report.schema.json; - for stdout)")
 	fs.StringVar(&f.markdown, "markdown", "", "write a Markdown summary (for a CI page) to this file")
-}
-
-// flagSet is the part of flag.FlagSet register needs.
-type flagSet interface {
-	StringVar(p *string, name, value, usage string)
 }
 
 // save writes the asked-for reports; a failure to write one is a problem

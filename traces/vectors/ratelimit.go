@@ -73,5 +73,3 @@ type fastSlow struct{ m spec.FastSlow }
 func (f *fastSlow) when(k string) (d time.Duration) { f.m, d = f.m.When(k); return d }
 func (f *fastSlow) forget(k string)                 { f.m = f.m.Forget(k) }
 func (f *fastSlow) requeues(k string) int           { return f.m.NumRequeues(k) }
-
-func i64d(d time.Duration) *int64 { x := int64(d); return &x }

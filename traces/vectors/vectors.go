@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"time"
 
 	"github.com/kverify/kverify/traces"
 )
@@ -59,6 +60,7 @@ func Generate(component string) ([]traces.Vector, error) {
 // rng is the generator's source for seed: PCG, stable across Go versions.
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6b766572696679)) }
 
-func str(s string) *string { return &s }
-func i64(n int) *int64     { x := int64(n); return &x }
-func boolp(b bool) *bool   { return &b }
+func str(s string) *string        { return &s }
+func i64(n int) *int64            { x := int64(n); return &x }
+func i64d(d time.Duration) *int64 { x := int64(d); return &x }
+func boolp(b bool) *bool          { return &b }
