@@ -1,17 +1,41 @@
 #!/bin/bash -eu
-# Builds every native Go fuzz target of ./fuzz as a libFuzzer binary
-# (compile_native_go_fuzzer needs exactly one `func <Target>(f *testing.F)`
-# per name in the package) and zips its committed seed corpus.
+# Builds kverify's libFuzzer binaries: one per state-machine target of
+# fuzz/libfuzzer (the same checks as fuzz/'s FuzzCheck* targets), each with
+# its committed seed corpus as <target>_seed_corpus.zip.
+#
+# ClusterFuzzLite's base-builder-go image sets SRC, OUT, CXX, CXXFLAGS and
+# LIB_FUZZING_ENGINE; .clusterfuzzlite/local.sh sets them on a machine
+# without Docker and runs this script there. Go is go.mod's version: when
+# the image's Go is older, GOTOOLCHAIN fetches it from the module proxy.
+#
+# go-118-fuzz-build (the tool behind the image's compile_native_go_fuzzer)
+# is called directly and pinned: it rewrites the harness file while it
+# builds, which is why the tree it builds is a copy (the image's, or
+# local.sh's).
 cd "$SRC/kverify"
-for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' fuzz/*_test.go | sed 's/^func //'); do
-  compile_native_go_fuzzer github.com/kverify/kverify/fuzz "$target" "$target"
-  if [ -d "fuzz/testdata/fuzz/$target" ]; then
-    # go-fuzz corpus files are "go test fuzz v1" + a []byte literal; libFuzzer
-    # wants raw bytes, so convert them.
-    mkdir -p "/tmp/corpus/$target"
-    for f in fuzz/testdata/fuzz/"$target"/*; do
-      go run ./fuzz/cmd/corpus2raw "$f" > "/tmp/corpus/$target/$(basename "$f")"
+GO118FUZZBUILD=v0.0.0-20250520111509-a70c2aa677fa
+go install "github.com/AdamKorcz/go-118-fuzz-build@$GO118FUZZBUILD"
+# The main package the tool generates imports its testing stand-in.
+go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$GO118FUZZBUILD"
+gobin=$(go env GOPATH)/bin
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/corpus2raw" ./fuzz/cmd/corpus2raw
+targets=${TARGETS:-$(sed -n 's/^func \(FuzzCheck[A-Za-z0-9]*\)(f \*testing\.F).*/\1/p' fuzz/libfuzzer/targets.go)}
+for target in $targets; do
+  echo "building $target"
+  "$gobin/go-118-fuzz-build" -o "$work/$target.a" -func "$target" ./fuzz/libfuzzer
+  # shellcheck disable=SC2086 # the flag variables are lists
+  $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$work/$target.a" -o "$OUT/$target"
+  seeds="fuzz/testdata/fuzz/$target"
+  if [ -d "$seeds" ]; then
+    # Go corpus files are "go test fuzz v1" and a []byte literal; libFuzzer
+    # takes raw bytes.
+    mkdir -p "$work/corpus/$target"
+    for f in "$seeds"/*; do
+      "$work/corpus2raw" "$f" > "$work/corpus/$target/$(basename "$f")"
     done
-    (cd "/tmp/corpus/$target" && zip -q "$OUT/${target}_seed_corpus.zip" ./*)
+    rm -f "$OUT/${target}_seed_corpus.zip"
+    (cd "$work/corpus/$target" && zip -q "$OUT/${target}_seed_corpus.zip" ./*)
   fi
 done

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
+	"sort"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/kverify/kverify/fuzz/libfuzzer"
 	"github.com/kverify/kverify/props"
 	"github.com/kverify/kverify/subjects"
 )
@@ -25,30 +27,55 @@ import (
 // no rapid machine (fixed scenarios, race probes) have no target;
 // FuzzCheck skips them.
 
-// fuzzMachine makes f the fuzz target of our implementation's check
-// component/check. Its seeds are the files in testdata/fuzz/<Target>/
-// (TestMachineSeeds writes them), which libFuzzer builds also take:
-// F.Add seeds are not seen there.
-func fuzzMachine(f *testing.F, component, check string) {
-	c, ok := oursCheck(component, check)
+// fuzzMachine makes f the fuzz target of our implementation's check that
+// libfuzzer.Machines names for f's target, the same check the libFuzzer
+// build of the target runs. Its seeds are the files in
+// testdata/fuzz/<Target>/ (TestMachineSeeds writes them), which libFuzzer
+// builds also take: F.Add seeds are not seen there.
+func fuzzMachine(f *testing.F) {
+	m, ok := libfuzzer.Machines[f.Name()]
 	if !ok {
-		panic(fmt.Sprintf("no check %s/%s registered for ours", component, check))
+		panic(fmt.Sprintf("%s is not in libfuzzer.Machines", f.Name()))
+	}
+	c, ok := subjects.Lookup(subjects.All(), subjects.Ours, m.Component, m.Check)
+	if !ok {
+		panic(fmt.Sprintf("no check %s/%s registered for ours", m.Component, m.Check))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { props.FuzzCheck(t, c, data) })
 }
 
-func oursCheck(component, check string) (props.Check, bool) {
-	for _, e := range subjects.All() {
-		if e.Component != component || e.Subject != subjects.Ours {
-			continue
+// TestLibFuzzerTargets checks that the machine targets of go test -fuzz
+// (this package's FuzzCheck*), libfuzzer.Machines and the libFuzzer
+// harnesses (libfuzzer/targets.go) are the same set, so that the
+// ClusterFuzzLite build fuzzes every machine.
+func TestLibFuzzerTargets(t *testing.T) {
+	names := func(path string) []string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
 		}
-		cs := e.Checks()
-		if i := slices.IndexFunc(cs, func(c props.Check) bool { return c.Name == check }); i >= 0 {
-			return cs[i], true
+		var out []string
+		for _, m := range targetFunc.FindAllStringSubmatch(string(data), -1) {
+			out = append(out, m[1])
 		}
+		sort.Strings(out)
+		return out
 	}
-	return props.Check{}, false
+	var table []string
+	for name := range libfuzzer.Machines {
+		table = append(table, name)
+	}
+	sort.Strings(table)
+	here, harnesses := names("machines_test.go"), names(filepath.Join("libfuzzer", "targets.go"))
+	if d := cmp.Diff(table, here); d != "" {
+		t.Errorf("libfuzzer.Machines (-) and this package's FuzzCheck targets (+) differ:\n%s", d)
+	}
+	if d := cmp.Diff(table, harnesses); d != "" {
+		t.Errorf("libfuzzer.Machines (-) and libfuzzer/targets.go's harnesses (+) differ:\n%s", d)
+	}
 }
+
+var targetFunc = regexp.MustCompile(`(?m)^func (FuzzCheck[A-Za-z0-9]+)\(`)
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite the FuzzCheck targets' seed files")
 
@@ -65,7 +92,7 @@ func TestMachineSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := regexp.MustCompile(`(?m)^func (FuzzCheck[A-Za-z0-9]+)\(`).FindAllStringSubmatch(string(data), -1)
+	targets := targetFunc.FindAllStringSubmatch(string(data), -1)
 	if len(targets) < 40 {
 		t.Fatalf("found %d FuzzCheck targets", len(targets))
 	}
@@ -91,104 +118,96 @@ func TestMachineSeeds(t *testing.T) {
 	}
 }
 
-func FuzzCheckQueueDrain(f *testing.F) { fuzzMachine(f, "workqueue", "queue/drain") }
+func FuzzCheckQueueDrain(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckQueueDoneUnheld(f *testing.F) { fuzzMachine(f, "workqueue", "queue/done-unheld") }
+func FuzzCheckQueueDoneUnheld(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckQueueMetrics(f *testing.F) { fuzzMachine(f, "workqueue", "queue/metrics") }
+func FuzzCheckQueueMetrics(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckQueueOrder(f *testing.F) { fuzzMachine(f, "workqueue", "queue/order") }
+func FuzzCheckQueueOrder(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckQueueModel(f *testing.F) { fuzzMachine(f, "workqueue", "queue/model") }
+func FuzzCheckQueueModel(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDelayingMetrics(f *testing.F) { fuzzMachine(f, "delaying", "delaying/metrics") }
+func FuzzCheckDelayingMetrics(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDelayingModel(f *testing.F) { fuzzMachine(f, "delaying", "delaying/model") }
+func FuzzCheckDelayingModel(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDelayingTies(f *testing.F) { fuzzMachine(f, "delaying", "delaying/ties") }
+func FuzzCheckDelayingTies(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDelayingDeadline(f *testing.F) { fuzzMachine(f, "delaying", "delaying/deadline") }
+func FuzzCheckDelayingDeadline(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitExponential(f *testing.F) {
-	fuzzMachine(f, "ratelimit", "ratelimit/exponential")
-}
+func FuzzCheckRatelimitExponential(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitExponentialOverflow(f *testing.F) {
-	fuzzMachine(f, "ratelimit", "ratelimit/exponential-overflow")
-}
+func FuzzCheckRatelimitExponentialOverflow(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitFastslow(f *testing.F) { fuzzMachine(f, "ratelimit", "ratelimit/fastslow") }
+func FuzzCheckRatelimitFastslow(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitMaxof(f *testing.F) { fuzzMachine(f, "ratelimit", "ratelimit/maxof") }
+func FuzzCheckRatelimitMaxof(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitMaxwait(f *testing.F) { fuzzMachine(f, "ratelimit", "ratelimit/maxwait") }
+func FuzzCheckRatelimitMaxwait(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitBucket(f *testing.F) { fuzzMachine(f, "ratelimit", "ratelimit/bucket") }
+func FuzzCheckRatelimitBucket(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitingModel(f *testing.F) { fuzzMachine(f, "ratelimit", "ratelimiting/model") }
+func FuzzCheckRatelimitingModel(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRatelimitingDelegates(f *testing.F) {
-	fuzzMachine(f, "ratelimit", "ratelimiting/delegates")
-}
+func FuzzCheckRatelimitingDelegates(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRingFifo(f *testing.F) { fuzzMachine(f, "ring", "ring/fifo") }
+func FuzzCheckRingFifo(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRingCapLaw(f *testing.F) { fuzzMachine(f, "ring", "ring/cap-law") }
+func FuzzCheckRingCapLaw(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckChunkedFifo(f *testing.F) { fuzzMachine(f, "ring", "chunked/fifo") }
+func FuzzCheckChunkedFifo(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckChunkedCapLaw(f *testing.F) { fuzzMachine(f, "ring", "chunked/cap-law") }
+func FuzzCheckChunkedCapLaw(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckPooledFifo(f *testing.F) { fuzzMachine(f, "ring", "pooled/fifo") }
+func FuzzCheckPooledFifo(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckPooledCapLaw(f *testing.F) { fuzzMachine(f, "ring", "pooled/cap-law") }
+func FuzzCheckPooledCapLaw(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckAssembledConverge(f *testing.F) { fuzzMachine(f, "informer", "assembled/converge") }
+func FuzzCheckAssembledConverge(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckPumpStep(f *testing.F) { fuzzMachine(f, "informer", "pump/step") }
+func FuzzCheckPumpStep(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckListenerDelivery(f *testing.F) { fuzzMachine(f, "informer", "listener/delivery") }
+func FuzzCheckListenerDelivery(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDeltafifoSynced(f *testing.F) { fuzzMachine(f, "deltafifo", "deltafifo/synced") }
+func FuzzCheckDeltafifoSynced(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDeltafifoModel(f *testing.F) { fuzzMachine(f, "deltafifo", "deltafifo/model") }
+func FuzzCheckDeltafifoModel(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDeltafifoNoKnown(f *testing.F) { fuzzMachine(f, "deltafifo", "deltafifo/no-known") }
+func FuzzCheckDeltafifoNoKnown(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDeltafifoDedup(f *testing.F) { fuzzMachine(f, "deltafifo", "deltafifo/dedup") }
+func FuzzCheckDeltafifoDedup(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDeltafifoFaults(f *testing.F) { fuzzMachine(f, "deltafifo", "deltafifo/faults") }
+func FuzzCheckDeltafifoFaults(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDeltafifoPipeline(f *testing.F) { fuzzMachine(f, "deltafifo", "deltafifo/pipeline") }
+func FuzzCheckDeltafifoPipeline(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckDeltafifoReplace(f *testing.F) { fuzzMachine(f, "deltafifo", "deltafifo/replace") }
+func FuzzCheckDeltafifoReplace(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRealfifoModel(f *testing.F) { fuzzMachine(f, "realfifo", "realfifo/model") }
+func FuzzCheckRealfifoModel(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRealfifoAtomic(f *testing.F) { fuzzMachine(f, "realfifo", "realfifo/atomic") }
+func FuzzCheckRealfifoAtomic(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRealfifoBatch(f *testing.F) { fuzzMachine(f, "realfifo", "realfifo/batch") }
+func FuzzCheckRealfifoBatch(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRealfifoSynced(f *testing.F) { fuzzMachine(f, "realfifo", "realfifo/synced") }
+func FuzzCheckRealfifoSynced(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRealfifoFaults(f *testing.F) { fuzzMachine(f, "realfifo", "realfifo/faults") }
+func FuzzCheckRealfifoFaults(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRealfifoPipeline(f *testing.F) { fuzzMachine(f, "realfifo", "realfifo/pipeline") }
+func FuzzCheckRealfifoPipeline(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckRealfifoReplace(f *testing.F) { fuzzMachine(f, "realfifo", "realfifo/replace") }
+func FuzzCheckRealfifoReplace(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckReflectorWithholding(f *testing.F) {
-	fuzzMachine(f, "reflector", "reflector/withholding")
-}
+func FuzzCheckReflectorWithholding(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckReflectorMalformed(f *testing.F) { fuzzMachine(f, "reflector", "reflector/malformed") }
+func FuzzCheckReflectorMalformed(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckReflectorMachine(f *testing.F) { fuzzMachine(f, "reflector", "reflector/machine") }
+func FuzzCheckReflectorMachine(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckBackoffSequence(f *testing.F) { fuzzMachine(f, "backoff", "backoff/sequence") }
+func FuzzCheckBackoffSequence(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckBackoffJitter(f *testing.F) { fuzzMachine(f, "backoff", "backoff/jitter") }
+func FuzzCheckBackoffJitter(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckBackoffReset(f *testing.F) { fuzzMachine(f, "backoff", "backoff/reset") }
+func FuzzCheckBackoffReset(f *testing.F) { fuzzMachine(f) }
 
-func FuzzCheckBackoffResetDeclared(f *testing.F) { fuzzMachine(f, "backoff", "backoff/reset-declared") }
+func FuzzCheckBackoffResetDeclared(f *testing.F) { fuzzMachine(f) }

@@ -80,12 +80,12 @@ func RunReplay(t *testing.T, entries []Entry) {
 			continue
 		}
 		if len(tr.Steps) == 0 {
-			i := slices.IndexFunc(e.Checks(), func(c props.Check) bool { return c.Name == tr.Check })
-			if i < 0 {
+			c, ok := Lookup([]Entry{e}, e.Subject, e.Component, tr.Check)
+			if !ok {
 				t.Fatalf("component %s has no check %q", e.Component, tr.Check)
 			}
 			t.Logf("%s is a probe trace: running the check again on %s, exploring for up to %v (recorded: %s)", tr.Check, subjectName(subject), props.ProbeReplayBudget, firstLine(tr.Message))
-			props.Run(t, e.Checks()[i:i+1], props.WithSubject(subjectName(subject)), props.WithBudget(props.ProbeReplayBudget))
+			props.Run(t, []props.Check{c}, props.WithSubject(subjectName(subject)), props.WithBudget(props.ProbeReplayBudget))
 			return
 		}
 		if e.Replay == nil {

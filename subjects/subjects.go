@@ -39,6 +39,21 @@ func All() []Entry {
 	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries(), fifoEntries(), reflectorEntries(), backoffEntries())
 }
 
+// Lookup returns the check called name of component on subject, from
+// entries (All, or a nested module's own).
+func Lookup(entries []Entry, subject, component, name string) (props.Check, bool) {
+	for _, e := range entries {
+		if e.Component != component || e.Subject != subject {
+			continue
+		}
+		cs := e.Checks()
+		if i := slices.IndexFunc(cs, func(c props.Check) bool { return c.Name == name }); i >= 0 {
+			return cs[i], true
+		}
+	}
+	return props.Check{}, false
+}
+
 // External is a subject registered by a module of its own, nested in this
 // repository, so that this module does not gain its dependencies. The
 // module's TestSuite and TestReplay call RunSuite and RunReplay with its
