@@ -1,6 +1,7 @@
 package subjects
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,6 +130,20 @@ func wantString(w traces.Want) string {
 	}
 	if w.NS != nil {
 		add("ns", time.Duration(*w.NS))
+	}
+	if w.Deltas != nil {
+		// As the vector writes them: every field of every delta.
+		b, err := json.Marshal(w.Deltas)
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		add("deltas", string(b))
+	}
+	if w.Initial != nil {
+		add("initial", *w.Initial)
+	}
+	if w.Synced != nil {
+		add("synced", *w.Synced)
 	}
 	return s
 }
@@ -350,6 +365,13 @@ func TestVectorsDelaying(t *testing.T) {
 // outcomes match.
 func TestReplayStepsCompares(t *testing.T) {
 	a, b, yes, no, one, two := "a", "b", true, false, int64(1), int64(2)
+	delta := func(change func(*traces.VDelta)) []traces.VDelta {
+		ds := []traces.VDelta{{Type: "Added", Key: &a, Value: &a}, {Type: "ReplacedAll", RV: &a, Objects: []traces.VObject{{Key: "a", Value: "a"}}}}
+		change(&ds[0])
+		change(&ds[1])
+		return ds
+	}
+	same := func(*traces.VDelta) {}
 	for _, c := range []struct{ want, got traces.Want }{
 		{traces.Want{Key: &a}, traces.Want{Key: &b}},
 		{traces.Want{Value: &a}, traces.Want{Value: &b}},
@@ -358,6 +380,16 @@ func TestReplayStepsCompares(t *testing.T) {
 		{traces.Want{Flag: &yes}, traces.Want{Flag: &no}},
 		{traces.Want{N: &one}, traces.Want{N: &two}},
 		{traces.Want{NS: &one}, traces.Want{NS: &two}},
+		{traces.Want{Initial: &yes}, traces.Want{Initial: &no}},
+		{traces.Want{Synced: &yes}, traces.Want{Synced: &no}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(same)[:1]}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Type = "Updated" })}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Key = &b })}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Value = &b })}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Gen = 1 })}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Tombstone = true })}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.RV = &b })}},
+		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Objects = []traces.VObject{{Key: "a", Value: "b"}} })}},
 	} {
 		run := func(got traces.Want) error {
 			w := c.want

@@ -56,8 +56,17 @@ type VStep struct {
 	Op    string  `json:"op"`
 	Key   *string `json:"key,omitempty"`
 	Value *string `json:"value,omitempty"`
-	NS    *int64  `json:"ns,omitempty"` // a duration in nanoseconds
-	Want  *Want   `json:"want,omitempty"`
+	// Objects is a FIFO Replace's list, RV the resource version of a
+	// Replace or Bookmark. Known is what a FIFO made with known objects
+	// knows when the step runs: the model takes it as an input of the
+	// operations that consult it, so a replayer sets its store to it
+	// rather than reproducing an informer's processing. An empty list is
+	// written as no field.
+	Objects []VObject `json:"objects,omitempty"`
+	RV      *string   `json:"rv,omitempty"`
+	Known   []VObject `json:"known,omitempty"`
+	NS      *int64    `json:"ns,omitempty"` // a duration in nanoseconds
+	Want    *Want     `json:"want,omitempty"`
 }
 
 // Want is an expected outcome; a component uses the fields its
@@ -70,6 +79,48 @@ type Want struct {
 	Flag     *bool   `json:"flag,omitempty"`
 	N        *int64  `json:"n,omitempty"`
 	NS       *int64  `json:"ns,omitempty"`
+	// Deltas is what a FIFO's Pop or PopBatch handed its process func,
+	// Initial the isInInitialList it passed along, and Synced whether
+	// the FIFO reported synced while that process func ran (only in
+	// vectors that check it: the outcome client-go's DeltaFIFO declares
+	// a divergence for).
+	Deltas  []VDelta `json:"deltas,omitempty"`
+	Initial *bool    `json:"initial,omitempty"`
+	Synced  *bool    `json:"synced,omitempty"`
+}
+
+// empty reports whether w expects nothing: a want with no field is a
+// malformed step, not an operation that returns nothing (that has no
+// want).
+func (w *Want) empty() bool {
+	return w.Key == nil && w.Value == nil && w.OK == nil && w.Shutdown == nil && w.Flag == nil &&
+		w.N == nil && w.NS == nil && len(w.Deltas) == 0 && w.Initial == nil && w.Synced == nil
+}
+
+// VObject is an object of a FIFO vector. Value is its version (its
+// resourceVersion: every event of a vector carries a fresh one, so a
+// version names one state of the object); Gen counts the times a FIFO's
+// transformer touched it, so that a popped object shows whether it was
+// transformed exactly once.
+type VObject struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Gen   int64  `json:"gen,omitempty"`
+}
+
+// VDelta is one delta a FIFO popped. Type is client-go's spelling
+// ("Added", "Deleted", "ReplacedAll", ...). Key, Value and Gen are the
+// object's (Key only, for a tombstone that carries no last state);
+// Tombstone marks a DeletedFinalStateUnknown. ReplacedAll carries RV and
+// Objects, Bookmark RV; they and SyncAll have no key.
+type VDelta struct {
+	Type      string    `json:"type"`
+	Key       *string   `json:"key,omitempty"`
+	Value     *string   `json:"value,omitempty"`
+	Gen       int64     `json:"gen,omitempty"`
+	Tombstone bool      `json:"tombstone,omitempty"`
+	RV        *string   `json:"rv,omitempty"`
+	Objects   []VObject `json:"objects,omitempty"`
 }
 
 // EncodeVectors writes vs in the vector format.
@@ -105,8 +156,9 @@ func writeLine(w *bufio.Writer, v any) error {
 
 // DecodeVectors reads every vector of a vector file. It rejects, with an
 // error naming the line and the field, a line that is not a JSON object of
-// the expected shape (unknown fields included), a wrong format version, a
-// missing required field, a line longer than MaxVectorLine, a vector
+// the expected shape (unknown fields included, also in a want, a delta or
+// an object: want.deltas[2].colour), a wrong format version, a missing
+// required field, a line longer than MaxVectorLine, a vector
 // claiming more than MaxVectorSteps steps, and a truncated file (a vector
 // with fewer step lines than its header says). It never panics.
 func DecodeVectors(r io.Reader) ([]Vector, error) {
@@ -143,11 +195,8 @@ func DecodeVectors(r io.Reader) ([]Vector, error) {
 			if err := strictDecode(data, &s, stepFields, nil); err != nil {
 				return nil, fmt.Errorf("line %d (step %d of the vector at line %d): %w", line, len(cur.Steps), headerLine, err)
 			}
-			if s.Op == "" {
-				return nil, fmt.Errorf("line %d (step %d of the vector at line %d): field \"op\": missing", line, len(cur.Steps), headerLine)
-			}
-			if s.Want != nil && *s.Want == (Want{}) {
-				return nil, fmt.Errorf("line %d (step %d of the vector at line %d): field \"want\": empty", line, len(cur.Steps), headerLine)
+			if err := s.validate(); err != nil {
+				return nil, fmt.Errorf("line %d (step %d of the vector at line %d): %w", line, len(cur.Steps), headerLine, err)
 			}
 			cur.Steps = append(cur.Steps, s)
 		}
@@ -191,13 +240,18 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 var (
 	headerFields   = []string{"format", "component", "profile", "params", "seed", "check", "guarantees", "steps"}
 	headerRequired = []string{"format", "component", "profile", "seed", "check", "guarantees", "steps"}
-	stepFields     = []string{"op", "key", "value", "ns", "want"}
-	wantFields     = []string{"key", "value", "ok", "shutdown", "flag", "n", "ns"}
+	stepFields     = []string{"op", "key", "value", "objects", "rv", "known", "ns", "want"}
+	wantFields     = []string{"key", "value", "ok", "shutdown", "flag", "n", "ns", "deltas", "initial", "synced"}
+	objectFields   = []string{"key", "value", "gen"}
+	objectRequired = []string{"key", "value"}
+	deltaFields    = []string{"type", "key", "value", "gen", "tombstone", "rv", "objects"}
+	deltaRequired  = []string{"type"}
 )
 
 // strictDecode decodes one JSON object into v, rejecting fields not named
-// exactly as in fields (and in a step's want), missing required ones,
-// trailing data and wrong types, with the field named.
+// exactly as in fields (and in a step's want, objects, known objects and
+// deltas), missing required ones, trailing data and wrong types, with the
+// field named.
 func strictDecode(data []byte, v any, fields, required []string) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -209,17 +263,27 @@ func strictDecode(data []byte, v any, fields, required []string) error {
 	if err := exactFields(raw, fields, ""); err != nil {
 		return err
 	}
-	for _, f := range required {
-		if _, ok := raw[f]; !ok {
-			return fmt.Errorf("field %q: missing", f)
+	if err := requiredFields(raw, required, ""); err != nil {
+		return err
+	}
+	for _, f := range []string{"objects", "known"} {
+		if err := exactArray(raw, f, "", objectFields, objectRequired, nil); err != nil {
+			return err
 		}
 	}
-	if w, ok := raw["want"]; ok && !bytes.Equal(bytes.TrimSpace(w), []byte("null")) {
+	if w, ok := raw["want"]; ok && !isNull(w) {
 		var rw map[string]json.RawMessage
 		if err := json.Unmarshal(w, &rw); err != nil {
 			return fmt.Errorf("field \"want\": not a JSON object: %v", err)
 		}
 		if err := exactFields(rw, wantFields, "want."); err != nil {
+			return err
+		}
+		// A delta's objects (a ReplacedAll's) are objects too.
+		objects := func(d map[string]json.RawMessage, prefix string) error {
+			return exactArray(d, "objects", prefix, objectFields, objectRequired, nil)
+		}
+		if err := exactArray(rw, "deltas", "want.", deltaFields, deltaRequired, objects); err != nil {
 			return err
 		}
 	}
@@ -234,9 +298,61 @@ func strictDecode(data []byte, v any, fields, required []string) error {
 }
 
 func exactFields(raw map[string]json.RawMessage, fields []string, prefix string) error {
+	// Sorted, so that of several unknown fields the error names the same
+	// one every time.
+	keys := make([]string, 0, len(raw))
 	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		if !slices.Contains(fields, k) {
 			return fmt.Errorf("field %q: unknown (fields: %s)", prefix+k, strings.Join(fields, ", "))
+		}
+	}
+	return nil
+}
+
+func requiredFields(raw map[string]json.RawMessage, required []string, prefix string) error {
+	for _, f := range required {
+		if _, ok := raw[f]; !ok {
+			return fmt.Errorf("field %q: missing", prefix+f)
+		}
+	}
+	return nil
+}
+
+func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
+
+// exactArray checks raw[name], if present and not null, as an array of
+// objects with exactly fields and at least required, naming the element
+// in errors (want.deltas[2].colour); nested, if set, checks each element
+// further.
+func exactArray(raw map[string]json.RawMessage, name, prefix string, fields, required []string, nested func(map[string]json.RawMessage, string) error) error {
+	v, ok := raw[name]
+	if !ok || isNull(v) {
+		return nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(v, &elems); err != nil {
+		return fmt.Errorf("field %q: not a JSON array: %v", prefix+name, err)
+	}
+	for i, e := range elems {
+		at := fmt.Sprintf("%s%s[%d]", prefix, name, i)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(e, &m); err != nil || m == nil {
+			return fmt.Errorf("field %q: not a JSON object", at)
+		}
+		if err := exactFields(m, fields, at+"."); err != nil {
+			return err
+		}
+		if err := requiredFields(m, required, at+"."); err != nil {
+			return err
+		}
+		if nested != nil {
+			if err := nested(m, at+"."); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -250,6 +366,49 @@ func (h *Header) normalise() {
 	}
 	if h.Guarantees == nil {
 		h.Guarantees = []string{}
+	}
+}
+
+// validate checks what strictDecode cannot: required values that are
+// present but empty. It normalises s first (empty lists become absent, as
+// the encoder writes them), so that a want holding only an empty list is
+// rejected as empty, and what decodes re-encodes to itself.
+func (s *VStep) validate() error {
+	if s.Op == "" {
+		return errors.New("field \"op\": missing")
+	}
+	s.normalise()
+	if s.Want == nil {
+		return nil
+	}
+	if s.Want.empty() {
+		return errors.New("field \"want\": empty")
+	}
+	for i, d := range s.Want.Deltas {
+		if d.Type == "" {
+			return fmt.Errorf("field \"want.deltas[%d].type\": empty", i)
+		}
+	}
+	return nil
+}
+
+func (s *VStep) normalise() {
+	if len(s.Objects) == 0 {
+		s.Objects = nil
+	}
+	if len(s.Known) == 0 {
+		s.Known = nil
+	}
+	if s.Want == nil {
+		return
+	}
+	if len(s.Want.Deltas) == 0 {
+		s.Want.Deltas = nil
+	}
+	for i := range s.Want.Deltas {
+		if len(s.Want.Deltas[i].Objects) == 0 {
+			s.Want.Deltas[i].Objects = nil
+		}
 	}
 }
 

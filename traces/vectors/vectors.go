@@ -7,8 +7,8 @@
 // fails when they and the models disagree, and make vectors rewrites them.
 //
 // Operations that would block (a Get on an empty running queue, a drain
-// with items outstanding) are not in vectors: a vector is a sequential
-// script whose every call returns.
+// with items outstanding, a Pop on an empty open FIFO) are not in
+// vectors: a vector is a sequential script whose every call returns.
 package vectors
 
 import (
@@ -31,6 +31,8 @@ var generators = map[string]func(seed uint64) traces.Vector{
 	"ratelimit": ratelimitVector,
 	"backoff":   backoffVector,
 	"delaying":  delayingVector,
+	"deltafifo": deltafifoVector,
+	"realfifo":  realfifoVector,
 }
 
 // Components lists the components that have vectors, sorted.
