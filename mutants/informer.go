@@ -5,11 +5,18 @@ const (
 	listenerGo  = "impl/informer/listener.go"
 	processorGo = "impl/informer/processor.go"
 	resyncGo    = "impl/informer/resync.go"
+	deltasGo    = "impl/informer/deltas.go"
 )
 
 // informerMutants break the listener's pump, the listener and the
 // processor; the informer suite (props/informer) must kill them.
 var informerMutants = []Mutant{
+	// deltas.go: the glue from processed deltas to the processor (found by
+	// go-gremlins: the fan-out subject called the processor directly).
+	{ID: "inf-glue-sync-inverted", Component: "informer", File: deltasGo,
+		Bug: "an update is taken for a resync when the resource version changed, and for a real change when it did not: real updates reach only the handlers due for a resync, resyncs reach every handler",
+		Old: "return am.GetResourceVersion() == bm.GetResourceVersion()",
+		New: "return am.GetResourceVersion() != bm.GetResourceVersion()"},
 	// pump.go: the pure decision function.
 	{ID: "inf-pump-stash-empty", Component: "informer", File: pumpGo,
 		Bug: "the first notification goes to the buffer instead of into the hand (no one-item lookahead), so nothing is ever offered to the handler",

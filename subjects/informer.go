@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/kverify/kverify/impl/delta"
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/linearizability"
 	"github.com/kverify/kverify/props"
@@ -14,6 +16,7 @@ import (
 	prefl "github.com/kverify/kverify/props/reflector"
 	sinf "github.com/kverify/kverify/spec/informer"
 	"github.com/kverify/kverify/upstream"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 )
 
@@ -52,14 +55,20 @@ func OursInformer() pinf.Subject {
 	}
 }
 
-// oursFanOut is the minimal informer. emitMu plays client-go's blockDeltas
+// oursFanOut is the minimal informer. Its events and resync rounds reach
+// the processor through informer.DeltaHandler, the informer's own glue, so
+// that the glue's choice between an ordinary update and a resync (the
+// objects' resource versions: a resync hands the unchanged object) is
+// under the checks too. emitMu plays client-go's blockDeltas
 // (shared_informer.go:1042-1063,1066-1080): an event, the join of a late
 // handler (its initial list, then UpstreamSynced) and a resync round never
 // interleave.
 type oursFanOut struct {
 	emitMu sync.Mutex
-	store  map[string]struct{}
+	store  map[string]*metav1.ObjectMeta // each key's object, a new version per event
+	rv     int
 	proc   *informer.Processor
+	glue   delta.Handler // informer.DeltaHandler(proc)
 	clock  clock.Clock
 	pre    []*informer.Listener // added before Start, not removed
 	// check is the resync check period, lowered by handlers that ask for
@@ -79,7 +88,8 @@ type oursFanOut struct {
 
 func newOursFanOut(check time.Duration) *oursFanOut {
 	c := clock.RealClock{} // the bubble's fake clock under synctest
-	return &oursFanOut{store: map[string]struct{}{}, proc: informer.NewProcessor(c), clock: c, check: check, defaultPeriod: check}
+	proc := informer.NewProcessor(c)
+	return &oursFanOut{store: map[string]*metav1.ObjectMeta{}, proc: proc, glue: informer.DeltaHandler(proc), clock: c, check: check, defaultPeriod: check}
 }
 
 // keys is the store's content, sorted (the order of an initial list is not
@@ -95,7 +105,7 @@ func (f *oursFanOut) keys() []string {
 
 func (f *oursFanOut) initialList(l *informer.Listener) {
 	for _, k := range f.keys() {
-		l.Add(informer.Notification{Kind: informer.Add, New: k, InInitialList: true})
+		l.Add(informer.Notification{Kind: informer.Add, New: f.store[k], InInitialList: true})
 	}
 	l.UpstreamSynced()
 }
@@ -149,22 +159,28 @@ func (f *oursFanOut) RemoveHandler(r pinf.Registration) error {
 func (f *oursFanOut) Emit(kind pinf.Kind, key string) {
 	f.emitMu.Lock()
 	defer f.emitMu.Unlock()
-	var n informer.Notification
-	switch kind {
-	case pinf.Add:
-		f.store[key] = struct{}{}
-		n = informer.Notification{Kind: informer.Add, New: key}
-	case pinf.Update:
-		f.store[key] = struct{}{}
-		n = informer.Notification{Kind: informer.Update, Old: key, New: key}
-	case pinf.Delete:
-		delete(f.store, key)
-		n = informer.Notification{Kind: informer.Delete, Old: key}
-	}
 	// Before Start the informer's controller is not running: the event only
 	// changes the store, which handlers get as their initial list.
-	if f.started && !f.stopped {
-		f.proc.Distribute(n, false)
+	live := f.started && !f.stopped
+	switch kind {
+	case pinf.Add, pinf.Update:
+		old, existed := f.store[key]
+		f.rv++
+		obj := &metav1.ObjectMeta{Name: key, ResourceVersion: strconv.Itoa(f.rv)}
+		f.store[key] = obj
+		switch {
+		case !live:
+		case existed:
+			f.glue.OnUpdate(old, obj)
+		default:
+			f.glue.OnAdd(obj, false)
+		}
+	case pinf.Delete:
+		old := f.store[key]
+		delete(f.store, key)
+		if live && old != nil {
+			f.glue.OnDelete(old)
+		}
 	}
 }
 
@@ -216,7 +232,7 @@ func (f *oursFanOut) Stop() {
 // calls it with emitMu held.
 func (f *oursFanOut) resync() {
 	for _, k := range f.keys() {
-		f.proc.Distribute(informer.Notification{Kind: informer.Update, Old: k, New: k}, true)
+		f.glue.OnUpdate(f.store[k], f.store[k])
 	}
 }
 
@@ -254,8 +270,13 @@ func (a handlerAdapter) OnUpdate(oldObj, newObj any)         { a.h.OnUpdate(keyO
 func (a handlerAdapter) OnDelete(obj any)                    { a.h.OnDelete(keyOf(obj)) }
 
 func keyOf(obj any) string {
-	s, _ := obj.(string)
-	return s
+	switch o := obj.(type) {
+	case *metav1.ObjectMeta:
+		return o.Name
+	case string:
+		return o
+	}
+	return ""
 }
 
 // oursRegistration is the listener, with its backlog in the suite's terms.
