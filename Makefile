@@ -11,7 +11,7 @@ REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify mutants vectors fuzz controller-runtime realapi realapi-record realapi-bench bench bench-table lint tools
+.PHONY: gate test verify mutants vectors fuzz clusterfuzzlite gremlins controller-runtime realapi realapi-record realapi-bench bench bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -52,9 +52,25 @@ realapi-bench: tools
 	benchstat -col /impl realapi/realapi-bench.out
 
 ## mutants: the kill matrix of the whole catalogue, saved to mutants/matrix.tsv
-## (CI runs kverify mutants --cover: one mutant per check, sampled from that file)
+## (CI runs kverify mutants --cover: the two mutants that killed each check fastest in that file)
 mutants:
 	$(KVERIFY) mutants --save-matrix mutants/matrix.tsv
+
+## gremlins: go-gremlins' operator mutants of impl/, each judged by the conformance checks of
+## the components built on its package (impl/*/gremlins_test.go, build tag gremlins); writes
+## mutants/gremlins.md and fails on a survivor that mutants/gremlins.tsv does not explain
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+gremlins:
+	$(GO) install $(GREMLINS)
+	KVERIFY_BUDGET=100ms KVERIFY_CHECKS=20 $$($(GO) env GOPATH)/bin/gremlins unleash --tags gremlins \
+	  --workers 2 --timeout-coefficient 3 --output $(CURDIR)/gremlins.json $(CURDIR)/impl
+	$(GO) run ./mutants/cmd/gremlins -report gremlins.json -explained mutants/gremlins.tsv -out mutants/gremlins.md
+
+## clusterfuzzlite: .clusterfuzzlite/build.sh run here without Docker (clang-14 and libFuzzer's
+## runtime from Debian), then every libFuzzer binary on its seeds and RUNS more inputs;
+## MUTANT=ID builds them on a catalogue mutant and wants each to find a crash
+clusterfuzzlite:
+	.clusterfuzzlite/local.sh
 
 ## vectors: regenerate the golden vectors (traces/vectors/data) from the spec models,
 ## then replay them in Python (examples/python)
