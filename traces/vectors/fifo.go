@@ -176,6 +176,30 @@ func (g *fifoGen) knownStep() []traces.VObject {
 // know changes the known objects as another writer of the informer's
 // store would: a fresh version of a key (sometimes one the FIFO never
 // saw), or a key gone.
+// syncedPrelude opens a */synced vector: some known objects, sometimes
+// each of before (one in three) and an Add (one in five), then HasSynced,
+// the relist, sometimes a second relist before a pop, and HasSynced again.
+func (g *fifoGen) syncedPrelude(do func(op int), before ...int) {
+	r := g.r
+	for range r.IntN(3) {
+		g.know()
+	}
+	for _, op := range before {
+		if r.IntN(3) == 0 {
+			do(op)
+		}
+	}
+	if r.IntN(5) == 0 {
+		do(fAdd)
+	}
+	do(fHasSynced)
+	do(fReplace)
+	if r.IntN(4) == 0 {
+		do(fReplace)
+	}
+	do(fHasSynced)
+}
+
 func (g *fifoGen) know() {
 	if !g.known {
 		return
@@ -344,23 +368,8 @@ func deltafifoVector(seed uint64) traces.Vector {
 	if kind.check == "deltafifo/synced" {
 		// Before the first relist: known objects already there, a Resync
 		// that queues them unpopulated, or an Add (which populates: no
-		// initial population at all); then the relist, sometimes of
-		// nothing, sometimes twice before a pop.
-		for range r.IntN(3) {
-			g.know()
-		}
-		if r.IntN(3) == 0 {
-			do(fResync)
-		}
-		if r.IntN(5) == 0 {
-			do(fAdd)
-		}
-		do(fHasSynced)
-		do(fReplace)
-		if r.IntN(4) == 0 {
-			do(fReplace)
-		}
-		do(fHasSynced)
+		// initial population at all).
+		g.syncedPrelude(do, fResync)
 	}
 	for range g.length(seed) {
 		do(mix.draw(r))
@@ -517,26 +526,8 @@ func realfifoVector(seed uint64) traces.Vector {
 	}
 	if kind.check == "realfifo/synced" {
 		// Before the first relist: a Bookmark or a Resync (neither
-		// populates), or an Add (which does: no initial population); then
-		// the relist, sometimes twice before a pop.
-		for range r.IntN(3) {
-			g.know()
-		}
-		if r.IntN(3) == 0 {
-			do(fBookmark)
-		}
-		if r.IntN(3) == 0 {
-			do(fResync)
-		}
-		if r.IntN(5) == 0 {
-			do(fAdd)
-		}
-		do(fHasSynced)
-		do(fReplace)
-		if r.IntN(4) == 0 {
-			do(fReplace)
-		}
-		do(fHasSynced)
+		// populates), or an Add (which does: no initial population).
+		g.syncedPrelude(do, fBookmark, fResync)
 	}
 	n := g.length(seed)
 	if big {
