@@ -200,6 +200,27 @@ func (g *fifoGen) syncedPrelude(do func(op int), before ...int) {
 	do(fHasSynced)
 }
 
+// common does the steps both FIFOs' generators have: HasSynced, Know and
+// Close (sometimes, then IsClosed).
+func (g *fifoGen) common(op int, m interface {
+	Synced() bool
+	Closed() bool
+	Close()
+}) {
+	switch op {
+	case fHasSynced:
+		g.observe("HasSynced", traces.Want{Flag: boolp(m.Synced())})
+	case fKnow:
+		g.know()
+	case fClose:
+		if !m.Closed() && g.r.IntN(2) == 0 {
+			m.Close()
+			g.step(traces.VStep{Op: "Close"})
+		}
+		g.observe("IsClosed", traces.Want{Flag: boolp(m.Closed())})
+	}
+}
+
 func (g *fifoGen) know() {
 	if !g.known {
 		return
@@ -352,16 +373,8 @@ func deltafifoVector(seed uint64) traces.Vector {
 			}
 		case fLen:
 			g.observe("Len", traces.Want{N: i64(m.Len())})
-		case fHasSynced:
-			g.observe("HasSynced", traces.Want{Flag: boolp(m.Synced())})
-		case fKnow:
-			g.know()
-		case fClose:
-			if !m.Closed() && r.IntN(2) == 0 {
-				m.Close()
-				g.step(traces.VStep{Op: "Close"})
-			}
-			g.observe("IsClosed", traces.Want{Flag: boolp(m.Closed())})
+		case fHasSynced, fKnow, fClose:
+			g.common(op, m)
 		}
 	}
 
@@ -493,16 +506,8 @@ func realfifoVector(seed uint64) traces.Vector {
 			default:
 				popBatch()
 			}
-		case fHasSynced:
-			g.observe("HasSynced", traces.Want{Flag: boolp(m.Synced())})
-		case fKnow:
-			g.know()
-		case fClose:
-			if !m.Closed() && r.IntN(2) == 0 {
-				m.Close()
-				g.step(traces.VStep{Op: "Close"})
-			}
-			g.observe("IsClosed", traces.Want{Flag: boolp(m.Closed())})
+		case fHasSynced, fKnow, fClose:
+			g.common(op, m)
 		}
 	}
 
