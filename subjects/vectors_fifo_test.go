@@ -560,10 +560,10 @@ func TestVectorsFIFOCompares(t *testing.T) {
 // cloneStep copies s deeply enough for a change to leave the original
 // alone.
 func cloneStep(s traces.VStep) traces.VStep {
-	s.Objects, s.Known = slices.Clone(s.Objects), slices.Clone(s.Known)
+	s.Objects, s.Known, s.Events = slices.Clone(s.Objects), slices.Clone(s.Known), slices.Clone(s.Events)
 	if s.Want != nil {
 		w := *s.Want
-		w.Deltas = slices.Clone(w.Deltas)
+		w.Deltas, w.Calls, w.Objects, w.RVs = slices.Clone(w.Deltas), slices.Clone(w.Calls), slices.Clone(w.Objects), slices.Clone(w.RVs)
 		s.Want = &w
 	}
 	return s

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kverify/kverify/props"
 	pbo "github.com/kverify/kverify/props/backoff"
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pring "github.com/kverify/kverify/props/ring"
@@ -144,6 +145,22 @@ func wantString(w traces.Want) string {
 	}
 	if w.Synced != nil {
 		add("synced", *w.Synced)
+	}
+	// The lists of informer and reflector vectors, as the vector writes
+	// them.
+	for _, l := range []struct {
+		name string
+		v    any
+		n    int
+	}{{"calls", w.Calls, len(w.Calls)}, {"objects", w.Objects, len(w.Objects)}, {"rvs", w.RVs, len(w.RVs)}} {
+		if l.n == 0 {
+			continue
+		}
+		b, err := json.Marshal(l.v)
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		add(l.name, string(b))
 	}
 	return s
 }
@@ -390,6 +407,14 @@ func TestReplayStepsCompares(t *testing.T) {
 		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Tombstone = true })}},
 		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.RV = &b })}},
 		{traces.Want{Deltas: delta(same)}, traces.Want{Deltas: delta(func(d *traces.VDelta) { d.Objects = []traces.VObject{{Key: "a", Value: "b"}} })}},
+		{traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "init", Key: "a", At: 1}}}, traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "init", Key: "a", At: 2}}}},
+		{traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "init", Key: "a"}}}, traces.Want{Calls: []traces.VCall{{Handler: "h1", Call: "init", Key: "a"}}}},
+		{traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "init", Key: "a"}}}, traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "add", Key: "a"}}}},
+		{traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "init", Key: "a"}}}, traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "init", Key: "b"}}}},
+		{traces.Want{Calls: []traces.VCall{{Handler: "h0", Call: "init", Key: "a"}}}, traces.Want{}},
+		{traces.Want{Objects: []traces.VObject{{Key: "a", Value: "1"}}}, traces.Want{Objects: []traces.VObject{{Key: "a", Value: "2"}}}},
+		{traces.Want{Objects: []traces.VObject{{Key: "a", Value: "1"}}}, traces.Want{}},
+		{traces.Want{RVs: []string{"1", "2"}}, traces.Want{RVs: []string{"1"}}},
 	} {
 		run := func(got traces.Want) error {
 			w := c.want
@@ -400,6 +425,52 @@ func TestReplayStepsCompares(t *testing.T) {
 		}
 		if err := run(c.want); err != nil {
 			t.Errorf("want %s did not match itself: %v", wantString(c.want), err)
+		}
+	}
+}
+
+// vectorSubject is one implementation a component's vectors replay on.
+type vectorSubject struct {
+	name   string
+	replay func(traces.Vector) error
+}
+
+// checkVectorReplays replays vs on each subject. Ours must pass every
+// vector; upstream may fail only vectors of a check it declares a
+// divergence for (divs), and must fail at least one vector of each such
+// check the vectors cover (vectorChecks counts the vectors per check), or
+// the vectors miss the declared case.
+func checkVectorReplays(t *testing.T, component string, vs []traces.Vector, vectorChecks map[string]int, divs []props.Divergence, subs []vectorSubject) {
+	t.Helper()
+	declared := map[string]bool{}
+	for _, d := range divs {
+		declared[d.Check] = true
+	}
+	for _, sub := range subs {
+		failed, first := map[string]int{}, map[string]string{}
+		for _, v := range vs {
+			err := sub.replay(v)
+			if err == nil {
+				continue
+			}
+			if failed[v.Header.Check]++; first[v.Header.Check] == "" {
+				first[v.Header.Check] = fmt.Sprintf("vector %d: %v", v.Header.Seed, err)
+			}
+			if sub.name == Ours || !declared[v.Header.Check] {
+				t.Errorf("%s fails %s vector %d (%s): %v", sub.name, component, v.Header.Seed, v.Header.Check, err)
+			}
+		}
+		t.Logf("%s %s: %d vectors (%v), failed per check: %v", sub.name, component, len(vs), vectorChecks, failed)
+		for ch, msg := range first {
+			t.Logf("  %s, first failure of %s: %s", sub.name, ch, msg)
+		}
+		if sub.name != Upstream {
+			continue
+		}
+		for ch := range declared {
+			if vectorChecks[ch] > 0 && failed[ch] == 0 {
+				t.Errorf("client-go passes every %s vector, but declares a divergence for it: the vectors miss the case", ch)
+			}
 		}
 	}
 }

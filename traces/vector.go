@@ -56,8 +56,10 @@ type VStep struct {
 	Op    string  `json:"op"`
 	Key   *string `json:"key,omitempty"`
 	Value *string `json:"value,omitempty"`
-	// Objects is a FIFO Replace's list, RV the resource version of a
-	// Replace or Bookmark. Known is what a FIFO made with known objects
+	// Objects is a FIFO Replace's list (or the list a reflector vector's
+	// Run is answered with), RV the resource version of a Replace or
+	// Bookmark (a reflector step's: the list's, the write's, the
+	// server's). Known is what a FIFO made with known objects
 	// knows when the step runs: the model takes it as an input of the
 	// operations that consult it, so a replayer sets its store to it
 	// rather than reproducing an informer's processing. An empty list is
@@ -66,7 +68,14 @@ type VStep struct {
 	RV      *string   `json:"rv,omitempty"`
 	Known   []VObject `json:"known,omitempty"`
 	NS      *int64    `json:"ns,omitempty"` // a duration in nanoseconds
-	Want    *Want     `json:"want,omitempty"`
+	// Events are the watch events a reflector vector's step makes the
+	// server deliver, in order: an input, so that a replayer without a
+	// model API server can serve them from a scripted watch (a replayer
+	// with one checks that its server delivered exactly these). Type is
+	// the watch event type (ADDED, MODIFIED, DELETED, BOOKMARK), Key and
+	// Value the object's key and resourceVersion, RV a bookmark's.
+	Events []VDelta `json:"events,omitempty"`
+	Want   *Want    `json:"want,omitempty"`
 }
 
 // Want is an expected outcome; a component uses the fields its
@@ -87,6 +96,32 @@ type Want struct {
 	Deltas  []VDelta `json:"deltas,omitempty"`
 	Initial *bool    `json:"initial,omitempty"`
 	Synced  *bool    `json:"synced,omitempty"`
+	// Calls is what an informer's handlers received during the step and
+	// the quiescence after it (N says how many, so that a step that
+	// delivers nothing still has an outcome).
+	Calls []VCall `json:"calls,omitempty"`
+	// Objects is a reflector's store after the step (in key order; absent:
+	// empty), RVs the versions the reflector passed to the store's
+	// UpdateResourceVersion during the step, in order. In a reflector
+	// vector every want states the store, so an absent objects means an
+	// empty store, not an unstated one.
+	Objects []VObject `json:"objects,omitempty"`
+	RVs     []string  `json:"rvs,omitempty"`
+}
+
+// VCall is one call an informer made to a handler. Call is "init" (OnAdd
+// with isInInitialList true), "add", "update" (OnUpdate, old and new
+// object of key Key: an Update event or a resync) or "delete"; At is the
+// fake time the call started, in nanoseconds since the vector began (the
+// informer was made). A step's calls are grouped by handler, in the order
+// the handlers were added, each handler's ordered by At, then Key: the
+// calls one handler gets at one instant within one step are an initial
+// list or a resync round, whose order is not part of the contract.
+type VCall struct {
+	Handler string `json:"handler"`
+	Call    string `json:"call"`
+	Key     string `json:"key"`
+	At      int64  `json:"at"`
 }
 
 // empty reports whether w expects nothing: a want with no field is a
@@ -94,7 +129,8 @@ type Want struct {
 // want).
 func (w *Want) empty() bool {
 	return w.Key == nil && w.Value == nil && w.OK == nil && w.Shutdown == nil && w.Flag == nil &&
-		w.N == nil && w.NS == nil && len(w.Deltas) == 0 && w.Initial == nil && w.Synced == nil
+		w.N == nil && w.NS == nil && len(w.Deltas) == 0 && w.Initial == nil && w.Synced == nil &&
+		len(w.Calls) == 0 && len(w.Objects) == 0 && len(w.RVs) == 0
 }
 
 // VObject is an object of a FIFO vector. Value is its version (its
@@ -112,7 +148,10 @@ type VObject struct {
 // ("Added", "Deleted", "ReplacedAll", ...). Key, Value and Gen are the
 // object's (Key only, for a tombstone that carries no last state);
 // Tombstone marks a DeletedFinalStateUnknown. ReplacedAll carries RV and
-// Objects, Bookmark RV; they and SyncAll have no key.
+// Objects, Bookmark RV; they and SyncAll have no key. A reflector
+// vector's step events are VDeltas too, of watch event types (ADDED,
+// MODIFIED, DELETED, BOOKMARK): one shape for both, since a watch event
+// carries no more than a delta does.
 type VDelta struct {
 	Type      string    `json:"type"`
 	Key       *string   `json:"key,omitempty"`
@@ -240,8 +279,9 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 var (
 	headerFields   = []string{"format", "component", "profile", "params", "seed", "check", "guarantees", "steps"}
 	headerRequired = []string{"format", "component", "profile", "seed", "check", "guarantees", "steps"}
-	stepFields     = []string{"op", "key", "value", "objects", "rv", "known", "ns", "want"}
-	wantFields     = []string{"key", "value", "ok", "shutdown", "flag", "n", "ns", "deltas", "initial", "synced"}
+	stepFields     = []string{"op", "key", "value", "objects", "rv", "known", "ns", "events", "want"}
+	wantFields     = []string{"key", "value", "ok", "shutdown", "flag", "n", "ns", "deltas", "initial", "synced", "calls", "objects", "rvs"}
+	callFields     = []string{"handler", "call", "key", "at"}
 	objectFields   = []string{"key", "value", "gen"}
 	objectRequired = []string{"key", "value"}
 	deltaFields    = []string{"type", "key", "value", "gen", "tombstone", "rv", "objects"}
@@ -249,9 +289,9 @@ var (
 )
 
 // strictDecode decodes one JSON object into v, rejecting fields not named
-// exactly as in fields (and in a step's want, objects, known objects and
-// deltas), missing required ones, trailing data and wrong types, with the
-// field named.
+// exactly as in fields (and in a step's want, objects, known objects,
+// events, deltas and calls), missing required ones, trailing data and
+// wrong types, with the field named.
 func strictDecode(data []byte, v any, fields, required []string) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -271,6 +311,13 @@ func strictDecode(data []byte, v any, fields, required []string) error {
 			return err
 		}
 	}
+	// A delta's objects (a ReplacedAll's) are objects too.
+	objects := func(d map[string]json.RawMessage, prefix string) error {
+		return exactArray(d, "objects", prefix, objectFields, objectRequired, nil)
+	}
+	if err := exactArray(raw, "events", "", deltaFields, deltaRequired, objects); err != nil {
+		return err
+	}
 	if w, ok := raw["want"]; ok && !isNull(w) {
 		var rw map[string]json.RawMessage
 		if err := json.Unmarshal(w, &rw); err != nil {
@@ -279,11 +326,18 @@ func strictDecode(data []byte, v any, fields, required []string) error {
 		if err := exactFields(rw, wantFields, "want."); err != nil {
 			return err
 		}
-		// A delta's objects (a ReplacedAll's) are objects too.
-		objects := func(d map[string]json.RawMessage, prefix string) error {
-			return exactArray(d, "objects", prefix, objectFields, objectRequired, nil)
-		}
 		if err := exactArray(rw, "deltas", "want.", deltaFields, deltaRequired, objects); err != nil {
+			return err
+		}
+		// Every field of a call is required: at 0 is the vector's first
+		// instant, not an unknown time.
+		if err := exactArray(rw, "calls", "want.", callFields, callFields, nil); err != nil {
+			return err
+		}
+		if err := exactArray(rw, "objects", "want.", objectFields, objectRequired, nil); err != nil {
+			return err
+		}
+		if err := stringArray(rw, "rvs", "want."); err != nil {
 			return err
 		}
 	}
@@ -358,6 +412,27 @@ func exactArray(raw map[string]json.RawMessage, name, prefix string, fields, req
 	return nil
 }
 
+// stringArray checks raw[name], if present and not null, as an array of
+// strings: encoding/json would take a null element as "", which would
+// re-encode as a different line.
+func stringArray(raw map[string]json.RawMessage, name, prefix string) error {
+	v, ok := raw[name]
+	if !ok || isNull(v) {
+		return nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(v, &elems); err != nil {
+		return fmt.Errorf("field %q: not a JSON array: %v", prefix+name, err)
+	}
+	for i, e := range elems {
+		var s string
+		if isNull(e) || json.Unmarshal(e, &s) != nil {
+			return fmt.Errorf("field \"%s%s[%d]\": not a JSON string", prefix, name, i)
+		}
+	}
+	return nil
+}
+
 // normalise makes the header's empty collections canonical, so that a
 // vector decodes to the value its encoding came from.
 func (h *Header) normalise() {
@@ -378,6 +453,11 @@ func (s *VStep) validate() error {
 		return errors.New("field \"op\": missing")
 	}
 	s.normalise()
+	for i, e := range s.Events {
+		if e.Type == "" {
+			return fmt.Errorf("field \"events[%d].type\": empty", i)
+		}
+	}
 	if s.Want == nil {
 		return nil
 	}
@@ -387,6 +467,14 @@ func (s *VStep) validate() error {
 	for i, d := range s.Want.Deltas {
 		if d.Type == "" {
 			return fmt.Errorf("field \"want.deltas[%d].type\": empty", i)
+		}
+	}
+	for i, c := range s.Want.Calls {
+		switch {
+		case c.Handler == "":
+			return fmt.Errorf("field \"want.calls[%d].handler\": empty", i)
+		case c.Call == "":
+			return fmt.Errorf("field \"want.calls[%d].call\": empty", i)
 		}
 	}
 	return nil
@@ -399,17 +487,33 @@ func (s *VStep) normalise() {
 	if len(s.Known) == 0 {
 		s.Known = nil
 	}
+	s.Events = normaliseDeltas(s.Events)
 	if s.Want == nil {
 		return
 	}
-	if len(s.Want.Deltas) == 0 {
-		s.Want.Deltas = nil
+	s.Want.Deltas = normaliseDeltas(s.Want.Deltas)
+	if len(s.Want.Calls) == 0 {
+		s.Want.Calls = nil
 	}
-	for i := range s.Want.Deltas {
-		if len(s.Want.Deltas[i].Objects) == 0 {
-			s.Want.Deltas[i].Objects = nil
+	if len(s.Want.Objects) == 0 {
+		s.Want.Objects = nil
+	}
+	if len(s.Want.RVs) == 0 {
+		s.Want.RVs = nil
+	}
+}
+
+// normaliseDeltas makes empty lists in ds (and ds itself) absent.
+func normaliseDeltas(ds []VDelta) []VDelta {
+	if len(ds) == 0 {
+		return nil
+	}
+	for i := range ds {
+		if len(ds[i].Objects) == 0 {
+			ds[i].Objects = nil
 		}
 	}
+	return ds
 }
 
 func (h Header) validate() error {

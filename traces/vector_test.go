@@ -22,8 +22,23 @@ const goodFIFOVector = `{"format":"kverify-vector/v1","component":"realfifo","pr
 {"op":"HasSynced","want":{"flag":true}}
 `
 
+// goodInformerVector has handler calls in its wants, and a step whose
+// want says nothing was delivered.
+const goodInformerVector = `{"format":"kverify-vector/v1","component":"informer","profile":"client-go","params":{"check_ns":1000000000},"seed":1,"check":"resync/sync-only","guarantees":["Resync"],"steps":3}
+{"op":"AddHandler","key":"h0","ns":2000000000,"want":{"n":0}}
+{"op":"Start","want":{"n":1,"calls":[{"handler":"h0","call":"init","key":"k0","at":0}]}}
+{"op":"Sleep","ns":2500000000,"want":{"n":2,"calls":[{"handler":"h0","call":"update","key":"k0","at":2000000000},{"handler":"h0","call":"update","key":"k1","at":2000000000}]}}
+`
+
+// goodReflectorVector has watch events as a step's input and a store and
+// notified versions in its wants.
+const goodReflectorVector = `{"format":"kverify-vector/v1","component":"reflector","profile":"client-go","params":{"objects":1,"watch_list":0,"zero_rv":1},"seed":2,"check":"reflector/withholding","guarantees":["a watch from \"\" or \"0\" publishes nothing before its first MODIFIED, DELETED or BOOKMARK"],"steps":2}
+{"op":"Run","objects":[{"key":"default/o000","value":"2"}],"rv":"0","events":[{"type":"ADDED","key":"default/o000","value":"2"}],"want":{"value":"0","objects":[{"key":"default/o000","value":"2"}]}}
+{"op":"Bookmark","rv":"2","events":[{"type":"BOOKMARK","rv":"2"}],"want":{"value":"2","objects":[{"key":"default/o000","value":"2"}],"rvs":["2"]}}
+`
+
 func TestDecodeVectorsRoundTrip(t *testing.T) {
-	for _, in := range []string{goodVector, goodFIFOVector} {
+	for _, in := range []string{goodVector, goodFIFOVector, goodInformerVector, goodReflectorVector} {
 		vs, err := DecodeVectors(strings.NewReader(in))
 		if err != nil {
 			t.Fatal(err)
@@ -52,6 +67,17 @@ func TestDecodeVectorsRoundTrip(t *testing.T) {
 		pop.Deltas[3].Key != nil || len(pop.Deltas[3].Objects) != 1 || *pop.Deltas[4].RV != "3" || !*pop.Initial || *pop.Synced {
 		t.Errorf("decoded Pop %+v", pop)
 	}
+	vs, _ = DecodeVectors(strings.NewReader(goodInformerVector))
+	if w := vs[0].Steps[2].Want; *w.N != 2 || len(w.Calls) != 2 || w.Calls[1] != (VCall{Handler: "h0", Call: "update", Key: "k1", At: 2e9}) ||
+		*vs[0].Steps[0].Want.N != 0 || vs[0].Steps[0].Want.Calls != nil || vs[0].Header.Params["check_ns"] != 1e9 {
+		t.Errorf("decoded informer steps %+v", vs[0].Steps)
+	}
+	vs, _ = DecodeVectors(strings.NewReader(goodReflectorVector))
+	run, bm := vs[0].Steps[0], vs[0].Steps[1]
+	if len(run.Events) != 1 || *run.Events[0].Value != "2" || *run.Want.Value != "0" || run.Want.RVs != nil ||
+		*bm.Events[0].RV != "2" || bm.Want.Objects[0] != (VObject{Key: "default/o000", Value: "2"}) || len(bm.Want.RVs) != 1 {
+		t.Errorf("decoded reflector steps %+v", vs[0].Steps)
+	}
 }
 
 // TestDecodeVectorsEmptyLists: an empty list decodes as no list, as the
@@ -75,8 +101,17 @@ func TestDecodeVectorsEmptyLists(t *testing.T) {
 	if want := `{"op":"Replace","want":{"ok":true,"deltas":[{"type":"ReplacedAll"}]}}`; !strings.Contains(b.String(), want) {
 		t.Errorf("re-encoded as %s, want %s", b.String(), want)
 	}
-	if _, err := DecodeVectors(strings.NewReader(header + "\n" + `{"op":"Pop","want":{"deltas":[]}}` + "\n")); err == nil || !strings.Contains(err.Error(), `"want": empty`) {
-		t.Errorf("a want of an empty list: %v, want it rejected as empty", err)
+	for _, w := range []string{`{"deltas":[]}`, `{"calls":[]}`, `{"objects":[]}`, `{"rvs":[]}`, `{"calls":[],"objects":[],"rvs":[]}`} {
+		if _, err := DecodeVectors(strings.NewReader(header + "\n" + `{"op":"Pop","want":` + w + `}` + "\n")); err == nil || !strings.Contains(err.Error(), `"want": empty`) {
+			t.Errorf("a want of empty lists %s: %v, want it rejected as empty", w, err)
+		}
+	}
+	vs, err = DecodeVectors(strings.NewReader(header + "\n" + `{"op":"Run","events":[],"want":{"n":0,"calls":[],"objects":[],"rvs":[]}}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := vs[0].Steps[0]; s.Events != nil || s.Want.Calls != nil || s.Want.Objects != nil || s.Want.RVs != nil {
+		t.Errorf("empty lists decoded as %+v %+v", s, *s.Want)
 	}
 }
 
@@ -112,6 +147,20 @@ func TestDecodeVectorsRejects(t *testing.T) {
 		{"a null delta", strings.Replace(goodFIFOVector, `{"type":"SyncAll"}`, `null`, 1), []string{"line 4", `"want.deltas[5]"`, "not a JSON object"}},
 		{"wrong type in a delta", strings.Replace(goodFIFOVector, `"tombstone":true},{"type":"Deleted","key":"k3"`, `"tombstone":"yes"},{"type":"Deleted","key":"k3"`, 1), []string{"line 4", "tombstone"}},
 		{"wrong type of gen", strings.Replace(goodFIFOVector, `"gen":1}]}`, `"gen":"1"}]}`, 1), []string{"line 3", "gen"}},
+		{"unknown field in a call", strings.Replace(goodInformerVector, `"key":"k1","at":2000000000}`, `"key":"k1","at":2000000000,"late":true}`, 1), []string{"line 4", `"want.calls[1].late"`}},
+		{"call without a time", strings.Replace(goodInformerVector, `"key":"k0","at":0}`, `"key":"k0"}`, 1), []string{"line 3", `"want.calls[0].at"`, "missing"}},
+		{"call without a handler", strings.Replace(goodInformerVector, `{"handler":"h0","call":"init",`, `{"call":"init",`, 1), []string{"line 3", `"want.calls[0].handler"`, "missing"}},
+		{"call with an empty handler", strings.Replace(goodInformerVector, `{"handler":"h0","call":"init",`, `{"handler":"","call":"init",`, 1), []string{"line 3", `"want.calls[0].handler"`, "empty"}},
+		{"call with an empty kind", strings.Replace(goodInformerVector, `"call":"init"`, `"call":""`, 1), []string{"line 3", `"want.calls[0].call"`, "empty"}},
+		{"a null call", strings.Replace(goodInformerVector, `[{"handler":"h0","call":"init","key":"k0","at":0}]`, `[null]`, 1), []string{"line 3", `"want.calls[0]"`, "not a JSON object"}},
+		{"wrong type of a call's time", strings.Replace(goodInformerVector, `"at":0}`, `"at":"0"}`, 1), []string{"line 3", "at"}},
+		{"unknown field in an event", strings.Replace(goodReflectorVector, `{"type":"BOOKMARK","rv":"2"}`, `{"type":"BOOKMARK","rv":"2","annotations":{}}`, 1), []string{"line 3", `"events[0].annotations"`}},
+		{"event without a type", strings.Replace(goodReflectorVector, `{"type":"BOOKMARK","rv":"2"}`, `{"rv":"2"}`, 1), []string{"line 3", `"events[0].type"`, "missing"}},
+		{"event with an empty type", strings.Replace(goodReflectorVector, `{"type":"BOOKMARK","rv":"2"}`, `{"type":"","rv":"2"}`, 1), []string{"line 3", `"events[0].type"`, "empty"}},
+		{"unknown field in a stored object", strings.Replace(goodReflectorVector, `"want":{"value":"0","objects":[{"key":"default/o000","value":"2"}]`, `"want":{"value":"0","objects":[{"key":"default/o000","value":"2","rv":"2"}]`, 1), []string{"line 2", `"want.objects[0].rv"`}},
+		{"a null notified version", strings.Replace(goodReflectorVector, `"rvs":["2"]`, `"rvs":[null]`, 1), []string{"line 3", `"want.rvs[0]"`, "string"}},
+		{"a number as a notified version", strings.Replace(goodReflectorVector, `"rvs":["2"]`, `"rvs":[2]`, 1), []string{"line 3", `"want.rvs[0]"`, "string"}},
+		{"notified versions not a list", strings.Replace(goodReflectorVector, `"rvs":["2"]`, `"rvs":"2"`, 1), []string{"line 3", `"want.rvs"`, "array"}},
 	} {
 		_, err := DecodeVectors(strings.NewReader(c.in))
 		if err == nil {
@@ -134,6 +183,8 @@ func FuzzDecodeVectors(f *testing.F) {
 	f.Add([]byte(strings.Split(goodVector, "\n")[0]))
 	f.Add([]byte(`{"format":"kverify-vector/v1","component":"workqueue","profile":"client-go","seed":0,"check":"queue/model","guarantees":[],"steps":1}` + "\n" + `{"op":"Get","want":{"key":"a","shutdown":false}}`))
 	f.Add([]byte(goodFIFOVector))
+	f.Add([]byte(goodInformerVector))
+	f.Add([]byte(goodReflectorVector))
 	f.Add([]byte("{}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		vs, err := DecodeVectors(bytes.NewReader(data))

@@ -33,6 +33,8 @@ var generators = map[string]func(seed uint64) traces.Vector{
 	"delaying":  delayingVector,
 	"deltafifo": deltafifoVector,
 	"realfifo":  realfifoVector,
+	"informer":  informerVector,
+	"reflector": reflectorVector,
 }
 
 // Components lists the components that have vectors, sorted.

@@ -95,7 +95,8 @@ func TestCommitted(t *testing.T) {
 
 // TestSchema validates every line of the committed files against
 // traces/vector.schema.json, and checks that the schema rejects a wrong
-// version and an unknown field.
+// version, an unknown field, an empty want, and malformed informer calls
+// and reflector events, notified versions and stored objects.
 func TestSchema(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "vector.schema.json"))
 	if err != nil {
@@ -136,6 +137,11 @@ func TestSchema(t *testing.T) {
 		`{"format":"kverify-vector/v0","component":"ring","profile":"doubling","seed":0,"check":"ring/fifo","guarantees":[],"steps":1}`,
 		`{"op":"Write","value":"v","colour":"red"}`,
 		`{"op":"Len","want":{}}`,
+		`{"op":"Start","want":{"n":1,"calls":[{"handler":"h0","call":"init","key":"k0"}]}}`,
+		`{"op":"Start","want":{"n":1,"calls":[{"handler":"h0","call":"init","key":"k0","at":0,"late":true}]}}`,
+		`{"op":"Run","events":[{"rv":"1"}],"want":{"value":"1"}}`,
+		`{"op":"Run","want":{"value":"1","rvs":[1]}}`,
+		`{"op":"Run","want":{"value":"1","objects":[{"key":"a"}]}}`,
 	} {
 		if valid([]byte(bad)) == nil {
 			t.Errorf("the schema accepts %s", bad)
