@@ -383,13 +383,9 @@ func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []b
 // in errors (want.deltas[2].colour); nested, if set, checks each element
 // further.
 func exactArray(raw map[string]json.RawMessage, name, prefix string, fields, required []string, nested func(map[string]json.RawMessage, string) error) error {
-	v, ok := raw[name]
-	if !ok || isNull(v) {
-		return nil
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(v, &elems); err != nil {
-		return fmt.Errorf("field %q: not a JSON array: %v", prefix+name, err)
+	elems, err := arrayField(raw, name, prefix)
+	if err != nil {
+		return err
 	}
 	for i, e := range elems {
 		at := fmt.Sprintf("%s%s[%d]", prefix, name, i)
@@ -412,17 +408,27 @@ func exactArray(raw map[string]json.RawMessage, name, prefix string, fields, req
 	return nil
 }
 
+// arrayField returns the elements of raw[name], none when it is absent or
+// null, or an error naming the field when it is not an array.
+func arrayField(raw map[string]json.RawMessage, name, prefix string) ([]json.RawMessage, error) {
+	v, ok := raw[name]
+	if !ok || isNull(v) {
+		return nil, nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(v, &elems); err != nil {
+		return nil, fmt.Errorf("field %q: not a JSON array: %v", prefix+name, err)
+	}
+	return elems, nil
+}
+
 // stringArray checks raw[name], if present and not null, as an array of
 // strings: encoding/json would take a null element as "", which would
 // re-encode as a different line.
 func stringArray(raw map[string]json.RawMessage, name, prefix string) error {
-	v, ok := raw[name]
-	if !ok || isNull(v) {
-		return nil
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(v, &elems); err != nil {
-		return fmt.Errorf("field %q: not a JSON array: %v", prefix+name, err)
+	elems, err := arrayField(raw, name, prefix)
+	if err != nil {
+		return err
 	}
 	for i, e := range elems {
 		var s string
