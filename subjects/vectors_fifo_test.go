@@ -323,10 +323,7 @@ func fifoLength(f pfifo.FIFO) (func() int, bool) {
 // initial pop is processed: deltafifo/synced). Every vector names a check
 // the component has.
 func TestVectorsFIFO(t *testing.T) {
-	declared := map[string]bool{}
-	for _, d := range slices.Concat(upstream.DeltaFIFODivergences, upstream.RealFIFODivergences) {
-		declared[d.Check] = true
-	}
+	divs := slices.Concat(upstream.DeltaFIFODivergences, upstream.RealFIFODivergences)
 	for _, c := range []struct {
 		component string
 		ours, up  pfifo.Subject
@@ -335,54 +332,25 @@ func TestVectorsFIFO(t *testing.T) {
 		{pfifo.RealComponent, OursRealFIFO(), upstream.RealFIFO()},
 	} {
 		vs := readVectors(t, c.component)
-		checks, vectorChecks := map[string]bool{}, map[string]bool{}
-		for _, ch := range pfifo.Checks(c.ours) {
-			checks[ch.Name] = true
-		}
-		for _, v := range vs {
-			vectorChecks[v.Header.Check] = true
-			if !checks[v.Header.Check] {
-				t.Errorf("%s vector %d names check %q, which %s does not have", c.component, v.Header.Seed, v.Header.Check, c.component)
-			}
-		}
-		for _, sub := range []struct {
-			name string
-			s    pfifo.Subject
-		}{{Ours, c.ours}, {Upstream, c.up}} {
-			failed, first := map[string]int{}, map[string]string{}
-			var total fifoReplayed
-			for _, v := range vs {
-				n, err := replayFIFOVector(sub.s, v)
+		counts := vectorChecks(t, c.component, vs, pfifo.Checks(c.ours))
+		var totals [2]fifoReplayed // ours, upstream
+		replayOn := func(s pfifo.Subject, total *fifoReplayed) func(traces.Vector) error {
+			return func(v traces.Vector) error {
+				n, err := replayFIFOVector(s, v)
 				total.lenChecked += n.lenChecked
 				total.lenSkipped += n.lenSkipped
-				if err == nil {
-					continue
-				}
-				if failed[v.Header.Check]++; first[v.Header.Check] == "" {
-					first[v.Header.Check] = fmt.Sprintf("vector %d: %v", v.Header.Seed, err)
-				}
-				if sub.name == Ours || !declared[v.Header.Check] {
-					t.Errorf("%s fails %s vector %d (%s): %v", sub.name, c.component, v.Header.Seed, v.Header.Check, err)
-				} else if err := withoutSyncDuring(sub.s, v); err != nil {
-					t.Errorf("%s fails %s vector %d (%s) also where the declared divergence cannot show: %v", sub.name, c.component, v.Header.Seed, v.Header.Check, err)
-				}
+				return err
 			}
-			t.Logf("%s %s: %d vectors, failed per check: %v; Len steps compared %d, skipped %d (no length exported)",
-				sub.name, c.component, len(vs), failed, total.lenChecked, total.lenSkipped)
-			for ch, msg := range first {
-				t.Logf("  %s, first failure of %s: %s", sub.name, ch, msg)
-			}
-			if sub.name == Ours && c.component == pfifo.DeltaComponent && total.lenChecked == 0 {
-				t.Errorf("no Len step of the deltafifo vectors was compared on ours")
-			}
-			if sub.name != Upstream {
-				continue
-			}
-			for ch := range declared {
-				if vectorChecks[ch] && failed[ch] == 0 {
-					t.Errorf("client-go passes every %s vector, but declares a divergence for it: the vectors miss the case", ch)
-				}
-			}
+		}
+		checkVectorReplays(t, c.component, vs, divs, covered(divs, counts), []vectorSubject{
+			{name: Ours, replay: replayOn(c.ours, &totals[0])},
+			{name: Upstream, replay: replayOn(c.up, &totals[1]), confirm: func(v traces.Vector) error { return withoutSyncDuring(c.up, v) }},
+		})
+		for i, name := range []string{Ours, Upstream} {
+			t.Logf("%s %s: Len steps compared %d, skipped %d (no length exported)", name, c.component, totals[i].lenChecked, totals[i].lenSkipped)
+		}
+		if c.component == pfifo.DeltaComponent && totals[0].lenChecked == 0 {
+			t.Errorf("no Len step of the deltafifo vectors was compared on ours")
 		}
 	}
 }

@@ -193,23 +193,11 @@ func TestVectorsOurs(t *testing.T) {
 // checks it declares divergences for (a drain that does not wait for
 // queued items, Done re-queueing an unheld item), and passes the rest.
 func TestVectorsUpstream(t *testing.T) {
-	declared := map[string]bool{}
-	for _, d := range upstream.WorkqueueDivergences {
-		declared[d.Check] = true
-	}
-	failed := map[string]int{}
-	for _, v := range readVectors(t, "workqueue") {
-		if err := replayQueueVector(upstream.Workqueue().New(pwq.Deps{Clock: clock.RealClock{}}), v); err != nil {
-			failed[v.Header.Check]++
-			if !declared[v.Header.Check] {
-				t.Errorf("client-go fails workqueue vector %d of %s, which declares no divergence: %v", v.Header.Seed, v.Header.Check, err)
-			}
-		}
-	}
-	t.Logf("client-go's queue fails vectors of its declared divergences: %v", failed)
-	if failed[pwq.CheckDoneUnheld] == 0 {
-		t.Errorf("client-go passes every %s vector, but declares a divergence for it: the vectors miss the case", pwq.CheckDoneUnheld)
-	}
+	checkVectorReplays(t, "workqueue", readVectors(t, "workqueue"), upstream.WorkqueueDivergences, []string{pwq.CheckDoneUnheld}, []vectorSubject{
+		{name: Upstream, replay: func(v traces.Vector) error {
+			return replayQueueVector(upstream.Workqueue().New(pwq.Deps{Clock: clock.RealClock{}}), v)
+		}},
+	})
 }
 
 // replayLimiterVector runs a rate limiter vector on the subject's
@@ -291,33 +279,18 @@ func replayBackoffVector(s pbo.Subject, v traces.Vector) error {
 // backoffs pass every rate limiter and backoff vector, except where
 // client-go declares a divergence.
 func TestVectorsLimitersAndBackoff(t *testing.T) {
-	declared := map[string]bool{}
-	for _, d := range slices.Concat(upstream.WorkqueueDivergences, upstream.BackoffDivergences) {
-		declared[d.Check] = true
-	}
+	divs := slices.Concat(upstream.WorkqueueDivergences, upstream.BackoffDivergences)
 	for _, sub := range []struct {
 		name string
 		rl   prl.Subject
 		bo   pbo.Subject
 	}{{Ours, OursLimiters(), OursBackoff()}, {Upstream, upstream.Limiters(), upstream.Backoff()}} {
-		failed := map[string]int{}
-		for _, v := range readVectors(t, "ratelimit") {
-			if err := replayLimiterVector(sub.rl, v); err != nil {
-				failed[v.Header.Check]++
-				if sub.name == Ours || !declared[v.Header.Check] {
-					t.Errorf("%s fails ratelimit vector %d (%s): %v", sub.name, v.Header.Seed, v.Header.Check, err)
-				}
-			}
-		}
-		for _, v := range readVectors(t, "backoff") {
-			if err := replayBackoffVector(sub.bo, v); err != nil {
-				failed[v.Header.Check]++
-				if sub.name == Ours || !declared[v.Header.Check] {
-					t.Errorf("%s fails backoff vector %d (%s): %v", sub.name, v.Header.Seed, v.Header.Check, err)
-				}
-			}
-		}
-		t.Logf("%s: vectors failed per check: %v", sub.name, failed)
+		checkVectorReplays(t, "ratelimit", readVectors(t, "ratelimit"), divs, nil, []vectorSubject{
+			{name: sub.name, replay: func(v traces.Vector) error { return replayLimiterVector(sub.rl, v) }},
+		})
+		checkVectorReplays(t, "backoff", readVectors(t, "backoff"), divs, nil, []vectorSubject{
+			{name: sub.name, replay: func(v traces.Vector) error { return replayBackoffVector(sub.bo, v) }},
+		})
 	}
 }
 
@@ -353,28 +326,13 @@ func replayDelayingVector(t *testing.T, newQ func(pwq.Deps) pwq.Delaying, v trac
 // client-go's fails only ties vectors, its declared divergence (an
 // unstable heap).
 func TestVectorsDelaying(t *testing.T) {
-	declared := map[string]bool{}
-	for _, d := range upstream.DelayingDivergences {
-		declared[d.Check] = true
+	replayOn := func(newQ func(pwq.Deps) pwq.Delaying) func(traces.Vector) error {
+		return func(v traces.Vector) error { return replayDelayingVector(t, newQ, v) }
 	}
-	for _, sub := range []struct {
-		name string
-		newQ func(pwq.Deps) pwq.Delaying
-	}{{Ours, OursWorkqueue().NewDelaying}, {Upstream, upstream.Workqueue().NewDelaying}} {
-		failed := map[string]int{}
-		for _, v := range readVectors(t, "delaying") {
-			if err := replayDelayingVector(t, sub.newQ, v); err != nil {
-				failed[v.Header.Check]++
-				if sub.name == Ours || !declared[v.Header.Check] {
-					t.Errorf("%s fails delaying vector %d (%s): %v", sub.name, v.Header.Seed, v.Header.Check, err)
-				}
-			}
-		}
-		t.Logf("%s: delaying vectors failed per check: %v", sub.name, failed)
-		if sub.name == Upstream && failed[pwq.CheckDelayingTies] == 0 {
-			t.Errorf("client-go passes every ties vector, but declares a divergence for them: the vectors miss the case")
-		}
-	}
+	checkVectorReplays(t, "delaying", readVectors(t, "delaying"), upstream.DelayingDivergences, []string{pwq.CheckDelayingTies}, []vectorSubject{
+		{name: Ours, replay: replayOn(OursWorkqueue().NewDelaying)},
+		{name: Upstream, replay: replayOn(upstream.Workqueue().NewDelaying)},
+	})
 }
 
 // TestReplayStepsCompares: every field of a want is compared (a vector
@@ -430,17 +388,20 @@ func TestReplayStepsCompares(t *testing.T) {
 }
 
 // vectorSubject is one implementation a component's vectors replay on.
+// confirm, if set, is asked about each vector upstream fails under a
+// declared divergence: it returns an error when the failure is not the
+// declared one.
 type vectorSubject struct {
-	name   string
-	replay func(traces.Vector) error
+	name    string
+	replay  func(traces.Vector) error
+	confirm func(traces.Vector) error
 }
 
 // checkVectorReplays replays vs on each subject. Ours must pass every
 // vector; upstream may fail only vectors of a check it declares a
-// divergence for (divs), and must fail at least one vector of each such
-// check the vectors cover (vectorChecks counts the vectors per check), or
-// the vectors miss the declared case.
-func checkVectorReplays(t *testing.T, component string, vs []traces.Vector, vectorChecks map[string]int, divs []props.Divergence, subs []vectorSubject) {
+// divergence for (divs), and must fail at least one vector of each check
+// in mustShow, or the vectors miss the declared case.
+func checkVectorReplays(t *testing.T, component string, vs []traces.Vector, divs []props.Divergence, mustShow []string, subs []vectorSubject) {
 	t.Helper()
 	declared := map[string]bool{}
 	for _, d := range divs {
@@ -456,21 +417,56 @@ func checkVectorReplays(t *testing.T, component string, vs []traces.Vector, vect
 			if failed[v.Header.Check]++; first[v.Header.Check] == "" {
 				first[v.Header.Check] = fmt.Sprintf("vector %d: %v", v.Header.Seed, err)
 			}
-			if sub.name == Ours || !declared[v.Header.Check] {
+			switch {
+			case sub.name == Ours || !declared[v.Header.Check]:
 				t.Errorf("%s fails %s vector %d (%s): %v", sub.name, component, v.Header.Seed, v.Header.Check, err)
+			case sub.confirm != nil:
+				if err := sub.confirm(v); err != nil {
+					t.Errorf("%s fails %s vector %d (%s) also where the declared divergence cannot show: %v", sub.name, component, v.Header.Seed, v.Header.Check, err)
+				}
 			}
 		}
-		t.Logf("%s %s: %d vectors (%v), failed per check: %v", sub.name, component, len(vs), vectorChecks, failed)
+		t.Logf("%s %s: %d vectors, failed per check: %v", sub.name, component, len(vs), failed)
 		for ch, msg := range first {
 			t.Logf("  %s, first failure of %s: %s", sub.name, ch, msg)
 		}
 		if sub.name != Upstream {
 			continue
 		}
-		for ch := range declared {
-			if vectorChecks[ch] > 0 && failed[ch] == 0 {
+		for _, ch := range mustShow {
+			if failed[ch] == 0 {
 				t.Errorf("client-go passes every %s vector, but declares a divergence for it: the vectors miss the case", ch)
 			}
 		}
 	}
+}
+
+// vectorChecks counts vs per check, and fails t for a vector naming a
+// check that is not in checks.
+func vectorChecks(t *testing.T, component string, vs []traces.Vector, checks []props.Check) map[string]int {
+	t.Helper()
+	names := map[string]bool{}
+	for _, c := range checks {
+		names[c.Name] = true
+	}
+	n := map[string]int{}
+	for _, v := range vs {
+		n[v.Header.Check]++
+		if !names[v.Header.Check] {
+			t.Errorf("%s vector %d names check %q, which the %s suite does not have", component, v.Header.Seed, v.Header.Check, component)
+		}
+	}
+	return n
+}
+
+// covered returns the checks of divs that have vectors (counts from
+// vectorChecks): a divergence declared for such a check must show in one.
+func covered(divs []props.Divergence, counts map[string]int) []string {
+	var out []string
+	for _, d := range divs {
+		if counts[d.Check] > 0 && !slices.Contains(out, d.Check) {
+			out = append(out, d.Check)
+		}
+	}
+	return out
 }
