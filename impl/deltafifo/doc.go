@@ -79,9 +79,13 @@
 //   - Slow-process warning: when a pop leaves more than SlowDepth (10) keys
 //     queued and process takes more than SlowTook (100 ms), Pop calls
 //     Options.SlowProcess(key, depth, took) after releasing the lock. If it
-//     is nil, Pop traces with k8s.io/utils/trace as client-go does
-//     (delta_fifo.go:591-602; logged at 100 ms or more), but logs after the
-//     lock is released and not when process panics.
+//     is nil, Pop logs a k8s.io/utils/trace trace as client-go does
+//     (delta_fifo.go:591-602), with delta.TraceSlowPop: the trace is made
+//     only for a slow pop, after the fact (client-go makes one for every pop
+//     under a backlog, half the cost of such a pop), so the time process
+//     took is its Took field; it is logged after the lock is released, not
+//     when process panics, and not at exactly 100 ms (client-go's LogIfLong
+//     compares with >=).
 //   - Dropped: the "Inconceivable" branch for a queued key without deltas
 //     (delta_fifo.go:584-589), impossible here; the Info logs for a known
 //     key whose lookup finds nothing (delta_fifo.go:683, 727); lookup errors

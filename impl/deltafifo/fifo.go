@@ -8,7 +8,6 @@ import (
 	"time"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	utiltrace "k8s.io/utils/trace"
 
 	"github.com/kverify/kverify/impl/delta"
 )
@@ -43,7 +42,7 @@ type Options struct {
 	// queued, with the popped key, that depth and the time process took. It
 	// is called after the FIFO's lock is released, by the goroutine that
 	// called Pop. If nil, such a pop is traced with k8s.io/utils/trace as in
-	// client-go (logged by klog if it took 100 ms or more).
+	// client-go (logged by klog at verbosity 2), with delta.TraceSlowPop.
 	SlowProcess func(key string, depth int, took time.Duration)
 }
 
@@ -84,8 +83,16 @@ func New(opts Options) *FIFO {
 		items:        map[string]delta.Deltas{},
 		initial:      delta.NewInitialSync(),
 	}
+	if f.slowProcess == nil {
+		f.slowProcess = traceSlowPop
+	}
 	f.cond.L = &f.mu
 	return f
+}
+
+// traceSlowPop is the SlowProcess of a FIFO made without one.
+func traceSlowPop(key string, depth int, took time.Duration) {
+	delta.TraceSlowPop("DeltaFIFO Pop Process", key, depth, took)
 }
 
 // KeyOf is the key of obj: of its newest object for a delta.Deltas (an
@@ -257,15 +264,6 @@ func (f *FIFO) pop(process delta.PopProcessFunc, slow *func()) (any, error) {
 
 	if depth <= SlowDepth {
 		return item, process(item, isInInitialList)
-	}
-	if f.slowProcess == nil {
-		trace := utiltrace.New("DeltaFIFO Pop Process",
-			utiltrace.Field{Key: "ID", Value: id},
-			utiltrace.Field{Key: "Depth", Value: depth},
-			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"})
-		err := process(item, isInInitialList)
-		*slow = func() { trace.LogIfLong(SlowTook) }
-		return item, err
 	}
 	start := time.Now()
 	err := process(item, isInInitialList)

@@ -499,3 +499,24 @@ func TestConcurrent(t *testing.T) {
 		t.Error("nothing popped")
 	}
 }
+
+// Without SlowProcess a slow pop is logged as client-go's trace, and only a
+// slow one: the trace is made after the pop.
+func TestSlowPopTracedByDefault(t *testing.T) {
+	k := deltatest.CaptureKlog(t)
+	synctest.Test(t, func(t *testing.T) {
+		f := New(Options{})
+		for i := range 13 {
+			deltatest.Must(t, f.Add(deltatest.Obj(fmt.Sprint(i), "1")))
+		}
+		for _, d := range []time.Duration{150 * time.Millisecond, 100 * time.Millisecond, 101 * time.Millisecond} {
+			_, err := f.Pop(func(any, bool) error { time.Sleep(d); return nil })
+			deltatest.Must(t, err)
+		}
+	})
+	got := k.String()
+	want := `"DeltaFIFO Pop Process" ID:ns/0,Depth:12,Reason:slow event handlers blocking the queue,Took:150ms `
+	if !strings.Contains(got, want) || strings.Count(got, "DeltaFIFO Pop Process") != 1 {
+		t.Errorf("klog got %q, want one trace containing %q", got, want)
+	}
+}

@@ -68,9 +68,14 @@
 //     empties, so memory returns after a burst; client-go reslices
 //     (the_real_fifo.go:409, 540) and keeps the array until an append
 //     reallocates it. Slots are cleared on pop, as in client-go.
-//   - Slow pops are traced with k8s.io/utils/trace as in client-go (depth
-//     after the pop > 10; 100 ms, or 100 ms per delta up to 1 s for a
-//     batch). Metrics, names, identifiers and logger options are not
+//   - Slow pops (depth after the pop > 10; more than 100 ms, or 100 ms per
+//     delta up to 1 s for a batch) are reported to Options.SlowProcess, or
+//     without one traced with k8s.io/utils/trace as in client-go, by
+//     delta.TraceSlowPop: the trace is made only for a slow pop, after the
+//     fact (client-go makes one for every pop under a backlog, half the cost
+//     of such a pop), so the time process took is its Took field; it is not
+//     logged at exactly the threshold (client-go's LogIfLong compares with
+//     >=). Metrics, names, identifiers and logger options are not
 //     offered; lookup errors and misses are reported with
 //     utilruntime.HandleErrorWithContext.
 package realfifo

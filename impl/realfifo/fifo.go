@@ -53,7 +53,8 @@ type Options struct {
 	// ReplacedAll, SyncAll or Bookmark), that depth and the time process
 	// took. It is called after the FIFO's lock is released, by the
 	// goroutine that popped, and not after a process func that panicked.
-	// If nil, such a pop is traced with k8s.io/utils/trace as in client-go.
+	// If nil, such a pop is traced with k8s.io/utils/trace as in client-go
+	// (logged by klog at verbosity 2), with delta.TraceSlowPop.
 	SlowProcess func(key string, depth int, took time.Duration)
 }
 
@@ -415,18 +416,11 @@ func (f *FIFO) Pop(process delta.PopProcessFunc) (any, error) {
 	defer f.initial.Processed(counted)
 
 	depth := f.items.len()
-	if depth > SlowDepth && f.slowProcess == nil {
-		trace := utiltrace.New("RealFIFO Pop Process",
-			utiltrace.Field{Key: "ID", Value: f.traceID(item)},
-			utiltrace.Field{Key: "Depth", Value: depth},
-			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"})
-		defer trace.LogIfLong(SlowTook)
-	}
 	start := f.slowStart(depth)
 	err := f.whileProcessingLocked(func() error {
 		return process(delta.Deltas{item}, isInInitialList)
 	})
-	slow = f.slowCall(item, depth, SlowTook, start)
+	slow = f.slowCall(item, depth, SlowTook, start, 0)
 	return delta.Deltas{item}, err
 }
 
@@ -442,16 +436,18 @@ const (
 // depth deltas queued could be reported slow, and the zero time otherwise:
 // a pop that cannot be slow does not read the clock.
 func (f *FIFO) slowStart(depth int) time.Time {
-	if f.slowProcess == nil || depth <= SlowDepth {
+	if depth <= SlowDepth {
 		return time.Time{}
 	}
 	return time.Now()
 }
 
-// slowCall returns the SlowProcess call for a pop of d that left depth
-// deltas queued and whose process func started at start, or nil if the pop
-// was not slow or there is no SlowProcess.
-func (f *FIFO) slowCall(d delta.Delta, depth int, threshold time.Duration, start time.Time) func() {
+// slowCall returns the report of a pop of d (the first of a batch of
+// batch, or a Pop's if batch is 0) that left depth deltas queued and whose
+// process func started at start, or nil if the pop was not slow. The
+// report is the SlowProcess call, or without one a trace as client-go's
+// (delta.TraceSlowPop).
+func (f *FIFO) slowCall(d delta.Delta, depth int, threshold time.Duration, start time.Time, batch int) func() {
 	if start.IsZero() {
 		return nil
 	}
@@ -460,7 +456,15 @@ func (f *FIFO) slowCall(d delta.Delta, depth int, threshold time.Duration, start
 		return nil
 	}
 	key := f.traceID(d)
-	return func() { f.slowProcess(key, depth, took) }
+	if f.slowProcess != nil {
+		return func() { f.slowProcess(key, depth, took) }
+	}
+	if batch == 0 {
+		return func() { delta.TraceSlowPop("RealFIFO Pop Process", key, depth, took) }
+	}
+	return func() {
+		delta.TraceSlowPop("RealFIFO PopBatch Process", key, depth, took, utiltrace.Field{Key: "BatchSize", Value: batch})
+	}
 }
 
 // whileProcessingLocked runs process, without the lock if
@@ -547,14 +551,6 @@ func (f *FIFO) PopBatch(processBatch func(deltas []delta.Delta, isInInitialList 
 	defer f.initial.Processed(counted)
 
 	depth, took := f.items.len(), min(SlowTook*time.Duration(len(deltas)), time.Second)
-	if depth > SlowDepth && f.slowProcess == nil {
-		trace := utiltrace.New("RealFIFO PopBatch Process",
-			utiltrace.Field{Key: "ID", Value: f.traceID(deltas[0])},
-			utiltrace.Field{Key: "Depth", Value: depth},
-			utiltrace.Field{Key: "Reason", Value: "slow event handlers blocking the queue"},
-			utiltrace.Field{Key: "BatchSize", Value: len(deltas)})
-		defer trace.LogIfLong(took)
-	}
 	start := f.slowStart(depth)
 	var err error
 	if len(deltas) == 1 {
@@ -566,6 +562,6 @@ func (f *FIFO) PopBatch(processBatch func(deltas []delta.Delta, isInInitialList 
 			return processBatch(deltas, isInInitialList)
 		})
 	}
-	slow = f.slowCall(deltas[0], depth, took, start)
+	slow = f.slowCall(deltas[0], depth, took, start, len(deltas))
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 	"weak"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -534,5 +535,41 @@ func TestConcurrent(t *testing.T) {
 	<-done
 	if n.Load() != 3*360 { // 4 calls of 5 queue one delta, the fifth two
 		t.Errorf("popped %d deltas, want %d", n.Load(), 3*360)
+	}
+}
+
+// Without SlowProcess a slow Pop or PopBatch is logged as client-go's
+// trace, and only a slow one: the trace is made after the pop.
+func TestSlowPopTracedByDefault(t *testing.T) {
+	k := deltatest.CaptureKlog(t)
+	synctest.Test(t, func(t *testing.T) {
+		f := atomicFIFO(t, Options{BatchSize: 2})
+		for i := range 16 {
+			deltatest.Must(t, f.Add(deltatest.Obj(fmt.Sprint(i), "1")))
+		}
+		sleep := func(d time.Duration) func(any, bool) error {
+			return func(any, bool) error { time.Sleep(d); return nil }
+		}
+		_, err := f.Pop(sleep(150 * time.Millisecond)) // depth 15
+		deltatest.Must(t, err)
+		_, err = f.Pop(sleep(100 * time.Millisecond)) // not longer than 100 ms
+		deltatest.Must(t, err)
+		batch := func(d time.Duration) error {
+			return f.PopBatch(func([]delta.Delta, bool) error { time.Sleep(d); return nil }, sleep(d))
+		}
+		deltatest.Must(t, batch(250*time.Millisecond)) // 2 deltas, depth 12: over 200 ms
+		deltatest.Must(t, batch(200*time.Millisecond)) // not longer than 2 × 100 ms
+	})
+	got := k.String()
+	for _, want := range []string{
+		`"RealFIFO Pop Process" ID:ns/0,Depth:15,Reason:slow event handlers blocking the queue,Took:150ms `,
+		`"RealFIFO PopBatch Process" ID:ns/2,Depth:12,Reason:slow event handlers blocking the queue,BatchSize:2,Took:250ms `,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("klog got %q, want it to contain %q", got, want)
+		}
+	}
+	if n := strings.Count(got, "Trace["); n != 2*2 { // a trace is a header and an END line
+		t.Errorf("klog got %q: %d trace lines, want 4", got, n)
 	}
 }
