@@ -1,17 +1,14 @@
 package upstream
 
 import (
-	"bytes"
-	"flag"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/kverify/kverify/internal/klogcap"
 	pinf "github.com/kverify/kverify/props/informer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/klog/v2"
 )
 
 // client-go's optional informer capabilities for the suite: its slow-handler
@@ -19,57 +16,18 @@ import (
 // are contained only with utilruntime.ReallyCrash false. Both are
 // process-wide settings, set for the duration of one check and restored.
 
-// klogCapture redirects klog, process-wide, into a buffer at a verbosity
-// until release restores every klog setting.
-type klogCapture struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	state klog.State
-}
-
-func (c *klogCapture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
-
-func (c *klogCapture) text() string {
-	klog.Flush()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
-
-// captureKlog starts a capture at verbosity v: nothing reaches stderr.
-func captureKlog(v int) *klogCapture {
-	c := &klogCapture{state: klog.CaptureState()}
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	for name, value := range map[string]string{
-		"v": strconv.Itoa(v), "logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL",
-	} {
-		// klog's own flags and values: a failure would be a klog API
-		// change, which the checks then report as missing warnings.
-		_ = fs.Set(name, value)
-	}
-	klog.SetOutput(c)
-	return c
-}
-
-func (c *klogCapture) release() { c.state.Restore() }
-
 // slowInformer is the informer with klog captured at verbosity 2, where
 // processorListener.run's trace (shared_informer.go:1496-1503, logged by
 // k8s.io/utils/trace's LogIfLong only when klog.V(2) is on, trace.go:195)
 // becomes visible.
 type slowInformer struct {
 	*upstreamInformer
-	log *klogCapture
+	log *klogcap.Capture
 }
 
 func newSlowInformer() (pinf.SlowFanOut, func()) {
-	c := captureKlog(2)
-	return &slowInformer{upstreamInformer: newUpstreamInformer(0), log: c}, c.release
+	c := klogcap.Start(2)
+	return &slowInformer{upstreamInformer: newUpstreamInformer(0), log: c}, c.Release
 }
 
 var (
@@ -80,7 +38,7 @@ var (
 // SlowWarnings parses the listener traces klog logged so far: the backlog
 // the trace recorded and the trace's full duration.
 func (s *slowInformer) SlowWarnings() []pinf.SlowWarning {
-	text := s.log.text()
+	text := s.log.String()
 	took := map[string]time.Duration{}
 	for _, m := range traceEnd.FindAllStringSubmatch(text, -1) {
 		if d, err := time.ParseDuration(m[2]); err == nil {
@@ -113,9 +71,9 @@ func (s *slowInformer) SlowWarnings() []pinf.SlowWarning {
 func containPanics(body func() error) error {
 	prev := utilruntime.ReallyCrash
 	utilruntime.ReallyCrash = false
-	c := captureKlog(0)
+	c := klogcap.Start(0)
 	defer func() {
-		c.release()
+		c.Release()
 		utilruntime.ReallyCrash = prev
 	}()
 	return body()
