@@ -76,6 +76,32 @@ func New[T comparable](cfg Config[T]) *Queue[T] {
 	return q
 }
 
+// lockTries bounds the TryLock attempts of lock before it parks in Lock.
+const lockTries = 30
+
+// lock takes q.mu for Add, Get and Done: it tries TryLock up to lockTries
+// times before it parks in Lock.
+//
+// Why: sync.Mutex spins before it parks only while the caller's P has no
+// other runnable goroutine (runtime's canSpin). A controller runs more
+// producers and workers than Ps, so its run queues are rarely empty, and a
+// contended Lock parks at once; the park, and the wake in Unlock, cost many
+// times the critical section it waits for (a few probes of the state table
+// and the ring). A failing TryLock only reads the lock word, so the tries do
+// not take the line from the holder, and it fails while the mutex is in
+// starvation mode, so the mutex's bound on a parked waiter's wait holds.
+// Measured side by side (BenchmarkQueue/workers=8, same run): 0.58× of
+// upstream's time with the tries, 0.68× without, on this project's 2-core VM
+// in its quick mode; about 0.85× against 0.95× in its slow mode.
+func (q *Queue[T]) lock() {
+	for range lockTries {
+		if q.mu.TryLock() {
+			return
+		}
+	}
+	q.mu.Lock()
+}
+
 // Add marks item as needing processing. It is ignored once the queue is
 // shutting down.
 //
@@ -91,7 +117,7 @@ func (q *Queue[T]) Add(item T) {
 // add is Add under the lock, given item's tag (hashed before the lock is
 // taken); it reports whether item was queued.
 func (q *Queue[T]) add(item T, tag uint32) (queued bool) {
-	q.mu.Lock()
+	q.lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
 		return false
@@ -124,7 +150,7 @@ func (q *Queue[T]) Len() int {
 // next item, or shutdown == true once the queue is shutting down and empty.
 // The caller must call Done(item) when it has processed the item.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	q.mu.Lock()
+	q.lock()
 	defer q.mu.Unlock()
 	for q.order.Len() == 0 && !q.shuttingDown {
 		q.itemReady.Wait()
@@ -153,7 +179,7 @@ func (q *Queue[T]) Done(item T) {
 // done is Done under the lock, given item's tag; it reports whether item
 // was queued again.
 func (q *Queue[T]) done(item T, tag uint32) (queued bool) {
-	q.mu.Lock()
+	q.lock()
 	defer q.mu.Unlock()
 	place, s := q.state.find(item, tag)
 	if s&processing == 0 {
