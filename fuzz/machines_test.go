@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kverify/kverify/fuzz/libfuzzer"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
 
@@ -41,7 +41,7 @@ func fuzzMachine(f *testing.F) {
 	if !ok {
 		panic(fmt.Sprintf("no check %s/%s registered for ours", m.Component, m.Check))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { props.FuzzCheck(t, c, data) })
+	f.Fuzz(func(t *testing.T, data []byte) { checkkit.FuzzCheck(t, c, data) })
 }
 
 // TestLibFuzzerTargets checks that the machine targets of go test -fuzz

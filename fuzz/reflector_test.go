@@ -3,7 +3,7 @@ package fuzz
 import (
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/subjects"
 )
@@ -25,7 +25,7 @@ func FuzzReflector(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc := prefl.Decode(data)
-		if err := prefl.RunSchedule(t, props.Config{}, subjects.OursReflector(), sc); err != nil {
+		if err := prefl.RunSchedule(t, checkkit.Config{}, subjects.OursReflector(), sc); err != nil {
 			t.Fatalf("%s: %v", sc, err)
 		}
 	})

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/impl/backoff"
-	"github.com/kverify/kverify/props"
 	pbo "github.com/kverify/kverify/props/backoff"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/traces"
 	"github.com/kverify/kverify/upstream"
 	"k8s.io/utils/clock"
@@ -61,9 +61,9 @@ func fromOurs(b backoff.Backoff) pbo.Params {
 // wait.Backoff with DelayWithReset.
 func backoffEntries() []Entry {
 	return []Entry{
-		{Component: pbo.Component, Subject: Ours, Checks: func() []props.Check { return pbo.Checks(OursBackoff()) },
+		{Component: pbo.Component, Subject: Ours, Checks: func() []checkkit.Check { return pbo.Checks(OursBackoff()) },
 			Replay: replayBackoff(OursBackoff)},
-		{Component: pbo.Component, Subject: Upstream, Checks: func() []props.Check { return pbo.Checks(upstream.Backoff()) },
+		{Component: pbo.Component, Subject: Upstream, Checks: func() []checkkit.Check { return pbo.Checks(upstream.Backoff()) },
 			Divergences: upstream.BackoffDivergences, Replay: replayBackoff(upstream.Backoff)},
 	}
 }

@@ -3,7 +3,7 @@ package subjects
 import (
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pfifo "github.com/kverify/kverify/props/fifo"
 	"github.com/kverify/kverify/traces"
 	"github.com/kverify/kverify/upstream"
@@ -12,13 +12,13 @@ import (
 // fifoEntries are the deltafifo and realfifo components' entries.
 func fifoEntries() []Entry {
 	return []Entry{
-		{Component: pfifo.DeltaComponent, Subject: Ours, Checks: func() []props.Check { return pfifo.Checks(OursDeltaFIFO()) },
+		{Component: pfifo.DeltaComponent, Subject: Ours, Checks: func() []checkkit.Check { return pfifo.Checks(OursDeltaFIFO()) },
 			Replay: replayFIFO(OursDeltaFIFO())},
-		{Component: pfifo.DeltaComponent, Subject: Upstream, Checks: func() []props.Check { return pfifo.Checks(upstream.DeltaFIFO()) },
+		{Component: pfifo.DeltaComponent, Subject: Upstream, Checks: func() []checkkit.Check { return pfifo.Checks(upstream.DeltaFIFO()) },
 			Divergences: upstream.DeltaFIFODivergences, Replay: replayFIFO(upstream.DeltaFIFO())},
-		{Component: pfifo.RealComponent, Subject: Ours, Checks: func() []props.Check { return pfifo.Checks(OursRealFIFO()) },
+		{Component: pfifo.RealComponent, Subject: Ours, Checks: func() []checkkit.Check { return pfifo.Checks(OursRealFIFO()) },
 			Replay: replayFIFO(OursRealFIFO())},
-		{Component: pfifo.RealComponent, Subject: Upstream, Checks: func() []props.Check { return pfifo.Checks(upstream.RealFIFO()) },
+		{Component: pfifo.RealComponent, Subject: Upstream, Checks: func() []checkkit.Check { return pfifo.Checks(upstream.RealFIFO()) },
 			Divergences: upstream.RealFIFODivergences, Replay: replayFIFO(upstream.RealFIFO())},
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // Under the gremlins build tag (make gremlins) a test binary runs only
@@ -35,10 +35,10 @@ func RunGremlins(t *testing.T, components ...string) {
 			continue
 		}
 		checks := e.Checks
-		e.Checks = func() []props.Check {
-			return slices.DeleteFunc(checks(), func(c props.Check) bool { return strings.HasSuffix(c.Name, "/race") })
+		e.Checks = func() []checkkit.Check {
+			return slices.DeleteFunc(checks(), func(c checkkit.Check) bool { return strings.HasSuffix(c.Name, "/race") })
 		}
-		e.Divergences = slices.DeleteFunc(slices.Clone(e.Divergences), func(d props.Divergence) bool { return strings.HasSuffix(d.Check, "/race") })
+		e.Divergences = slices.DeleteFunc(slices.Clone(e.Divergences), func(d checkkit.Divergence) bool { return strings.HasSuffix(d.Check, "/race") })
 		entries = append(entries, e)
 	}
 	if len(entries) == 0 {

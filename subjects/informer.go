@@ -11,7 +11,7 @@ import (
 	"github.com/kverify/kverify/impl/delta"
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pinf "github.com/kverify/kverify/props/informer"
 	prefl "github.com/kverify/kverify/props/reflector"
 	sinf "github.com/kverify/kverify/spec/informer"
@@ -28,12 +28,12 @@ func informerEntries() []Entry {
 	}
 }
 
-func oursInformerChecks() []props.Check {
+func oursInformerChecks() []checkkit.Check {
 	// The assembled checks first: they take milliseconds.
 	return append(prefl.InformerChecks(OursAssembled()), pinf.Checks(OursInformer())...)
 }
 
-func upstreamInformerChecks() []props.Check {
+func upstreamInformerChecks() []checkkit.Check {
 	return append(prefl.InformerChecks(upstream.SharedInformer()), pinf.Checks(upstream.Informer())...)
 }
 

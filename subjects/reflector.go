@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/impl/reflector"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/traces"
@@ -16,9 +16,9 @@ import (
 // reflectorEntries binds the reflector suite to ours and to client-go.
 func reflectorEntries() []Entry {
 	return []Entry{
-		{Component: prefl.Component, Subject: Ours, Checks: func() []props.Check { return prefl.Checks(OursReflector()) },
+		{Component: prefl.Component, Subject: Ours, Checks: func() []checkkit.Check { return prefl.Checks(OursReflector()) },
 			Replay: replayReflector(OursReflector())},
-		{Component: prefl.Component, Subject: Upstream, Checks: func() []props.Check { return prefl.Checks(upstream.Reflector()) },
+		{Component: prefl.Component, Subject: Upstream, Checks: func() []checkkit.Check { return prefl.Checks(upstream.Reflector()) },
 			Divergences: upstream.ReflectorDivergences, Replay: replayReflector(upstream.Reflector())},
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/impl/ring"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pring "github.com/kverify/kverify/props/ring"
 	"github.com/kverify/kverify/traces"
 	"github.com/kverify/kverify/upstream"
@@ -79,11 +79,11 @@ func ringEntries() []Entry {
 	}
 }
 
-func oursRing() []props.Check {
+func oursRing() []checkkit.Check {
 	return slices.Concat(pring.Checks(OursRing()), pring.Checks(OursChunked()), pring.Checks(OursPooled()))
 }
 
-func upstreamRing() []props.Check { return pring.Checks(upstream.Ring()) }
+func upstreamRing() []checkkit.Check { return pring.Checks(upstream.Ring()) }
 
 func replayRing(ss ...pring.Subject) func(*testing.T, *traces.Trace) error {
 	return func(_ *testing.T, tr *traces.Trace) error { return pring.Replay(ss, tr) }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -32,8 +32,8 @@ func RunSuite(t *testing.T, entries []Entry) {
 		checks, divs := e.Checks(), e.Divergences
 		if only != nil {
 			keep := func(name string) bool { return slices.Contains(only, e.Component+"/"+name) }
-			checks = slices.DeleteFunc(checks, func(c props.Check) bool { return !keep(c.Name) })
-			divs = slices.DeleteFunc(slices.Clone(divs), func(d props.Divergence) bool { return !keep(d.Check) })
+			checks = slices.DeleteFunc(checks, func(c checkkit.Check) bool { return !keep(c.Name) })
+			divs = slices.DeleteFunc(slices.Clone(divs), func(d checkkit.Divergence) bool { return !keep(d.Check) })
 			if len(checks) == 0 {
 				continue
 			}
@@ -45,7 +45,7 @@ func RunSuite(t *testing.T, entries []Entry) {
 			continue
 		}
 		t.Run(e.Component+"/"+e.Subject, func(t *testing.T) {
-			props.Run(t, checks, props.WithDivergences(divs...), props.WithSubject(subjectName(e.Subject)), props.WithComponent(e.Component))
+			checkkit.Run(t, checks, checkkit.WithDivergences(divs...), checkkit.WithSubject(subjectName(e.Subject)), checkkit.WithComponent(e.Component))
 		})
 	}
 }
@@ -84,8 +84,8 @@ func RunReplay(t *testing.T, entries []Entry) {
 			if !ok {
 				t.Fatalf("component %s has no check %q", e.Component, tr.Check)
 			}
-			t.Logf("%s is a probe trace: running the check again on %s, exploring for up to %v (recorded: %s)", tr.Check, subjectName(subject), props.ProbeReplayBudget, firstLine(tr.Message))
-			props.Run(t, []props.Check{c}, props.WithSubject(subjectName(subject)), props.WithBudget(props.ProbeReplayBudget))
+			t.Logf("%s is a probe trace: running the check again on %s, exploring for up to %v (recorded: %s)", tr.Check, subjectName(subject), checkkit.ProbeReplayBudget, firstLine(tr.Message))
+			checkkit.Run(t, []checkkit.Check{c}, checkkit.WithSubject(subjectName(subject)), checkkit.WithBudget(checkkit.ProbeReplayBudget))
 			return
 		}
 		if e.Replay == nil {

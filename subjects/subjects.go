@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -22,8 +22,8 @@ const (
 type Entry struct {
 	Component   string
 	Subject     string
-	Checks      func() []props.Check
-	Divergences []props.Divergence
+	Checks      func() []checkkit.Check
+	Divergences []checkkit.Divergence
 	// Replay runs a saved trace of one of the component's checks; nil
 	// when the component has no replayable checks.
 	Replay func(t *testing.T, tr *traces.Trace) error
@@ -41,17 +41,17 @@ func All() []Entry {
 
 // Lookup returns the check called name of component on subject, from
 // entries (All, or a nested module's own).
-func Lookup(entries []Entry, subject, component, name string) (props.Check, bool) {
+func Lookup(entries []Entry, subject, component, name string) (checkkit.Check, bool) {
 	for _, e := range entries {
 		if e.Component != component || e.Subject != subject {
 			continue
 		}
 		cs := e.Checks()
-		if i := slices.IndexFunc(cs, func(c props.Check) bool { return c.Name == name }); i >= 0 {
+		if i := slices.IndexFunc(cs, func(c checkkit.Check) bool { return c.Name == name }); i >= 0 {
 			return cs[i], true
 		}
 	}
-	return props.Check{}, false
+	return checkkit.Check{}, false
 }
 
 // External is a subject registered by a module of its own, nested in this

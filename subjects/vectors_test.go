@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
 	pbo "github.com/kverify/kverify/props/backoff"
+	"github.com/kverify/kverify/props/checkkit"
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pring "github.com/kverify/kverify/props/ring"
 	pwq "github.com/kverify/kverify/props/workqueue"
@@ -401,7 +401,7 @@ type vectorSubject struct {
 // vector; upstream may fail only vectors of a check it declares a
 // divergence for (divs), and must fail at least one vector of each check
 // in mustShow, or the vectors miss the declared case.
-func checkVectorReplays(t *testing.T, component string, vs []traces.Vector, divs []props.Divergence, mustShow []string, subs []vectorSubject) {
+func checkVectorReplays(t *testing.T, component string, vs []traces.Vector, divs []checkkit.Divergence, mustShow []string, subs []vectorSubject) {
 	t.Helper()
 	declared := map[string]bool{}
 	for _, d := range divs {
@@ -443,7 +443,7 @@ func checkVectorReplays(t *testing.T, component string, vs []traces.Vector, divs
 
 // vectorChecks counts vs per check, and fails t for a vector naming a
 // check that is not in checks.
-func vectorChecks(t *testing.T, component string, vs []traces.Vector, checks []props.Check) map[string]int {
+func vectorChecks(t *testing.T, component string, vs []traces.Vector, checks []checkkit.Check) map[string]int {
 	t.Helper()
 	names := map[string]bool{}
 	for _, c := range checks {
@@ -461,7 +461,7 @@ func vectorChecks(t *testing.T, component string, vs []traces.Vector, checks []p
 
 // covered returns the checks of divs that have vectors (counts from
 // vectorChecks): a divergence declared for such a check must show in one.
-func covered(divs []props.Divergence, counts map[string]int) []string {
+func covered(divs []checkkit.Divergence, counts map[string]int) []string {
 	var out []string
 	for _, d := range divs {
 		if counts[d.Check] > 0 && !slices.Contains(out, d.Check) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	wq "github.com/kverify/kverify/impl/workqueue"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/traces"
 	"github.com/kverify/kverify/upstream"
@@ -37,16 +37,16 @@ func workqueueEntries() []Entry {
 	var es []Entry
 	for _, c := range []struct {
 		name   string
-		checks func(pwq.Subject) []props.Check
-		divs   []props.Divergence
+		checks func(pwq.Subject) []checkkit.Check
+		divs   []checkkit.Divergence
 	}{
 		{pwq.Component, pwq.QueueChecks, upstream.QueueDivergences},
 		{pwq.ComponentDelaying, pwq.DelayingChecks, upstream.DelayingDivergences},
 		{pwq.ComponentRateLimit, pwq.RateLimitChecks, upstream.LimiterDivergences},
 	} {
 		es = append(es,
-			Entry{Component: c.name, Subject: Ours, Checks: func() []props.Check { return c.checks(OursWorkqueue()) }, Replay: replayWorkqueue(OursWorkqueue)},
-			Entry{Component: c.name, Subject: Upstream, Checks: func() []props.Check { return c.checks(upstream.Workqueue()) }, Divergences: c.divs, Replay: replayWorkqueue(upstream.Workqueue)})
+			Entry{Component: c.name, Subject: Ours, Checks: func() []checkkit.Check { return c.checks(OursWorkqueue()) }, Replay: replayWorkqueue(OursWorkqueue)},
+			Entry{Component: c.name, Subject: Upstream, Checks: func() []checkkit.Check { return c.checks(upstream.Workqueue()) }, Divergences: c.divs, Replay: replayWorkqueue(upstream.Workqueue)})
 	}
 	return es
 }

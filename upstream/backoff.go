@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/kverify/kverify/props"
 	pbo "github.com/kverify/kverify/props/backoff"
+	"github.com/kverify/kverify/props/checkkit"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/clock"
 )
@@ -63,8 +63,8 @@ func toWait(p pbo.Params) wait.Backoff {
 // contract.
 var BackoffDivergences = backoffDivergences()
 
-func backoffDivergences() []props.Divergence {
-	ds := []props.Divergence{
+func backoffDivergences() []checkkit.Divergence {
+	ds := []checkkit.Divergence{
 		{
 			Check:    pbo.CheckJitter,
 			Reason:   "wait.Jitter adds duration + time.Duration(rand*jitter*duration) in int64 without a guard, so a huge duration (math.MaxInt64-1 with jitter 1 and almost any random number) wraps around to a negative delay, on every platform; on amd64 the jittered delay of a Duration whose product already went negative (see backoff/sequence) is negative too",
@@ -82,7 +82,7 @@ func backoffDivergences() []props.Divergence {
 		},
 	}
 	if floatConversionWraps() {
-		ds = append(ds, props.Divergence{
+		ds = append(ds, checkkit.Divergence{
 			Check:    pbo.CheckSequence,
 			Reason:   "delay computes time.Duration(float64(duration) * factor) without a guard; on this platform (amd64: the conversion of a float64 >= 2^63 gives math.MinInt64) a product past math.MaxInt64 becomes a negative Duration, which no positive cap catches, and every later Step returns it",
 			Upstream: APIMachineryVersion + "/pkg/util/wait/backoff.go:110-116",

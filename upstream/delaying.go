@@ -1,7 +1,7 @@
 package upstream
 
 import (
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"k8s.io/client-go/util/workqueue"
@@ -35,7 +35,7 @@ func rateLimiting() func(pwq.Deps, prl.Limiter) pwq.RateLimiting {
 // DelayingDivergences are client-go's known differences from the delaying
 // queue contract (component delaying); they are part of
 // WorkqueueDivergences.
-var DelayingDivergences = []props.Divergence{
+var DelayingDivergences = []checkkit.Divergence{
 	{
 		Check:    pwq.CheckDelayingTies,
 		Reason:   "the waiting heap orders entries by readyAt only (Less is readyAt.Before) and container/heap is not stable, so items set for the same time come out in heap order: a, b, c all set for +1s are handed out a, c, b",

@@ -1,7 +1,7 @@
 package upstream
 
 import (
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pfifo "github.com/kverify/kverify/props/fifo"
 	"k8s.io/client-go/tools/cache"
 )
@@ -118,7 +118,7 @@ func fromObject(obj any) any {
 
 // DeltaFIFODivergences are cache.DeltaFIFO's known differences from the
 // FIFO contract.
-var DeltaFIFODivergences = []props.Divergence{
+var DeltaFIFODivergences = []checkkit.Divergence{
 	{
 		Check:    pfifo.DeltaComponent + "/" + pfifo.CheckSynced,
 		Reason:   "Pop counts an initial item as done before calling its process func, so the FIFO (and an informer's HasSynced) reports synced while the last initial object is still being processed; we count it once process returns",
@@ -138,7 +138,7 @@ var DeltaFIFODivergences = []props.Divergence{
 
 // RealFIFODivergences are cache.RealFIFO's known differences from the
 // FIFO contract.
-var RealFIFODivergences = []props.Divergence{
+var RealFIFODivergences = []checkkit.Divergence{
 	{
 		Check:    pfifo.RealComponent + "/" + pfifo.CheckBadInput,
 		Reason:   "in atomic mode Replace wraps the list in one ReplacedAll without computing any key, so objects without a key are accepted and fail later, in processing; MetaNamespaceKeyFunc also accepts an object without a name (key \"\"); we reject both",

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pinf "github.com/kverify/kverify/props/informer"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +35,7 @@ func Informer() pinf.Subject {
 
 // InformerDivergences are client-go's known differences from the informer
 // contract (impl/informer's package doc states ours and why).
-var InformerDivergences = []props.Divergence{
+var InformerDivergences = []checkkit.Divergence{
 	{Check: pinf.CheckSlowWarning,
 		Reason: "client-go traces a handler call that took 100ms or more (utiltrace LogIfLong compares with >=, k8s.io/utils/trace/trace.go:262), not only longer than 100ms; " +
 			"its backlog count is read by the handler goroutine racing with the pump's refill (shared_informer.go:1496 vs :1458), so at a call's start it is the backlog or one less, at random; " +

@@ -3,7 +3,7 @@ package upstream
 import (
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	prl "github.com/kverify/kverify/props/ratelimit"
 	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
@@ -45,7 +45,7 @@ func Limiters() prl.Subject {
 
 // LimiterDivergences are client-go's known differences from the rate
 // limiter contract.
-var LimiterDivergences = []props.Divergence{
+var LimiterDivergences = []checkkit.Divergence{
 	{
 		Check:    prl.CheckExponentialOverflow,
 		Reason:   "ItemExponential computes baseDelay*2^failures in float64 and guards only backoff > math.MaxInt64; a product of exactly 2^63 (1ns base on the 64th When, 2^62ns base on the 2nd, any base that float64 rounds to 2^63 on the 1st) passes the guard and time.Duration(backoff) gives math.MinInt64, a negative delay; bases above 2^53ns are also rounded by the float64 conversion",

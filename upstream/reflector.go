@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	prefl "github.com/kverify/kverify/props/reflector"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -66,7 +66,7 @@ func (r reflector) LastSyncResourceVersion() string { return r.r.LastSyncResourc
 
 // ReflectorDivergences are client-go's known differences from the
 // reflector contract.
-var ReflectorDivergences = []props.Divergence{
+var ReflectorDivergences = []checkkit.Divergence{
 	{Check: prefl.CheckStops,
 		Reason:   "the stream handed over by watch-list is stopped twice: handleAnyWatch stops it when the watch ends (deferred, stopWatcher) and ListAndWatchWithContext stops it again from its own deferred w.Stop(), since watch() only clears its local copy; and when the store's Replace fails after the end bookmark, watchList returns the error without stopping the stream, and ListAndWatchWithContext sets w = nil before falling back to LIST, so the stream stays open (its goroutine and connection leak) while the reflector lists and watches again",
 		Upstream: Version + "/tools/cache/reflector.go:476-481,489-497,895-904,992-997"},

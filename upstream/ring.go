@@ -1,7 +1,7 @@
 package upstream
 
 import (
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pring "github.com/kverify/kverify/props/ring"
 	"k8s.io/utils/buffer"
 )
@@ -42,7 +42,7 @@ func ShrinkingRing() pring.Subject {
 
 // RingDivergences are k8s.io/utils/buffer's known differences from the
 // ring contract.
-var RingDivergences = []props.Divergence{
+var RingDivergences = []checkkit.Divergence{
 	{
 		Check:    "ring/" + pring.CheckNegativeSize,
 		Reason:   "NewTypedRingGrowing passes InitialSize to make([]T, n) unchecked, so a negative size panics (makeslice: len out of range); ours treats it as 0",

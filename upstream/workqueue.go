@@ -3,7 +3,7 @@ package upstream
 import (
 	"slices"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"k8s.io/client-go/util/workqueue"
 )
@@ -35,7 +35,7 @@ var WorkqueueDivergences = slices.Concat(QueueDivergences, DelayingDivergences, 
 
 // QueueDivergences are client-go's known differences from the plain
 // queue's contract.
-var QueueDivergences = []props.Divergence{
+var QueueDivergences = []checkkit.Divergence{
 	{
 		Check:    pwq.CheckDrain,
 		Reason:   "ShutDownWithDrain waits only while the processing set is non-empty; items still queued are not waited for, although its doc says it \"waits until all items in the queue have been processed\"",

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // suitePkg is the package whose TestSuite runs every registered entry.
@@ -181,9 +181,9 @@ func (r *goTestRun) handle(ev event, verbose io.Writer) {
 		res.End = ev.Time
 		if ev.Action == "skip" {
 			switch out := res.Output.String(); {
-			case strings.Contains(out, props.DivergencePrefix):
+			case strings.Contains(out, checkkit.DivergencePrefix):
 				res.Status = "divergence"
-			case strings.Contains(out, props.NotOfferedPrefix+":"):
+			case strings.Contains(out, checkkit.NotOfferedPrefix+":"):
 				res.Status = "not-offered"
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // ReportVersion names the report format; report.schema.json (next to
@@ -98,7 +98,7 @@ var (
 )
 
 // checkFrom turns a suite result into its report.
-func checkFrom(r *result, info map[string]props.Check) checkReport {
+func checkFrom(r *result, info map[string]checkkit.Check) checkReport {
 	c := info[r.Component+"/"+r.Check]
 	fam := c.Family
 	if r.Family != "" {
@@ -117,7 +117,7 @@ func checkFrom(r *result, info map[string]props.Check) checkReport {
 		}
 		cr.Message = strings.TrimSpace(divergenceText(out))
 	case "not-offered":
-		if _, after, ok := strings.Cut(out, props.NotOfferedPrefix+": "); ok {
+		if _, after, ok := strings.Cut(out, checkkit.NotOfferedPrefix+": "); ok {
 			cr.Reason = strings.TrimSpace(firstLineOf(after))
 		}
 	case "fail":

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -56,8 +56,8 @@ func sampleResults() []*result {
 	return []*result{
 		mk("queue/drain", "pass", ""),
 		mk("queue/model", "fail", "    model check queue/model: broke Fair FIFO order: got b, want a\ncounterexample (steps)\nsaved: /tmp/kv/workqueue-queue-model-ours.json (replay: kverify replay /tmp/kv/workqueue-queue-model-ours.json)\n"),
-		mk("queue/metrics", "not-offered", "    props.go:1: "+props.NotOfferedPrefix+": the queue does not declare metrics\n"),
-		mk("queue/race", "divergence", "    "+props.DivergencePrefix+": queue/race\n  reason: client-go does X\n  upstream: queue.go:1\n  observed: broke Linearizable: history\n"),
+		mk("queue/metrics", "not-offered", "    props.go:1: "+checkkit.NotOfferedPrefix+": the queue does not declare metrics\n"),
+		mk("queue/race", "divergence", "    "+checkkit.DivergencePrefix+": queue/race\n  reason: client-go does X\n  upstream: queue.go:1\n  observed: broke Linearizable: history\n"),
 		mk("queue/leak", "not-run", "kverify: the check got no result\n"),
 	}
 }
@@ -80,7 +80,7 @@ func TestReportSchema(t *testing.T) {
 		return
 	}
 	rep := newReport("verify", []string{"--subject", "ours"}, true, "/tmp/kv")
-	info := map[string]props.Check{"workqueue/queue/model": {Family: props.FamilyModel, Guarantee: "fair FIFO"}}
+	info := map[string]checkkit.Check{"workqueue/queue/model": {Family: checkkit.FamilyModel, Guarantee: "fair FIFO"}}
 	for _, r := range sampleResults() {
 		rep.Checks = append(rep.Checks, checkFrom(r, info))
 	}
@@ -107,7 +107,7 @@ func TestReportSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]checkReport{
-		"queue/model":   {Result: "fail", Broke: "Fair FIFO order", Trace: "/tmp/kv/workqueue-queue-model-ours.json", Family: props.FamilyModel},
+		"queue/model":   {Result: "fail", Broke: "Fair FIFO order", Trace: "/tmp/kv/workqueue-queue-model-ours.json", Family: checkkit.FamilyModel},
 		"queue/metrics": {Result: "not-offered", Reason: "the queue does not declare metrics"},
 		"queue/race":    {Result: "divergence", Reason: "client-go does X", Broke: "Linearizable"},
 		"queue/leak":    {Result: "not-run"},

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
 
@@ -170,7 +170,7 @@ func isFinal(action string) bool { return action == "pass" || action == "fail" |
 // notRun reports whether a result is a check the suite did not run because
 // an earlier check hung in the same process.
 func notRun(r *result) bool {
-	return r.Status == "skip" && strings.Contains(r.Output.String(), props.NotRunPrefix+":")
+	return r.Status == "skip" && strings.Contains(r.Output.String(), checkkit.NotRunPrefix+":")
 }
 
 // runAll runs the binary until every wanted check has a result: checks

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/mutants"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
 
@@ -91,8 +91,8 @@ func (c *commonFlags) timeout(nChecks int) time.Duration {
 // checkInfo maps component/check to the check's family and guarantee, as
 // a subject that is offered the check lists it (NotOffered is set only if
 // no registered subject is).
-func checkInfo() map[string]props.Check {
-	info := map[string]props.Check{}
+func checkInfo() map[string]checkkit.Check {
+	info := map[string]checkkit.Check{}
 	for _, e := range subjects.All() {
 		for _, c := range e.Checks() {
 			if old, ok := info[e.Component+"/"+c.Name]; !ok || old.NotOffered != "" {
@@ -320,7 +320,7 @@ type row struct {
 	elapsed                    time.Duration
 }
 
-func printTable(w io.Writer, rs []*result, info map[string]props.Check) {
+func printTable(w io.Writer, rs []*result, info map[string]checkkit.Check) {
 	rows := map[string]*row{}
 	var keys []string
 	for _, r := range rs {
@@ -380,7 +380,7 @@ func printDetails(w io.Writer, rs []*result) {
 }
 
 func divergenceText(out string) string {
-	if i := strings.Index(out, props.DivergencePrefix); i >= 0 {
+	if i := strings.Index(out, checkkit.DivergencePrefix); i >= 0 {
 		out = out[i:]
 	}
 	var lines []string

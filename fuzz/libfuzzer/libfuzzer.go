@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
 
@@ -35,7 +35,7 @@ type Machine struct{ Component, Check string }
 var (
 	setUp  sync.Once
 	mu     sync.Mutex
-	checks = map[string]props.Check{}
+	checks = map[string]checkkit.Check{}
 )
 
 // Run runs the check of the machine target called target once on data, on
@@ -49,14 +49,14 @@ func Run(target string, data []byte) {
 	c := check(target)
 	setUp.Do(setUpTesting)
 	ok := testing.RunTests(matchAll, []testing.InternalTest{{Name: target, F: func(t *testing.T) {
-		props.FuzzCheck(t, c, data)
+		checkkit.FuzzCheck(t, c, data)
 	}}})
 	if !ok {
 		panic(fmt.Sprintf("kverify: %s: check %s failed on this input", target, c.Name))
 	}
 }
 
-func check(target string) props.Check {
+func check(target string) checkkit.Check {
 	mu.Lock()
 	defer mu.Unlock()
 	if c, ok := checks[target]; ok {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -41,10 +41,10 @@ func badParams() []Params {
 
 // badInput tries every bad parameter on New and NewDelay (and a negative
 // reset interval on NewDelay), and uses what is accepted a little.
-func badInput(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		rec := props.NewRecorder(cfg.Progress)
-		var problems []props.Problem
+func badInput(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		rec := checkkit.NewRecorder(cfg.Progress)
+		var problems []checkkit.Problem
 		for _, p := range badParams() {
 			problems = append(problems, tryBad(rec, "New("+p.String()+")", func() (func() time.Duration, error) {
 				b, err := s.New(p)
@@ -79,19 +79,19 @@ func badInput(s Subject) func(*testing.T, props.Config) error {
 		if len(problems) == 0 {
 			return nil
 		}
-		g, d := props.Worst(problems, gNoPanic, gNegative)
-		return props.Save(t, cfg, Component, CheckBadInput, rec.Attach(props.Broke(g, "%s", d)))
+		g, d := checkkit.Worst(problems, gNoPanic, gNegative)
+		return checkkit.Save(t, cfg, Component, CheckBadInput, rec.Attach(checkkit.Broke(g, "%s", d)))
 	}
 }
 
 // tryBad calls build, which returns the accepted thing's next-delay call
 // or an error; what is accepted is called three times.
-func tryBad(rec *props.Recorder, name string, build func() (func() time.Duration, error)) []props.Problem {
+func tryBad(rec *checkkit.Recorder, name string, build func() (func() time.Duration, error)) []checkkit.Problem {
 	var next func() time.Duration
 	var err error
-	if p := props.Protect(func() { next, err = build() }); p != nil {
+	if p := checkkit.Protect(func() { next, err = build() }); p != nil {
 		rec.Step(name, "error", p.Error())
-		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", name, p)}}
+		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", name, p)}}
 	}
 	if err != nil {
 		rec.Step(name, "error", errString(err))
@@ -99,20 +99,20 @@ func tryBad(rec *props.Recorder, name string, build func() (func() time.Duration
 	}
 	if next == nil {
 		rec.Step(name, "error", "nil without an error")
-		return []props.Problem{{Guarantee: gRejected, Detail: name + " returned neither a value nor an error"}}
+		return []checkkit.Problem{{Guarantee: gRejected, Detail: name + " returned neither a value nor an error"}}
 	}
 	rec.Step(name, "error", "accepted")
 	for i := range 3 {
 		var d time.Duration
-		if p := props.Protect(func() { d = next() }); p != nil {
+		if p := checkkit.Protect(func() { d = next() }); p != nil {
 			rec.Step("next delay", "no panic", p.Error())
-			return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then delay #%d: %v", name, i+1, p)}}
+			return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then delay #%d: %v", name, i+1, p)}}
 		}
 		if d < 0 {
 			rec.Step("next delay", ">= 0", fmtD(d))
-			return []props.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then delay #%d = %s", name, i+1, fmtD(d))}}
+			return []checkkit.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then delay #%d = %s", name, i+1, fmtD(d))}}
 		}
 		rec.Step("next delay", ">= 0", fmtD(d))
 	}
-	return []props.Problem{{Guarantee: gRejected, Detail: name + " was accepted"}}
+	return []checkkit.Problem{{Guarantee: gRejected, Detail: name + " was accepted"}}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	testingclock "k8s.io/utils/clock/testing"
 )
@@ -26,23 +26,23 @@ const defaultCalls = spec.DefaultSteps + 7
 // defaults pins the reflector's default backoff: its parameters, its
 // sequence without jitter (stepped, and through a Delay with the default
 // reset called without pause), and the range of its jittered delays.
-func defaults(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		rec := props.NewRecorder(cfg.Progress)
-		return props.Save(t, cfg, Component, CheckDefault, rec.Attach(defaultWitness(s, rec)))
+func defaults(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		rec := checkkit.NewRecorder(cfg.Progress)
+		return checkkit.Save(t, cfg, Component, CheckDefault, rec.Attach(defaultWitness(s, rec)))
 	}
 }
 
-func defaultWitness(s Subject, rec *props.Recorder) error {
+func defaultWitness(s Subject, rec *checkkit.Recorder) error {
 	want := fromSpec(spec.Default())
 	var p Params
-	if pe := props.Protect(func() { p = s.Default() }); pe != nil {
+	if pe := checkkit.Protect(func() { p = s.Default() }); pe != nil {
 		rec.Step("Default()", want.String(), pe.Error())
-		return props.Broke(gNoPanic, "Default(): %v", pe)
+		return checkkit.Broke(gNoPanic, "Default(): %v", pe)
 	}
 	rec.Step("Default()", want.String(), p.String())
 	if p != want {
-		return props.Broke("the reflector's defaults", "Default() is {%v}, want {%v}", p, want)
+		return checkkit.Broke("the reflector's defaults", "Default() is {%v}, want {%v}", p, want)
 	}
 
 	// Without jitter.
@@ -54,13 +54,13 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 	}
 	for i := range defaultCalls {
 		var got time.Duration
-		if pe := props.Protect(func() { got = b.Step(constRand(0)) }); pe != nil {
+		if pe := checkkit.Protect(func() { got = b.Step(constRand(0)) }); pe != nil {
 			rec.Step("Step", fmtD(defaultBase(i)), pe.Error())
-			return props.Broke(gNoPanic, "Step #%d of the defaults without jitter: %v", i+1, pe)
+			return checkkit.Broke(gNoPanic, "Step #%d of the defaults without jitter: %v", i+1, pe)
 		}
 		rec.Step("Step", fmtD(defaultBase(i)), fmtD(got))
 		if got != defaultBase(i) {
-			return props.Broke("the reflector's default sequence", "Step #%d of the defaults without jitter returned %s, want %s (sequence 0.8s, 1.6s, 3.2s, 6.4s, 12.8s, 25.6s, 30s, 30s, ...)", i+1, fmtD(got), fmtD(defaultBase(i)))
+			return checkkit.Broke("the reflector's default sequence", "Step #%d of the defaults without jitter returned %s, want %s (sequence 0.8s, 1.6s, 3.2s, 6.4s, 12.8s, 25.6s, 30s, 30s, ...)", i+1, fmtD(got), fmtD(defaultBase(i)))
 		}
 	}
 
@@ -82,13 +82,13 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 		if s.Rand {
 			want = fmtD(spec.Jittered(base, spec.DefaultJitter, r))
 		}
-		if pe := props.Protect(func() { got = b.Step(constRand(r)) }); pe != nil {
+		if pe := checkkit.Protect(func() { got = b.Step(constRand(r)) }); pe != nil {
 			rec.Step(op, want, pe.Error())
-			return props.Broke(gNoPanic, "Step #%d of the defaults: %v", i+1, pe)
+			return checkkit.Broke(gNoPanic, "Step #%d of the defaults: %v", i+1, pe)
 		}
 		rec.Step(op, want, fmtD(got))
 		if got < base || got >= 2*base || (s.Rand && !near(got, spec.Jittered(base, spec.DefaultJitter, r))) {
-			return props.Broke("the reflector's default jitter", "Step #%d of the defaults (base %s) returned %s, want %s", i+1, fmtD(base), fmtD(got), want)
+			return checkkit.Broke("the reflector's default jitter", "Step #%d of the defaults (base %s) returned %s, want %s", i+1, fmtD(base), fmtD(got), want)
 		}
 	}
 
@@ -100,13 +100,13 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 	c := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	op := fmt.Sprintf("NewDelay(%v, Reset=%s)", p0, fmtD(spec.DefaultReset))
 	var d Delay
-	if pe := props.Protect(func() { d, err = s.NewDelay(p0, c, spec.DefaultReset, constRand(0)) }); pe != nil {
+	if pe := checkkit.Protect(func() { d, err = s.NewDelay(p0, c, spec.DefaultReset, constRand(0)) }); pe != nil {
 		rec.Step(op, "ok", pe.Error())
-		return props.Broke(gNoPanic, "%s: %v", op, pe)
+		return checkkit.Broke(gNoPanic, "%s: %v", op, pe)
 	}
 	rec.Step(op, "ok", errString(err))
 	if err != nil {
-		return props.Broke(gAccepted, "%s: %v", op, err)
+		return checkkit.Broke(gAccepted, "%s: %v", op, err)
 	}
 	for i := range 11 {
 		if i == 10 {
@@ -114,29 +114,29 @@ func defaultWitness(s Subject, rec *props.Recorder) error {
 			rec.Step("Sleep(1m59s)", "", "")
 		}
 		var got time.Duration
-		if pe := props.Protect(func() { got = d.Next() }); pe != nil {
+		if pe := checkkit.Protect(func() { got = d.Next() }); pe != nil {
 			rec.Step("Next", fmtD(defaultBase(i)), pe.Error())
-			return props.Broke(gNoPanic, "Next #%d of the default Delay: %v", i+1, pe)
+			return checkkit.Broke(gNoPanic, "Next #%d of the default Delay: %v", i+1, pe)
 		}
 		rec.Step("Next", fmtD(defaultBase(i)), fmtD(got))
 		if got != defaultBase(i) {
-			return props.Broke("the reflector's default sequence", "Next #%d of a default Delay without jitter returned %s, want %s", i+1, fmtD(got), fmtD(defaultBase(i)))
+			return checkkit.Broke("the reflector's default sequence", "Next #%d of a default Delay without jitter returned %s, want %s", i+1, fmtD(got), fmtD(defaultBase(i)))
 		}
 	}
 	return nil
 }
 
 // newChecked makes a backoff that must be accepted.
-func newChecked(s Subject, rec *props.Recorder, p Params) (Backoff, error) {
+func newChecked(s Subject, rec *checkkit.Recorder, p Params) (Backoff, error) {
 	var b Backoff
 	var err error
-	if pe := props.Protect(func() { b, err = s.New(p) }); pe != nil {
+	if pe := checkkit.Protect(func() { b, err = s.New(p) }); pe != nil {
 		rec.Step("New("+p.String()+")", "ok", pe.Error())
-		return nil, props.Broke(gNoPanic, "New(%v): %v", p, pe)
+		return nil, checkkit.Broke(gNoPanic, "New(%v): %v", p, pe)
 	}
 	rec.Step("New("+p.String()+")", "ok", errString(err))
 	if err != nil {
-		return nil, props.Broke(gAccepted, "New(%v): %v", p, err)
+		return nil, checkkit.Broke(gAccepted, "New(%v): %v", p, err)
 	}
 	return b, nil
 }

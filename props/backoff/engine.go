@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	"github.com/kverify/kverify/traces"
 	testingclock "k8s.io/utils/clock/testing"
@@ -55,23 +55,23 @@ type delayRun struct {
 
 // runner is a script of either kind.
 type runner interface {
-	run(s Subject, rec *props.Recorder, rule ResetRule) error
+	run(s Subject, rec *checkkit.Recorder, rule ResetRule) error
 }
 
 // constRand is a random source that always returns r.
 func constRand(r float64) func() float64 { return func() float64 { return r } }
 
 // run steps the subject's backoff and the model side by side.
-func (sr stepRun) run(s Subject, rec *props.Recorder, _ ResetRule) error {
+func (sr stepRun) run(s Subject, rec *checkkit.Recorder, _ ResetRule) error {
 	var b Backoff
 	var err error
-	if p := props.Protect(func() { b, err = s.New(sr.P) }); p != nil {
+	if p := checkkit.Protect(func() { b, err = s.New(sr.P) }); p != nil {
 		rec.Step("New("+sr.P.String()+")", "ok", p.Error())
-		return props.Broke(gNoPanic, "New(%v): %v", sr.P, p)
+		return checkkit.Broke(gNoPanic, "New(%v): %v", sr.P, p)
 	}
 	rec.Step("New("+sr.P.String()+")", "ok", errString(err))
 	if err != nil {
-		return props.Broke(gAccepted, "New(%v): %v", sr.P, err)
+		return checkkit.Broke(gAccepted, "New(%v): %v", sr.P, err)
 	}
 	m := sr.P.spec()
 	for i, r := range sr.Rands {
@@ -81,26 +81,26 @@ func (sr stepRun) run(s Subject, rec *props.Recorder, _ ResetRule) error {
 		}
 		base, next := m.Step()
 		var got time.Duration
-		if p := props.Protect(func() { got = b.Step(constRand(r)) }); p != nil {
+		if p := checkkit.Protect(func() { got = b.Step(constRand(r)) }); p != nil {
 			rec.Step(op, fmtD(base), p.Error())
-			return props.Broke(gNoPanic, "Step #%d of %v: %v", i+1, sr.P, p)
+			return checkkit.Broke(gNoPanic, "Step #%d of %v: %v", i+1, sr.P, p)
 		}
 		state := b.State()
 		want, ok := wantDelay(s, sr.P.Jitter, base, r, got)
 		rec.Step(op, want+"; then "+fmtState(fromSpec(next), sr.P), fmtD(got)+"; then "+fmtState(state, sr.P))
 		switch {
 		case got < 0:
-			return props.Broke(gNegative, "Step #%d of %v returned %s", i+1, sr.P, fmtD(got))
+			return checkkit.Broke(gNegative, "Step #%d of %v returned %s", i+1, sr.P, fmtD(got))
 		case !ok && sr.P.Jitter == 0:
-			return props.Broke(gSequence, "Step #%d of %v returned %s, want %s", i+1, sr.P, fmtD(got), want)
+			return checkkit.Broke(gSequence, "Step #%d of %v returned %s, want %s", i+1, sr.P, fmtD(got), want)
 		case !ok:
 			g := gJitterRange
 			if s.Rand && inRange(got, base, sr.P.Jitter) {
 				g = gJitterExact
 			}
-			return props.Broke(g, "Step #%d of %v (base %s, rand %s) returned %s, want %s", i+1, sr.P, fmtD(base), fmtF(r), fmtD(got), want)
+			return checkkit.Broke(g, "Step #%d of %v (base %s, rand %s) returned %s, want %s", i+1, sr.P, fmtD(base), fmtF(r), fmtD(got), want)
 		case state != fromSpec(next):
-			return props.Broke(gState, "after Step #%d of %v the backoff is %s, want %s", i+1, sr.P, fmtState(state, sr.P), fmtState(fromSpec(next), sr.P))
+			return checkkit.Broke(gState, "after Step #%d of %v the backoff is %s, want %s", i+1, sr.P, fmtState(state, sr.P), fmtState(fromSpec(next), sr.P))
 		}
 		m = next
 	}
@@ -152,7 +152,7 @@ func fmtState(p, p0 Params) string {
 
 // run drives the subject's Delay on a fake clock and the model side by
 // side under rule.
-func (dr delayRun) run(s Subject, rec *props.Recorder, rule ResetRule) error {
+func (dr delayRun) run(s Subject, rec *checkkit.Recorder, rule ResetRule) error {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := testingclock.NewFakeClock(start)
 	op := fmt.Sprintf("NewDelay(%v, Reset=%s)", dr.P, fmtD(dr.Reset))
@@ -160,13 +160,13 @@ func (dr delayRun) run(s Subject, rec *props.Recorder, rule ResetRule) error {
 	var err error
 	r := 0.0 // the random number of the current call
 	rand := func() float64 { return r }
-	if p := props.Protect(func() { d, err = s.NewDelay(dr.P, c, dr.Reset, rand) }); p != nil {
+	if p := checkkit.Protect(func() { d, err = s.NewDelay(dr.P, c, dr.Reset, rand) }); p != nil {
 		rec.Step(op, "ok", p.Error())
-		return props.Broke(gNoPanic, "%s: %v", op, p)
+		return checkkit.Broke(gNoPanic, "%s: %v", op, p)
 	}
 	rec.Step(op, "ok", errString(err))
 	if err != nil {
-		return props.Broke(gAccepted, "%s: %v", op, err)
+		return checkkit.Broke(gAccepted, "%s: %v", op, err)
 	}
 	m := spec.NewDelay(dr.P.spec(), dr.Reset, rule)
 	var at time.Duration
@@ -188,17 +188,17 @@ func (dr delayRun) run(s Subject, rec *props.Recorder, rule ResetRule) error {
 		// at r = 0.
 		next, base := m.Next(at, 0)
 		var got time.Duration
-		if p := props.Protect(func() { got = d.Next() }); p != nil {
+		if p := checkkit.Protect(func() { got = d.Next() }); p != nil {
 			rec.Step(op, fmtD(base), p.Error())
-			return props.Broke(gNoPanic, "Next #%d at %s: %v", i+1, fmtD(at), p)
+			return checkkit.Broke(gNoPanic, "Next #%d at %s: %v", i+1, fmtD(at), p)
 		}
 		want, ok := wantDelay(s, dr.P.Jitter, base, r, got)
 		rec.Step(op, want, fmtD(got))
 		switch {
 		case got < 0:
-			return props.Broke(gNegative, "Next #%d at %s returned %s", i+1, fmtD(at), fmtD(got))
+			return checkkit.Broke(gNegative, "Next #%d at %s returned %s", i+1, fmtD(at), fmtD(got))
 		case !ok:
-			return props.Broke("Next follows the "+rule.String()+" reset rule",
+			return checkkit.Broke("Next follows the "+rule.String()+" reset rule",
 				"Next #%d at %s after creation (reset interval %s, base %s, rand %s) returned %s, want %s", i+1, fmtD(at), fmtD(dr.Reset), fmtD(base), fmtF(r), fmtD(got), want)
 		}
 		m = next
@@ -222,7 +222,7 @@ func Replay(_ *testing.T, s Subject, tr *traces.Trace) error {
 	if err != nil {
 		return err
 	}
-	rec := props.NewRecorder(nil)
+	rec := checkkit.NewRecorder(nil)
 	for _, r := range runs {
 		if err := r.run(s, rec, rule); err != nil {
 			return rec.Attach(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	"github.com/kverify/kverify/traces"
 	"k8s.io/utils/clock"
@@ -75,13 +75,13 @@ func (m *modelDelay) Next() time.Duration {
 }
 
 func TestModelSubjectPasses(t *testing.T) {
-	props.Run(t, Checks(modelSubject(SinceLastCall)))
+	checkkit.Run(t, Checks(modelSubject(SinceLastCall)))
 }
 
 // TestModelSubjectDeclaredRule runs client-go's rule: the contract's reset
 // check must fail, and the declared one pass.
 func TestModelSubjectDeclaredRule(t *testing.T) {
-	props.Run(t, Checks(modelSubject(SinceLastReset)), props.WithDivergences(props.Divergence{
+	checkkit.Run(t, Checks(modelSubject(SinceLastReset)), checkkit.WithDivergences(checkkit.Divergence{
 		Check: CheckReset, Reason: "the model under client-go's rule", Upstream: "spec/backoff"}))
 }
 
@@ -113,10 +113,10 @@ func TestReplay(t *testing.T) {
 	var err error
 	for _, check := range Checks(broken) {
 		if check.Name == CheckReset {
-			err = check.Run(t, props.Config{TraceDir: t.TempDir()})
+			err = check.Run(t, checkkit.Config{TraceDir: t.TempDir()})
 		}
 	}
-	var v *props.Violation
+	var v *checkkit.Violation
 	if !errors.As(err, &v) || v.TracePath == "" {
 		t.Fatalf("backoff/reset on a subject that never starts over: %v, want a violation with a saved trace", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	"pgregory.net/rapid"
 )
@@ -39,7 +39,7 @@ var nearOne = math.Nextafter(1, 0)
 // durationGen draws base durations: landmarks, anything from 1ns to ten
 // hours, and huge values near math.MaxInt64 whose products overflow.
 func durationGen(t *rapid.T) time.Duration {
-	switch props.Choice(3, 3, 2).Draw(t, "duration kind") {
+	switch checkkit.Choice(3, 3, 2).Draw(t, "duration kind") {
 	case 0:
 		return rapid.SampledFrom([]time.Duration{0, 1, 2, 3, time.Microsecond, time.Millisecond,
 			spec.DefaultInitial, time.Second, time.Minute, time.Hour}).Draw(t, "duration")
@@ -56,7 +56,7 @@ func durationGen(t *rapid.T) time.Duration {
 // factorGen draws factors from 0 to 10: the ones that keep (0, 1), shrink
 // and grow, and any in between.
 func factorGen(t *rapid.T) float64 {
-	if props.Choice(3, 2).Draw(t, "factor kind") == 0 {
+	if checkkit.Choice(3, 2).Draw(t, "factor kind") == 0 {
 		return rapid.SampledFrom([]float64{0, 1, 2, 0.5, 1.5, 10, 3, 0.1}).Draw(t, "factor")
 	}
 	return rapid.Float64Range(0, 10).Draw(t, "factor")
@@ -65,16 +65,16 @@ func factorGen(t *rapid.T) float64 {
 // stepsGen draws Steps: 0, small, around the reflector's 38, up to
 // MaxSteps.
 func stepsGen(t *rapid.T) int {
-	if props.Choice(1, 5).Draw(t, "steps kind") == 0 {
+	if checkkit.Choice(1, 5).Draw(t, "steps kind") == 0 {
 		return 0
 	}
-	return props.Size(MaxSteps, spec.DefaultSteps).Draw(t, "steps")
+	return checkkit.Size(MaxSteps, spec.DefaultSteps).Draw(t, "steps")
 }
 
 // capGen draws a cap for d, f and steps: none, one the growth reaches
 // exactly (or misses by 1ns), one below d, landmarks, or anything.
 func capGen(t *rapid.T, d time.Duration, f float64, steps int) time.Duration {
-	switch props.Choice(2, 3, 1, 1, 1).Draw(t, "cap kind") {
+	switch checkkit.Choice(2, 3, 1, 1, 1).Draw(t, "cap kind") {
 	case 0:
 		return 0
 	case 1:
@@ -109,7 +109,7 @@ func noJitter(*rapid.T) float64 { return 0 }
 // jitterGen draws jitters above 0: landmarks (the reflector's 1.0) and any
 // up to 10.
 func jitterGen(t *rapid.T) float64 {
-	if props.Choice(3, 2).Draw(t, "jitter kind") == 0 {
+	if checkkit.Choice(3, 2).Draw(t, "jitter kind") == 0 {
 		return rapid.SampledFrom([]float64{1, 0.5, 0.1, 2, 1e-9, 10}).Draw(t, "jitter")
 	}
 	return rapid.Float64Range(1e-9, 10).Draw(t, "jitter")
@@ -118,7 +118,7 @@ func jitterGen(t *rapid.T) float64 {
 // randGen draws the random numbers of jitter: the ends of [0, 1) and
 // anything in between.
 func randGen(t *rapid.T) float64 {
-	if props.Choice(1, 1).Draw(t, "rand kind") == 0 {
+	if checkkit.Choice(1, 1).Draw(t, "rand kind") == 0 {
 		return rapid.SampledFrom([]float64{0, nearOne, 0.5, 0.999999, 1e-9}).Draw(t, "rand")
 	}
 	return rapid.Float64Range(0, nearOne).Draw(t, "rand")
@@ -129,7 +129,7 @@ func randGen(t *rapid.T) float64 {
 // to 1000h), for the reset checks: their subject must not fail them for
 // an overflow that backoff/sequence reports.
 func ordinaryParamsGen(t *rapid.T) Params {
-	if props.Choice(1, 4).Draw(t, "params kind") == 0 {
+	if checkkit.Choice(1, 4).Draw(t, "params kind") == 0 {
 		p := fromSpec(spec.Default())
 		p.Jitter = 0
 		return p
@@ -155,7 +155,7 @@ func resetGen(t *rapid.T, zero bool) time.Duration {
 	if zero {
 		w0 = 1
 	}
-	switch props.Choice(w0, 2, 2).Draw(t, "reset kind") {
+	switch checkkit.Choice(w0, 2, 2).Draw(t, "reset kind") {
 	case 0:
 		return 0
 	case 1:
@@ -168,7 +168,7 @@ func resetGen(t *rapid.T, zero bool) time.Duration {
 // reset interval or 1ns either side of it, less than two intervals, or up
 // to an hour.
 func gapGen(t *rapid.T, reset time.Duration) time.Duration {
-	switch props.Choice(4, 2, 2, 2, 2, 1).Draw(t, "gap kind") {
+	switch checkkit.Choice(4, 2, 2, 2, 2, 1).Draw(t, "gap kind") {
 	case 0:
 		return 0
 	case 1:

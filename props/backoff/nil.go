@@ -4,21 +4,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // nilStep steps a nil backoff.
-func nilStep(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func nilStep(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		if s.NilStep == nil {
-			props.SkipNotOffered(t, "the subject has no nil backoff (Subject.NilStep is nil)")
+			checkkit.SkipNotOffered(t, "the subject has no nil backoff (Subject.NilStep is nil)")
 		}
 		var got time.Duration
-		if p := props.Protect(func() { got = s.NilStep() }); p != nil {
-			return props.Broke(gNoPanic, "stepping a nil backoff: %v", p)
+		if p := checkkit.Protect(func() { got = s.NilStep() }); p != nil {
+			return checkkit.Broke(gNoPanic, "stepping a nil backoff: %v", p)
 		}
 		if got != 0 {
-			return props.Broke("a nil backoff steps to 0", "stepping a nil backoff returned %s", fmtD(got))
+			return checkkit.Broke("a nil backoff steps to 0", "stepping a nil backoff returned %s", fmtD(got))
 		}
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	testingclock "k8s.io/utils/clock/testing"
 )
@@ -28,8 +28,8 @@ const raceLimit = time.Second
 // race puts two Next calls on one Delay at the same instant, round after
 // round, after 0 to raceSetup serial calls: the two delays must be the
 // model's next two, in either order, and the call after them the third.
-func race(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func race(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		m := spec.NewDelay(raceParams.spec(), raceReset, SinceLastCall)
 		var serial []time.Duration
 		for range raceSetup + 3 {
@@ -37,11 +37,11 @@ func race(s Subject) func(*testing.T, props.Config) error {
 			m, v = m.Next(0, 0)
 			serial = append(serial, v)
 		}
-		sched := props.NewRaceScheduleWithin(1, props.RaceRounds, cfg.Budget, raceLimit)
+		sched := checkkit.NewRaceScheduleWithin(1, checkkit.RaceRounds, cfg.Budget, raceLimit)
 		defer sched.Stop()
 		var err error
-		props.Bubble(t, func() {
-			err = sched.Loop(t, 1, func(r *props.Racer, round int) error {
+		checkkit.Bubble(t, func() {
+			err = sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				return raceRound(s, serial, r, round, cfg)
 			})
 		})
@@ -49,27 +49,27 @@ func race(s Subject) func(*testing.T, props.Config) error {
 	}
 }
 
-func raceRound(s Subject, serial []time.Duration, r *props.Racer, round int, cfg props.Config) error {
-	name := props.RaceRound("Next/Next", round)
+func raceRound(s Subject, serial []time.Duration, r *checkkit.Racer, round int, cfg checkkit.Config) error {
+	name := checkkit.RaceRound("Next/Next", round)
 	cfg.Progress.Op(name)
 	clk := testingclock.NewFakeClock(time.Now())
 	d, err := s.NewDelay(raceParams, clk, raceReset, nil)
 	if err != nil {
-		return props.Broke(gAccepted, "NewDelay(%v, Reset=%s): %v", raceParams, raceReset, err)
+		return checkkit.Broke(gAccepted, "NewDelay(%v, Reset=%s): %v", raceParams, raceReset, err)
 	}
 	k := round % (raceSetup + 1)
 	for i := range k {
 		if got := d.Next(); got != serial[i] {
-			return props.Broke("Next follows the model", "%s: serial Next #%d returned %s, want %s", name, i+1, fmtD(got), fmtD(serial[i]))
+			return checkkit.Broke("Next follows the model", "%s: serial Next #%d returned %s, want %s", name, i+1, fmtD(got), fmtD(serial[i]))
 		}
 	}
 	var a, b time.Duration
-	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), func() { a = d.Next() }, func() { b = d.Next() })
+	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), func() { a = d.Next() }, func() { b = d.Next() })
 	if err != nil {
 		return err
 	}
 	if blocked {
-		err := props.Broke("Liveness", "%s: the second Next is still blocked after the first returned", name)
+		err := checkkit.Broke("Liveness", "%s: the second Next is still blocked after the first returned", name)
 		cfg.Progress.Abandon(err)
 		return err
 	}
@@ -78,7 +78,7 @@ func raceRound(s Subject, serial []time.Duration, r *props.Racer, round int, cfg
 	got := []time.Duration{a, b}
 	slices.Sort(got)
 	if got[0] != serial[k] || got[1] != serial[k+1] || after != serial[k+2] {
-		return props.Broke("Atomic calls", "%s, after %d serial calls: the racing calls returned %s and %s and the next %s; the serial order gives %s and %s, then %s",
+		return checkkit.Broke("Atomic calls", "%s, after %d serial calls: the racing calls returned %s and %s and the next %s; the serial order gives %s and %s, then %s",
 			name, k, fmtD(a), fmtD(b), fmtD(after), fmtD(serial[k]), fmtD(serial[k+1]), fmtD(serial[k+2]))
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	"pgregory.net/rapid"
 )
@@ -16,14 +16,14 @@ import (
 // backoff/reset-declared the interval is positive, the case client-go's
 // DelayWithReset describes (it turns 0 into a constant delay), and half
 // the cases jitter with random numbers handed to the subject's source.
-func reset(s Subject, name string, rule ResetRule, declared bool) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+func reset(s Subject, name string, rule ResetRule, declared bool) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			run := delayRun{P: ordinaryParamsGen(rt), Reset: resetGen(rt, !declared)}
 			if declared && rapid.Bool().Draw(rt, "jittered") {
 				run.P.Jitter = jitterGen(rt)
 			}
-			n := props.Size(MaxSteps, 10, spec.DefaultSteps).Draw(rt, "calls")
+			n := checkkit.Size(MaxSteps, 10, spec.DefaultSteps).Draw(rt, "calls")
 			for range n {
 				run.Gaps = append(run.Gaps, gapGen(rt, run.Reset))
 				if run.P.Jitter != 0 {
@@ -36,14 +36,14 @@ func reset(s Subject, name string, rule ResetRule, declared bool) func(*testing.
 		})
 		if err == nil {
 			for _, run := range resetWitnesses(declared) {
-				rec := props.NewRecorder(cfg.Progress)
+				rec := checkkit.NewRecorder(cfg.Progress)
 				if err = run.run(s, rec, rule); err != nil {
 					err = rec.Attach(err)
 					break
 				}
 			}
 		}
-		return props.Save(t, cfg, Component, name, err)
+		return checkkit.Save(t, cfg, Component, name, err)
 	}
 }
 

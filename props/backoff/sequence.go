@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	"pgregory.net/rapid"
 )
@@ -20,9 +20,9 @@ func stepsPast(t *rapid.T, p Params) int {
 // outcome does not depend on the exploration finding them) runs fixed ones
 // at the edges: overflow, a factor of 0 above the cap, a cap reached
 // exactly, a shrinking factor that passes the cap.
-func sequence(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+func sequence(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			p := paramsGen(rt, noJitter)
 			run := stepRun{P: p, Rands: make([]float64, stepsPast(rt, p))}
 			if err := run.run(s, rec, SinceLastCall); err != nil {
@@ -32,7 +32,7 @@ func sequence(s Subject) func(*testing.T, props.Config) error {
 		if err == nil {
 			err = witnesses(cfg, s, sequenceWitnesses())
 		}
-		return props.Save(t, cfg, Component, CheckSequence, err)
+		return checkkit.Save(t, cfg, Component, CheckSequence, err)
 	}
 }
 
@@ -55,9 +55,9 @@ func sequenceWitnesses() []stepRun {
 // jitter explores random parameters with jitter and random numbers, then
 // runs fixed ones: the ends of [0, 1) on an ordinary backoff and a jitter
 // that overflows.
-func jitter(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+func jitter(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			p := paramsGen(rt, jitterGen)
 			rands := make([]float64, stepsPast(rt, p))
 			for i := range rands {
@@ -76,14 +76,14 @@ func jitter(s Subject) func(*testing.T, props.Config) error {
 				{Params{Duration: math.MaxInt64 / 4, Factor: 2, Jitter: 1, Steps: 4, Cap: spec.MaxDuration}, []float64{nearOne, nearOne, nearOne, nearOne, nearOne}},
 			})
 		}
-		return props.Save(t, cfg, Component, CheckJitter, err)
+		return checkkit.Save(t, cfg, Component, CheckJitter, err)
 	}
 }
 
 // witnesses runs fixed scripts, each with its own trace.
-func witnesses(cfg props.Config, s Subject, runs []stepRun) error {
+func witnesses(cfg checkkit.Config, s Subject, runs []stepRun) error {
 	for _, r := range runs {
-		rec := props.NewRecorder(cfg.Progress)
+		rec := checkkit.NewRecorder(cfg.Progress)
 		if err := r.run(s, rec, SinceLastCall); err != nil {
 			return rec.Attach(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
 	"github.com/kverify/kverify/traces"
 	"pgregory.net/rapid"
@@ -146,14 +146,14 @@ func component(s Subject) string {
 }
 
 func stepGen(m mix, wide, max int) *rapid.Generator[Step] {
-	op := props.Choice(m[:]...)
+	op := checkkit.Choice(m[:]...)
 	var ts []int
 	for _, t := range Thresholds {
 		if t < max {
 			ts = append(ts, t)
 		}
 	}
-	size := props.Size(max, ts...)
+	size := checkkit.Size(max, ts...)
 	narrow := rapid.IntRange(0, 5)
 	far := rapid.IntRange(0, 500)
 	which := rapid.IntRange(0, 7)
@@ -177,20 +177,20 @@ func stepGen(m mix, wide, max int) *rapid.Generator[Step] {
 	})
 }
 
-func machineCheck(s Subject, ms machineSpec) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func machineCheck(s Subject, ms machineSpec) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if ms.name == CheckPipeline && s.Process == nil {
-			props.SkipNotOffered(t, "the subject offers no processing path (Subject.Process is nil; client-go's processDeltas is unexported, tools/cache/controller.go:823)")
+			checkkit.SkipNotOffered(t, "the subject offers no processing path (Subject.Process is nil; client-go's processDeltas is unexported, tools/cache/controller.go:823)")
 		}
 		scs := deltaScenarios[ms.name]
 		if s.Real {
 			scs = realScenarios[ms.name]
 		}
 		if err := runScenarios(s, scs, cfg); err != nil {
-			return props.Save(t, cfg, component(s), Name(s, ms.name), err)
+			return checkkit.Save(t, cfg, component(s), Name(s, ms.name), err)
 		}
 		gen := stepGen(ms.mix, ms.wide, ms.max)
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			mode := ms.draw(rt, ms.base)
 			x, err := newMachine(s, mode, rec)
 			if err != nil {
@@ -205,7 +205,7 @@ func machineCheck(s Subject, ms machineSpec) func(*testing.T, props.Config) erro
 				},
 			})
 		})
-		return props.Save(t, cfg, component(s), Name(s, ms.name), err)
+		return checkkit.Save(t, cfg, component(s), Name(s, ms.name), err)
 	}
 }
 
@@ -214,16 +214,16 @@ func machineCheck(s Subject, ms machineSpec) func(*testing.T, props.Config) erro
 // the machines (each starting with its own fixed scenarios), then the
 // linearizability check: a runner that stops at the first failure gets
 // there soonest.
-func Checks(s Subject) []props.Check {
+func Checks(s Subject) []checkkit.Check {
 	fixed, probes := witnesses(s)
-	cs := append([]props.Check{{Name: Name(s, CheckRules), Family: props.FamilyWitness,
+	cs := append([]checkkit.Check{{Name: Name(s, CheckRules), Family: checkkit.FamilyWitness,
 		Guarantee: "every rule the machines check, pinned by a fixed run at the state where it matters (dedup survivors, Delete suppression, Replace's tombstones and initial population, Resync, PopBatch's boundaries, sync after processing, processing into the store)",
 		Run:       rules(s)}}, fixed...)
 	cs = append(cs, probes[0])
 	for _, ms := range s.machines() {
-		cs = append(cs, props.Check{Name: Name(s, ms.name), Family: props.FamilyModel, Guarantee: ms.g, Run: machineCheck(s, ms)})
+		cs = append(cs, checkkit.Check{Name: Name(s, ms.name), Family: checkkit.FamilyModel, Guarantee: ms.g, Run: machineCheck(s, ms)})
 	}
-	return props.Replayable(append(cs, probes[1:]...), func(_ *testing.T, tr *traces.Trace) error { return Replay(s, tr) })
+	return checkkit.Replayable(append(cs, probes[1:]...), func(_ *testing.T, tr *traces.Trace) error { return Replay(s, tr) })
 }
 
 // Replay runs a saved trace of one of the machine checks on s.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	lin "github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
 )
 
@@ -77,13 +77,13 @@ func raceEnabled() bool {
 // UnlockWhileProcessing, under which concurrent pops process at once, so
 // that a pop is not one step) from linearClients goroutines, then closes
 // it and drains it, and its history is checked on its own.
-func linearCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func linearCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		seed := linearSeed()
 		wantWorkloads, wantParallel := linearTargets()
 		pool := newLinearPool()
 		defer pool.close()
-		budget, limit := props.NewWallTimer(cfg.Budget), props.NewWallTimer(max(linearLimit, cfg.Budget))
+		budget, limit := checkkit.NewWallTimer(cfg.Budget), checkkit.NewWallTimer(max(linearLimit, cfg.Budget))
 		defer budget.Stop()
 		defer limit.Stop()
 		start := time.Now()
@@ -195,10 +195,10 @@ func newLinearPlan(s Subject, seed uint64, round int) *linearPlan {
 		p.clients = append(p.clients, calls)
 	}
 	// Start offsets: clients 1 and 2 start off client 0 by a quarter of
-	// props.RaceOffset and by half that, so that the rounds walk its
+	// checkkit.RaceOffset and by half that, so that the rounds walk its
 	// sweeps, scaled to calls that come in runs: the same instant, a few
 	// hundred nanoseconds apart, a microsecond apart.
-	off := props.RaceOffset(round) / 4
+	off := checkkit.RaceOffset(round) / 4
 	p.start = []int{0, off, -off / 2}
 	low := slices.Min(p.start)
 	for c := range p.start {
@@ -322,7 +322,7 @@ func (r *linearRun) parallel() bool {
 // run runs workload p on a fresh FIFO and checks its history. It returns
 // the number of calls and whether two clients ran at once, or the
 // violation.
-func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linearPlan) (int, bool, error) {
+func (pool *linearPool) run(t *testing.T, s Subject, cfg checkkit.Config, p *linearPlan) (int, bool, error) {
 	f, _, err := newFIFO(s, p.mode)
 	if err != nil {
 		return 0, false, err
@@ -341,7 +341,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linear
 			if strings.HasPrefix(out.Err, "panic") {
 				// A subject that panicked holding its lock blocks the
 				// other clients, and this workload, for ever.
-				cfg.Progress.Abandon(props.Broke(gNoPanic, "%s: client %d: %s", name, client, lin.DescribeFIFO(in, out)))
+				cfg.Progress.Abandon(checkkit.Broke(gNoPanic, "%s: client %d: %s", name, client, lin.DescribeFIFO(in, out)))
 			}
 			return out
 		}}
@@ -388,7 +388,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linear
 			if strings.HasPrefix(out.Err, "panic") {
 				g = gNoPanic
 			}
-			return len(h), false, props.Broke(g, "%s: %s\n  history:\n%s", name,
+			return len(h), false, checkkit.Broke(g, "%s: %s\n  history:\n%s", name,
 				lin.DescribeFIFO(op.Input.(lin.FIFOInput), out), indent(lin.DescribeFIFOHistory(h)))
 		}
 	}
@@ -400,7 +400,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linear
 	case porcupine.Ok:
 		return len(h), r.parallel(), nil
 	case porcupine.Illegal:
-		return len(h), false, props.Broke(gLinear, "%s: no sequential order of these %d calls (each placed inside its [call, return] interval of a logical clock; client %d is the coordinator) is a run of the %s model:\n%s%s",
+		return len(h), false, checkkit.Broke(gLinear, "%s: no sequential order of these %d calls (each placed inside its [call, return] interval of a logical clock; client %d is the coordinator) is a run of the %s model:\n%s%s",
 			name, len(h), coord, c, indent(lin.DescribeFIFOHistory(h)), p.save(t, cfg, s, c, h, info))
 	}
 	return len(h), false, fmt.Errorf("inconclusive: porcupine found neither a linearization nor a violation within %v for %s (%d calls)%s",
@@ -410,7 +410,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg props.Config, p *linear
 // save writes the history (and porcupine's visualisation, if any) to
 // cfg.TraceDir or the test's artifact directory, and returns the lines to
 // add to the violation.
-func (p *linearPlan) save(t *testing.T, cfg props.Config, s Subject, c lin.FIFOConfig, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
+func (p *linearPlan) save(t *testing.T, cfg checkkit.Config, s Subject, c lin.FIFOConfig, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
 	dir := cfg.Dir(t)
 	subject := cfg.Subject
 	if subject == "" {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // tinyFIFO is a minimal RealFIFO in atomic mode (one delta per event,
@@ -188,7 +188,7 @@ func (f *tinyFIFO) HasSynced() bool {
 func (f *tinyFIFO) Done() <-chan struct{} { return f.done }
 
 func TestLinearTinyFIFOPasses(t *testing.T) {
-	cfg := props.Config{TraceDir: t.TempDir()}
+	cfg := checkkit.Config{TraceDir: t.TempDir()}
 	if err := linearCheck(tinySubject(""))(t, cfg); err != nil {
 		t.Fatalf("the correct tiny FIFO failed: %v", err)
 	}
@@ -209,14 +209,14 @@ func TestLinearFindsBrokenFIFO(t *testing.T) {
 			}
 			dir := t.TempDir()
 			start := time.Now()
-			cfg := props.Config{TraceDir: dir}
+			cfg := checkkit.Config{TraceDir: dir}
 			if strings.HasPrefix(bug, "tight-") {
 				// Found within the check's own minimum in every run
 				// measured; the budget is margin for a busier machine.
 				cfg.Budget = 3 * time.Second
 			}
 			err := linearCheck(tinySubject(bug))(t, cfg)
-			var v *props.Violation
+			var v *checkkit.Violation
 			if !errors.As(err, &v) || v.Guarantee != gLinear {
 				t.Fatalf("want a %q violation, got %v", gLinear, err)
 			}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
 )
 
@@ -39,13 +39,13 @@ type machine struct {
 	model *spec.Store // the informer's store, as the model has it
 	store *MapStore   // the FIFO's Known, and Process's store
 	made  int         // objects made so far: the next version is made+1
-	rec   *props.Recorder
+	rec   *checkkit.Recorder
 	h     recorder
 }
 
-func newMachine(s Subject, mode Mode, rec *props.Recorder) (x *machine, err error) {
+func newMachine(s Subject, mode Mode, rec *checkkit.Recorder) (x *machine, err error) {
 	if rec == nil {
-		rec = &props.Recorder{}
+		rec = &checkkit.Recorder{}
 	}
 	x = &machine{s: s, mode: mode, rec: rec, model: spec.NewStore(), store: NewStore()}
 	op := mode.String()
@@ -65,7 +65,7 @@ func newMachine(s Subject, mode Mode, rec *props.Recorder) (x *machine, err erro
 	x.f, err = s.New(opts)
 	rec.Step(op, "", errString(err))
 	if err != nil {
-		return nil, props.Broke(gErrors, "New(%s) failed: %v", op, err)
+		return nil, checkkit.Broke(gErrors, "New(%s) failed: %v", op, err)
 	}
 	if s.Real {
 		b, ok := x.f.(Batcher)
@@ -91,7 +91,7 @@ func (x *machine) catch(op string, err *error) {
 			panic(p)
 		}
 		x.rec.Step(op, "no panic", fmt.Sprintf("panic: %v", p))
-		*err = props.Broke(gNoPanic, "%s panicked: %v", op, p)
+		*err = checkkit.Broke(gNoPanic, "%s panicked: %v", op, p)
 	}
 }
 
@@ -149,7 +149,7 @@ func (x *machine) Apply(st Step) (err error) {
 		}
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return props.Broke(gErrors, "%s of a valid object failed: %v", op, err)
+			return checkkit.Broke(gErrors, "%s of a valid object failed: %v", op, err)
 		}
 	case Replace:
 		list := make([]any, st.N)
@@ -167,7 +167,7 @@ func (x *machine) Apply(st Step) (err error) {
 		}
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return props.Broke(gErrors, "%s of valid objects failed: %v", op, err)
+			return checkkit.Broke(gErrors, "%s of valid objects failed: %v", op, err)
 		}
 	case Resync:
 		err := x.f.Resync()
@@ -178,7 +178,7 @@ func (x *machine) Apply(st Step) (err error) {
 		}
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return props.Broke(gErrors, "Resync failed: %v", err)
+			return checkkit.Broke(gErrors, "Resync failed: %v", err)
 		}
 	case Know:
 		if !x.mode.Known {
@@ -198,7 +198,7 @@ func (x *machine) Apply(st Step) (err error) {
 		x.rm.Bookmark(rv)
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return props.Broke(gErrors, "Bookmark failed: %v", err)
+			return checkkit.Broke(gErrors, "Bookmark failed: %v", err)
 		}
 	case Pop, PopErr, PopPanic:
 		if err := x.pop(op, st.Kind); err != nil {
@@ -249,7 +249,7 @@ func (x *machine) Apply(st Step) (err error) {
 		c := x.f.IsClosed()
 		x.rec.Step(op, "closed", fmt.Sprintf("closed=%t", c))
 		if !c {
-			return props.Broke(gClosed, "IsClosed is false after Close")
+			return checkkit.Broke(gClosed, "IsClosed is false after Close")
 		}
 	default:
 		return fmt.Errorf("fifo: unknown step %v", st)
@@ -293,7 +293,7 @@ func (x *machine) checkSynced() error {
 	got, want := x.f.HasSynced(), x.synced()
 	if got != want {
 		x.rec.Step("HasSynced", strconv.FormatBool(want), strconv.FormatBool(got))
-		return props.Broke(gSynced, "HasSynced is %t, want %t (%s)", got, want, x.syncWhy())
+		return checkkit.Broke(gSynced, "HasSynced is %t, want %t (%s)", got, want, x.syncWhy())
 	}
 	return nil
 }
@@ -306,17 +306,17 @@ func (x *machine) syncWhy() string {
 }
 
 func annotate(err error, format string, args ...any) error {
-	var v *props.Violation
+	var v *checkkit.Violation
 	if !errors.As(err, &v) {
 		return err
 	}
-	return props.Broke(v.Guarantee, "%s (%s)", v.Detail, fmt.Sprintf(format, args...))
+	return checkkit.Broke(v.Guarantee, "%s (%s)", v.Detail, fmt.Sprintf(format, args...))
 }
 
 // RunSteps makes a FIFO in mode and runs steps on it, checking every
 // outcome against the model: the engine behind the rapid checks, trace
 // replay and the fuzz targets. rec may be nil.
-func RunSteps(s Subject, mode Mode, steps []Step, rec *props.Recorder) error {
+func RunSteps(s Subject, mode Mode, steps []Step, rec *checkkit.Recorder) error {
 	x, err := newMachine(s, mode, rec)
 	if err != nil {
 		return err

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
 )
 
@@ -195,13 +195,13 @@ func raceMode() Mode { return Mode{Known: true} }
 // raceStep is the number of rounds a pair runs per Loop step.
 const raceStep = 20
 
-func raceCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		sched := props.NewRaceSchedule(len(fpairs), props.RaceRounds/2, cfg.Budget)
+func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		sched := checkkit.NewRaceSchedule(len(fpairs), checkkit.RaceRounds/2, cfg.Budget)
 		defer sched.Stop()
 		var err error
-		props.Bubble(t, func() {
-			err = sched.Loop(t, raceStep, func(r *props.Racer, first int) error {
+		checkkit.Bubble(t, func() {
+			err = sched.Loop(t, raceStep, func(r *checkkit.Racer, first int) error {
 				for _, p := range fpairs {
 					for round := first; round < first+raceStep; round++ {
 						if err := raceRound(s, r, p, round, cfg); err != nil {
@@ -257,7 +257,7 @@ func outcome(a, b, rest string) string {
 	return fmt.Sprintf("a=%q b=%q then [%s]", a, b, rest)
 }
 
-func raceRound(s Subject, r *props.Racer, p fpair, round int, cfg props.Config) error {
+func raceRound(s Subject, r *checkkit.Racer, p fpair, round int, cfg checkkit.Config) error {
 	f, st, err := newFIFO(s, raceMode())
 	if err != nil {
 		return err
@@ -269,17 +269,17 @@ func raceRound(s Subject, r *props.Racer, p fpair, round int, cfg props.Config) 
 	for _, o := range p.setup {
 		o.subj(f)
 	}
-	name := props.RaceRound(p.name, round)
+	name := checkkit.RaceRound(p.name, round)
 	cfg.Progress.Op(name)
 	var ra, rb string
-	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), func() { ra = p.a.subj(f) }, func() { rb = p.b.subj(f) })
+	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), func() { ra = p.a.subj(f) }, func() { rb = p.b.subj(f) })
 	if err != nil {
 		return err
 	}
 	if blocked {
 		f.Close()
 		r.Settle()
-		return props.Broke("Liveness", "%s: %s is still blocked after %s returned", name, p.b.name, p.a.name)
+		return checkkit.Broke("Liveness", "%s: %s is still blocked after %s returned", name, p.b.name, p.a.name)
 	}
 	var rest []string
 	f.Close()
@@ -293,7 +293,7 @@ func raceRound(s Subject, r *props.Racer, p fpair, round int, cfg props.Config) 
 	got := outcome(ra, rb, strings.Join(rest, "; "))
 	ab, ba := serial(s, p, true), serial(s, p, false)
 	if got != ab && got != ba {
-		return props.Broke(gAtomic, "%s: %s raced with %s: got %s; one after the other gives %s (a first) or %s (b first)", name, p.a.name, p.b.name, got, ab, ba)
+		return checkkit.Broke(gAtomic, "%s: %s raced with %s: got %s; one after the other gives %s (a first) or %s (b first)", name, p.a.name, p.b.name, got, ab, ba)
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // scenario is a fixed run a machine check makes before its random ones:
@@ -109,8 +109,8 @@ var realScenarios = map[string][]scenario{
 // grouped by the machine check whose guarantee it pins, in a fixed order.
 // It runs first, so that a broken rule is reported in milliseconds; the
 // machines then explore at random.
-func rules(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func rules(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		all := deltaScenarios
 		if s.Real {
 			all = realScenarios
@@ -128,7 +128,7 @@ func rules(s Subject) func(*testing.T, props.Config) error {
 				}
 			}
 			if err := runScenarios(s, scs, cfg); err != nil {
-				return props.Save(t, cfg, component(s), Name(s, CheckRules), err)
+				return checkkit.Save(t, cfg, component(s), Name(s, CheckRules), err)
 			}
 		}
 		return nil
@@ -137,7 +137,7 @@ func rules(s Subject) func(*testing.T, props.Config) error {
 
 // runScenarios runs scenarios; the first failure comes back with its steps
 // as the trace.
-func runScenarios(s Subject, scenarios []scenario, cfg props.Config) error {
+func runScenarios(s Subject, scenarios []scenario, cfg checkkit.Config) error {
 	for _, sc := range scenarios {
 		if sc.mode.Pipeline && s.Process == nil {
 			continue
@@ -150,7 +150,7 @@ func runScenarios(s Subject, scenarios []scenario, cfg props.Config) error {
 			}
 			steps = append(steps, st)
 		}
-		rec := props.NewRecorder(cfg.Progress)
+		rec := checkkit.NewRecorder(cfg.Progress)
 		if err := RunSteps(s, sc.mode, steps, rec); err != nil {
 			return rec.Attach(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
 )
 
@@ -31,10 +31,10 @@ type slowReport struct {
 // slowWarning checks the rule at its edges, in fake time: depth 11 and
 // 101 ms is reported once, with the popped key, the depth and the time;
 // depth 10, exactly 100 ms, or a fast pop are not.
-func slowWarning(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func slowWarning(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if !s.ReportsSlow {
-			props.SkipNotOffered(t, "the subject does not report slow pops (client-go traces them to klog, at -v=2 and up, with k8s.io/utils/trace)")
+			checkkit.SkipNotOffered(t, "the subject does not report slow pops (client-go traces them to klog, at -v=2 and up, with k8s.io/utils/trace)")
 		}
 		cases := []struct {
 			queued int
@@ -51,7 +51,7 @@ func slowWarning(s Subject) func(*testing.T, props.Config) error {
 			for _, c := range cases {
 				cfg.Progress.Op(fmt.Sprintf("%s: %d queued, process %v", m, c.queued, c.took))
 				var err error
-				props.Bubble(t, func() { err = slowCase(s, m, c.queued, c.took, c.want) })
+				checkkit.Bubble(t, func() { err = slowCase(s, m, c.queued, c.took, c.want) })
 				if err != nil {
 					return err
 				}
@@ -71,23 +71,23 @@ func slowCase(s Subject, m Mode, queued int, took time.Duration, want bool) erro
 	}
 	f, err := s.New(opts)
 	if err != nil {
-		return props.Broke(gErrors, "New(%s) failed: %v", m, err)
+		return checkkit.Broke(gErrors, "New(%s) failed: %v", m, err)
 	}
 	defer f.Close()
 	for i := range queued {
 		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("k%d", i), Version: i + 1}))
 	}
 	if _, err := f.Pop(func([]Delta, bool) error { time.Sleep(took); return nil }); err != nil {
-		return props.Broke(gErrors, "Pop failed: %v", err)
+		return checkkit.Broke(gErrors, "Pop failed: %v", err)
 	}
 	what := fmt.Sprintf("%s: a pop leaving %d queued whose process took %v", m, queued-1, took)
 	switch {
 	case !want && len(reports) > 0:
-		return props.Broke(gSlow, "%s was reported slow (%+v); the rule is more than %d queued and more than %v", what, reports, slowDepth, slowTook)
+		return checkkit.Broke(gSlow, "%s was reported slow (%+v); the rule is more than %d queued and more than %v", what, reports, slowDepth, slowTook)
 	case want && len(reports) != 1:
-		return props.Broke(gSlow, "%s was reported %d times, want once", what, len(reports))
+		return checkkit.Broke(gSlow, "%s was reported %d times, want once", what, len(reports))
 	case want && (reports[0].key != "k0" || reports[0].depth != queued-1 || reports[0].took < took):
-		return props.Broke(gSlow, "%s was reported as key %q, depth %d, took %v; want k0, %d, at least %v", what, reports[0].key, reports[0].depth, reports[0].took, queued-1, took)
+		return checkkit.Broke(gSlow, "%s was reported as key %q, depth %d, took %v; want k0, %d, at least %v", what, reports[0].key, reports[0].depth, reports[0].took, queued-1, took)
 	}
 	return nil
 }

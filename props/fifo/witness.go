@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"weak"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -24,35 +24,35 @@ const (
 
 // witnesses returns the fixed-scenario checks (fast, run first) and the
 // concurrency probes (run after the machines).
-func witnesses(s Subject) (fixed, probes []props.Check) {
-	fixed = []props.Check{
-		{Name: Name(s, CheckClose), Family: props.FamilyTiming,
+func witnesses(s Subject) (fixed, probes []checkkit.Check) {
+	fixed = []checkkit.Check{
+		{Name: Name(s, CheckClose), Family: checkkit.FamilyTiming,
 			Guarantee: "Close wakes every blocked Pop with an error and without calling its process func; what was queued before still pops, in order; Add after Close is accepted; IsClosed; Close twice is safe",
 			Run:       closeCheck(s)},
-		{Name: Name(s, CheckBadInput), Family: props.FamilyWitness,
+		{Name: Name(s, CheckBadInput), Family: checkkit.FamilyWitness,
 			Guarantee: "Add, Update, Delete and Replace given a nil object, a typed nil, an object without metadata or without a name return an error without panicking, and leave the FIFO exactly as it was (Replace is all or nothing)",
 			Run:       badInput(s)},
-		{Name: Name(s, CheckSlow), Family: props.FamilyTiming,
+		{Name: Name(s, CheckSlow), Family: checkkit.FamilyTiming,
 			Guarantee: "a pop that leaves more than 10 keys or deltas queued and whose process func takes more than 100 ms is reported once, with the popped key, the depth and the time; one at either edge (10 left, exactly 100 ms) is not",
 			Run:       slowWarning(s)},
-		{Name: Name(s, CheckRetention), Family: props.FamilyRetention,
+		{Name: Name(s, CheckRetention), Family: checkkit.FamilyRetention,
 			Guarantee: "once popped, an object and its key are not referenced by the FIFO, whatever is still queued",
 			Run:       retention(s)},
 	}
 	if s.Real {
 		fixed = append(fixed,
-			props.Check{Name: Name(s, CheckUnlock), Family: props.FamilyTiming,
+			checkkit.Check{Name: Name(s, CheckUnlock), Family: checkkit.FamilyTiming,
 				Guarantee: "with UnlockWhileProcessing and fewer than 2×1000 deltas queued, Add, Update, Delete and HasSynced complete while a process func runs, and what they queue pops after",
 				Run:       unlock(s)},
-			props.Check{Name: Name(s, CheckOptions), Family: props.FamilyWitness,
+			checkkit.Check{Name: Name(s, CheckOptions), Family: checkkit.FamilyWitness,
 				Guarantee: "New with an invalid combination of options (atomic with known objects; not atomic without known objects, with UnlockWhileProcessing or with bookmarks) returns an error, never panics",
 				Run:       badOptions(s)})
 	}
-	probes = []props.Check{
-		{Name: Name(s, CheckRace), Family: props.FamilyLinear,
+	probes = []checkkit.Check{
+		{Name: Name(s, CheckRace), Family: checkkit.FamilyLinear,
 			Guarantee: "two calls at the same instant (Pop against Add, Update, Delete, Replace, Resync and Close, and each against itself) take effect atomically: the outcome, and everything popped after, is that of one of the two orders",
 			Run:       raceCheck(s)},
-		{Name: Name(s, CheckLinear), Family: props.FamilyLinear,
+		{Name: Name(s, CheckLinear), Family: checkkit.FamilyLinear,
 			Guarantee: "concurrent Add, Update, Delete, Replace, Resync, Pop, Close and HasSynced from 3 goroutines on a FIFO without known objects are linearizable against the model: each call (a Pop with its processing) takes effect atomically at one instant inside the call",
 			Run:       linearCheck(s)},
 	}
@@ -79,7 +79,7 @@ func newFIFO(s Subject, m Mode) (FIFO, *MapStore, error) {
 	}
 	f, err := s.New(opts)
 	if err != nil {
-		return nil, nil, props.Broke(gErrors, "New(%s) failed: %v", m, err)
+		return nil, nil, checkkit.Broke(gErrors, "New(%s) failed: %v", m, err)
 	}
 	return f, st, nil
 }
@@ -97,17 +97,17 @@ func drain(f FIFO) ([]spec.Delta, error) {
 		}
 		ds, cerr := deltasOf(got)
 		if cerr != nil {
-			return out, props.Broke(gDeltas, "popped deltas: %v", cerr)
+			return out, checkkit.Broke(gDeltas, "popped deltas: %v", cerr)
 		}
 		out = append(out, ds...)
 	}
 }
 
-func closeCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func closeCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, m := range basicModes(s) {
 			var err error
-			props.Bubble(t, func() { err = closeIn(s, m, cfg) })
+			checkkit.Bubble(t, func() { err = closeIn(s, m, cfg) })
 			if err != nil {
 				return err
 			}
@@ -116,7 +116,7 @@ func closeCheck(s Subject) func(*testing.T, props.Config) error {
 	}
 }
 
-func closeIn(s Subject, m Mode, cfg props.Config) error {
+func closeIn(s Subject, m Mode, cfg checkkit.Config) error {
 	f, _, err := newFIFO(s, m)
 	if err != nil {
 		return err
@@ -137,13 +137,13 @@ func closeIn(s Subject, m Mode, cfg props.Config) error {
 	synctest.Wait()
 	if len(results) > 0 {
 		r := <-results
-		return props.Broke(gWake, "%s: Pop on an empty, open FIFO returned (error %v) instead of blocking", m, r.err)
+		return checkkit.Broke(gWake, "%s: Pop on an empty, open FIFO returned (error %v) instead of blocking", m, r.err)
 	}
 	f.Close()
 	f.Close()
 	synctest.Wait()
 	if n := len(results); n < waiters {
-		err := props.Broke(gWake, "%s: Close woke %d of %d blocked Pops", m, n, waiters)
+		err := checkkit.Broke(gWake, "%s: Close woke %d of %d blocked Pops", m, n, waiters)
 		// Release them with objects; if even that fails they are stuck.
 		for i := range waiters - n {
 			_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("release%d", i), Version: 1}))
@@ -156,11 +156,11 @@ func closeIn(s Subject, m Mode, cfg props.Config) error {
 	}
 	for range waiters {
 		if r := <-results; r.err == nil || r.called {
-			return props.Broke(gWake, "%s: a Pop woken by Close returned %v and called process=%t, want an error and no call", m, r.err, r.called)
+			return checkkit.Broke(gWake, "%s: a Pop woken by Close returned %v and called process=%t, want an error and no call", m, r.err, r.called)
 		}
 	}
 	if !f.IsClosed() {
-		return props.Broke(gClosed, "%s: IsClosed is false after Close", m)
+		return checkkit.Broke(gClosed, "%s: IsClosed is false after Close", m)
 	}
 	// Queued before and after Close: both still pop, in order.
 	g, _, err := newFIFO(s, m)
@@ -169,11 +169,11 @@ func closeIn(s Subject, m Mode, cfg props.Config) error {
 	}
 	a, b := spec.Obj{Key: "a", Version: 1}, spec.Obj{Key: "b", Version: 2}
 	if err := g.Add(Object(a)); err != nil {
-		return props.Broke(gErrors, "%s: Add failed: %v", m, err)
+		return checkkit.Broke(gErrors, "%s: Add failed: %v", m, err)
 	}
 	g.Close()
 	if err := g.Add(Object(b)); err != nil {
-		return props.Broke(gClosed, "%s: Add after Close failed: %v (Close does not reject adds)", m, err)
+		return checkkit.Broke(gClosed, "%s: Add after Close failed: %v (Close does not reject adds)", m, err)
 	}
 	got, err := drain(g)
 	if err != nil {
@@ -181,7 +181,7 @@ func closeIn(s Subject, m Mode, cfg props.Config) error {
 	}
 	want := []spec.Delta{spec.Of(spec.Added, a), spec.Of(spec.Added, b)}
 	if !same(got, want) {
-		return props.Broke(gClosed, "%s: after Close the FIFO popped %s, want %s", m, spec.Deltas(got), spec.Deltas(want))
+		return checkkit.Broke(gClosed, "%s: after Close the FIFO popped %s, want %s", m, spec.Deltas(got), spec.Deltas(want))
 	}
 	return nil
 }
@@ -202,8 +202,8 @@ func badObjects() []struct {
 	}
 }
 
-func badInput(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func badInput(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, m := range basicModes(s) {
 			for _, bad := range badObjects() {
 				for _, op := range []string{"Add", "Update", "Delete", "Replace"} {
@@ -229,12 +229,12 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 		_ = st.Add(Object(b)) // b is known: Delete(b) and Replace see it
 	}
 	if err := f.Add(Object(a)); err != nil {
-		return props.Broke(gErrors, "%s: Add failed: %v", m, err)
+		return checkkit.Broke(gErrors, "%s: Add failed: %v", m, err)
 	}
 	what := fmt.Sprintf("%s: %s of %s", m, op, name)
 	defer func() {
 		if p := recover(); p != nil {
-			err = props.Broke(gBadInput, "%s panicked: %v", what, p)
+			err = checkkit.Broke(gBadInput, "%s panicked: %v", what, p)
 		}
 	}()
 	var opErr error
@@ -249,7 +249,7 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 		opErr = f.Replace([]any{Object(spec.Obj{Key: "c", Version: 3}), obj, Object(spec.Obj{Key: "d", Version: 4})}, "4")
 	}
 	if opErr == nil {
-		return props.Broke(gBadInput, "%s returned no error", what)
+		return checkkit.Broke(gBadInput, "%s returned no error", what)
 	}
 	got, derr := drain(f)
 	if derr != nil {
@@ -257,7 +257,7 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 	}
 	want := []spec.Delta{spec.Of(spec.Added, a)}
 	if !same(got, want) {
-		return props.Broke(gBadInput, "%s returned %q but changed the FIFO: it then popped %s, want %s", what, opErr, spec.Deltas(got), spec.Deltas(want))
+		return checkkit.Broke(gBadInput, "%s returned %q but changed the FIFO: it then popped %s, want %s", what, opErr, spec.Deltas(got), spec.Deltas(want))
 	}
 	return nil
 }
@@ -277,8 +277,8 @@ func held[T any](ps ...weak.Pointer[T]) []int {
 	return out
 }
 
-func retention(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func retention(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, m := range basicModes(s) {
 			for _, pre := range []int{0, 1, 5, 40} {
 				cfg.Progress.Op(fmt.Sprintf("%s retention after %d pops", m, pre))
@@ -303,14 +303,14 @@ func retentionCase(s Subject, m Mode, pre int) error {
 	for i := range pre {
 		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("before%d", i), Version: 1}))
 	}
-	name, keyProbe := props.Probe("probe-object")
+	name, keyProbe := checkkit.Probe("probe-object")
 	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"}}
 	objProbe := weak.Make(obj)
 	if err := f.Add(obj); err != nil {
-		return props.Broke(gErrors, "%s: Add failed: %v", m, err)
+		return checkkit.Broke(gErrors, "%s: Add failed: %v", m, err)
 	}
 	if err := f.Update(obj); err != nil {
-		return props.Broke(gErrors, "%s: Update failed: %v", m, err)
+		return checkkit.Broke(gErrors, "%s: Update failed: %v", m, err)
 	}
 	obj, name = nil, ""
 	for i := range 3 {
@@ -322,28 +322,28 @@ func retentionCase(s Subject, m Mode, pre int) error {
 	}
 	for range pops {
 		if _, err := f.Pop(func([]Delta, bool) error { return nil }); err != nil {
-			return props.Broke(gErrors, "%s: Pop failed: %v", m, err)
+			return checkkit.Broke(gErrors, "%s: Pop failed: %v", m, err)
 		}
 	}
 	if h := held(objProbe); len(h) > 0 {
-		return props.Broke(gRetention, "%s: a popped object is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
+		return checkkit.Broke(gRetention, "%s: a popped object is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
 	}
-	if len(props.Held(keyProbe)) > 0 {
-		return props.Broke(gRetention, "%s: a popped object's key is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
+	if len(checkkit.Held(keyProbe)) > 0 {
+		return checkkit.Broke(gRetention, "%s: a popped object's key is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
 	}
 	runtime.KeepAlive(f)
 	return nil
 }
 
-func unlock(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func unlock(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		var err error
-		props.Bubble(t, func() { err = unlockIn(s, cfg) })
+		checkkit.Bubble(t, func() { err = unlockIn(s, cfg) })
 		return err
 	}
 }
 
-func unlockIn(s Subject, cfg props.Config) error {
+func unlockIn(s Subject, cfg checkkit.Config) error {
 	m := Mode{Atomic: true, Unlock: true}
 	f, _, err := newFIFO(s, m)
 	if err != nil {
@@ -372,7 +372,7 @@ func unlockIn(s Subject, cfg props.Config) error {
 			}()
 			synctest.Wait()
 			if len(done) == 0 {
-				stuck = props.Broke(gUnlock, "with %d deltas queued behind the one being processed, Update and HasSynced did not complete while the process func ran (case %d)", q, i)
+				stuck = checkkit.Broke(gUnlock, "with %d deltas queued behind the one being processed, Update and HasSynced did not complete while the process func ran (case %d)", q, i)
 			}
 			return nil
 		})
@@ -381,7 +381,7 @@ func unlockIn(s Subject, cfg props.Config) error {
 			return stuck
 		}
 		if perr != nil {
-			return props.Broke(gErrors, "Pop failed: %v", perr)
+			return checkkit.Broke(gErrors, "Pop failed: %v", perr)
 		}
 		got, err := drain(f2)
 		if err != nil {
@@ -389,14 +389,14 @@ func unlockIn(s Subject, cfg props.Config) error {
 		}
 		want := append(queued[1:], spec.Of(spec.Updated, late))
 		if !same(got, want) {
-			return props.Broke(gUnlock, "after an Update made while processing, the FIFO popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
+			return checkkit.Broke(gUnlock, "after an Update made while processing, the FIFO popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
 		}
 	}
 	return nil
 }
 
-func badOptions(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func badOptions(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		st := NewStore()
 		for _, c := range []struct {
 			name string
@@ -417,11 +417,11 @@ func badOptions(s Subject) func(*testing.T, props.Config) error {
 				f, err = s.New(c.opts)
 			}()
 			if p != nil {
-				return props.Broke(gOptions, "New (%s) panicked: %v", c.name, p)
+				return checkkit.Broke(gOptions, "New (%s) panicked: %v", c.name, p)
 			}
 			if err == nil {
 				f.Close()
-				return props.Broke(gOptions, "New (%s) returned no error", c.name)
+				return checkkit.Broke(gOptions, "New (%s) returned no error", c.name)
 			}
 			if errors.Is(err, errProcess) {
 				return err

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 
 	"github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // CheckLifecycle is the informer's lifecycle check.
@@ -30,8 +30,8 @@ const lifecycleEvents = 200
 // nothing panics, every call returns (a second Run at once), and the
 // handlers get every event exactly once, in order, one call at a time, as
 // if each call had been made once.
-func lifecycle(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func lifecycle(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		return inBubble(t, func() error {
 			if err := fanOutLifecycle(s, cfg); err != nil {
 				return err
@@ -55,7 +55,7 @@ func concurrently(fs ...func()) int {
 	return int(n.Load())
 }
 
-func fanOutLifecycle(s Subject, cfg props.Config) error {
+func fanOutLifecycle(s Subject, cfg checkkit.Config) error {
 	for _, sc := range []struct {
 		name        string
 		start, stop func(FanOut) int // how many calls returned, of how many
@@ -75,7 +75,7 @@ func fanOutLifecycle(s Subject, cfg props.Config) error {
 			return fmt.Errorf("AddHandler: %w", err)
 		}
 		if n := sc.start(f); n != 2 {
-			return props.Broke(GLifecycle, "%s: only %d of the 2 Start calls returned", sc.name, n)
+			return checkkit.Broke(GLifecycle, "%s: only %d of the 2 Start calls returned", sc.name, n)
 		}
 		synctest.Wait() // started and synced: what follows is not in an initial list
 		var want []string
@@ -87,17 +87,17 @@ func fanOutLifecycle(s Subject, cfg props.Config) error {
 		synctest.Wait()
 		got := p.received()
 		if n := sc.stop(f); n != 2 {
-			return props.Broke(GLifecycle, "%s: only %d of the 2 Stop calls returned", sc.name, n)
+			return checkkit.Broke(GLifecycle, "%s: only %d of the 2 Stop calls returned", sc.name, n)
 		}
 		synctest.Wait()
 		if msg := (expectation{seq: want}).conforms(got, true); msg != "" {
-			return props.Broke(GLifecycle, "%s: after %d events: %s", sc.name, len(want), msg)
+			return checkkit.Broke(GLifecycle, "%s: after %d events: %s", sc.name, len(want), msg)
 		}
 		if p.overlap.Load() {
-			return props.Broke(GLifecycle, "%s: two handler calls overlapped", sc.name)
+			return checkkit.Broke(GLifecycle, "%s: two handler calls overlapped", sc.name)
 		}
 		if !isClosed(reg.Done()) {
-			return props.Broke(GLifecycle, "%s: the registration's Done is still open after Stop", sc.name)
+			return checkkit.Broke(GLifecycle, "%s: the registration's Done is still open after Stop", sc.name)
 		}
 	}
 	cfg.Progress.Op("Stop before Start, then Start and Stop")
@@ -106,13 +106,13 @@ func fanOutLifecycle(s Subject, cfg props.Config) error {
 		return fmt.Errorf("AddHandler: %w", err)
 	}
 	if n := concurrently(f.Stop); n != 1 {
-		return props.Broke(GLifecycle, "Stop before Start did not return")
+		return checkkit.Broke(GLifecycle, "Stop before Start did not return")
 	}
 	if n := concurrently(f.Start, func() { f.Emit(Add, "a") }); n != 2 {
-		return props.Broke(GLifecycle, "after Stop, Start and Emit: only %d of the 2 calls returned", n)
+		return checkkit.Broke(GLifecycle, "after Stop, Start and Emit: only %d of the 2 calls returned", n)
 	}
 	if n := concurrently(f.Stop); n != 1 {
-		return props.Broke(GLifecycle, "a second Stop after Start did not return")
+		return checkkit.Broke(GLifecycle, "a second Stop after Start did not return")
 	}
 	return nil
 }
@@ -121,7 +121,7 @@ func fanOutLifecycle(s Subject, cfg props.Config) error {
 // while the first runs returns at once and cancelling its context stops
 // nothing; two Runs at once leave one running; Run after the processor
 // stopped returns at once.
-func processorLifecycle(s Subject, cfg props.Config) error {
+func processorLifecycle(s Subject, cfg checkkit.Config) error {
 	type recorder struct {
 		mu  sync.Mutex
 		got []string
@@ -144,7 +144,7 @@ func processorLifecycle(s Subject, cfg props.Config) error {
 		got := slices.Clone(r.got[min(from, len(r.got)):])
 		r.mu.Unlock()
 		if msg := (expectation{seq: want}).conforms(got, true); msg != "" {
-			return props.Broke(GLifecycle, "%s: distributed %d values: %s", what, n, msg)
+			return checkkit.Broke(GLifecycle, "%s: distributed %d values: %s", what, n, msg)
 		}
 		return nil
 	}
@@ -161,7 +161,7 @@ func processorLifecycle(s Subject, cfg props.Config) error {
 	if n := concurrently(func() { fo.Run(ctx2) }); n != 1 {
 		cancel2()
 		synctest.Wait()
-		return props.Broke(GLifecycle, "processor: a second Run while the first runs did not return at once (it runs until its own context is done)")
+		return checkkit.Broke(GLifecycle, "processor: a second Run while the first runs did not return at once (it runs until its own context is done)")
 	}
 	if err := distribute(fo, r, 0, lifecycleEvents, "processor: after a second Run returned"); err != nil {
 		return err
@@ -174,10 +174,10 @@ func processorLifecycle(s Subject, cfg props.Config) error {
 	cancel1()
 	synctest.Wait()
 	if !first.Load() {
-		return props.Broke(GLifecycle, "processor: Run did not return once its context was done")
+		return checkkit.Broke(GLifecycle, "processor: Run did not return once its context was done")
 	}
 	if n := concurrently(func() { fo.Run(context.Background()) }); n != 1 {
-		return props.Broke(GLifecycle, "processor: Run after the processor stopped did not return at once")
+		return checkkit.Broke(GLifecycle, "processor: Run after the processor stopped did not return at once")
 	}
 
 	cfg.Progress.Op("processor: two Runs at once")
@@ -187,7 +187,7 @@ func processorLifecycle(s Subject, cfg props.Config) error {
 	if n := concurrently(func() { fo.Run(ctx) }, func() { fo.Run(ctx) }); n != 1 {
 		cancel()
 		synctest.Wait()
-		return props.Broke(GLifecycle, "processor: of two Runs made at once, %d returned at once, want exactly 1", n)
+		return checkkit.Broke(GLifecycle, "processor: of two Runs made at once, %d returned at once, want exactly 1", n)
 	}
 	if err := distribute(fo, r, 0, lifecycleEvents, "processor: two Runs at once"); err != nil {
 		return err

@@ -10,15 +10,15 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // linearScenarios is the number of workloads per round; the budget adds
 // rounds.
 const linearScenarios = 10
 
-func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func linear(newFanOut func() linearizability.FanOut) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		seed := rand.Uint64()
 		start := time.Now()
 		for i := uint64(0); ; i++ {
@@ -30,8 +30,8 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Conf
 			// The workload waits up to Drain for the handlers, then for Run
 			// to return after its context is cancelled; a fan-out that never
 			// stops must fail here, not at the test timeout.
-			if !props.ReturnsWithin(2*time.Second+props.Watchdog, run) {
-				return props.Broke("Stop returns", "seed %d: the fan-out's Run did not return within %v of its context being cancelled", seed+i, props.Watchdog)
+			if !checkkit.ReturnsWithin(2*time.Second+checkkit.Watchdog, run) {
+				return checkkit.Broke("Stop returns", "seed %d: the fan-out's Run did not return within %v of its context being cancelled", seed+i, checkkit.Watchdog)
 			}
 			var err error
 			cfg.Progress.Analyse(func() { err = linearizability.CheckListenerDrained(h, 10*time.Second) })
@@ -43,7 +43,7 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, props.Conf
 					info = le.Info
 				}
 				html, js, serr := linearizability.SaveListenerFailure(dir, "informer-linear-listener-seed"+strconv.FormatUint(seed+i, 10), h, info)
-				return props.Broke("Linearizability", "seed %d (%d operations): %v%s", seed+i, len(h), err,
+				return checkkit.Broke("Linearizability", "seed %d (%d operations): %v%s", seed+i, len(h), err,
 					linearizability.FailureNote(html, js, serr, "one JSON operation a line: client, call, return, listener, op, value",
 						fmt.Sprintf("rerun: linearizability.RunListenerWorkload with Seed %d", seed+i)))
 			}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // CheckRace is the fan-out's race probe.
@@ -19,7 +19,7 @@ const CheckRace = "processor/race"
 // InformerRaceRounds is how many rounds the probe runs per pair in the
 // default gate: each round builds a fan-out (for client-go, a whole
 // informer), so a round costs far more than a queue's.
-const InformerRaceRounds = props.RaceRounds / 2
+const InformerRaceRounds = checkkit.RaceRounds / 2
 
 // fanRace is one race of the probe, on a started fan-out whose store
 // holds a and b and which has handlers h1 and h2 registered before Start.
@@ -119,16 +119,16 @@ var fanRaces = []fanRace{
 
 // raceCheck runs every race for InformerRaceRounds rounds (more while
 // cfg.Budget lasts).
-func raceCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		pairs := len(fanRaces)
 		if s.Linear != nil {
 			pairs += 2 // Distribute/Distribute and Distribute/shutdown
 		}
-		sched := props.NewRaceSchedule(pairs, InformerRaceRounds, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(pairs, InformerRaceRounds, cfg.Budget)
 		defer sched.Stop()
 		return inBubble(t, func() error {
-			return sched.Loop(t, 1, func(r *props.Racer, round int) error {
+			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, fr := range fanRaces {
 					if err := fanRaceRound(s, r, fr, round, cfg); err != nil {
 						return err
@@ -143,8 +143,8 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 	}
 }
 
-func fanRaceRound(s Subject, r *props.Racer, fr fanRace, round int, cfg props.Config) error {
-	name := props.RaceRound(fr.name, round)
+func fanRaceRound(s Subject, r *checkkit.Racer, fr fanRace, round int, cfg checkkit.Config) error {
+	name := checkkit.RaceRound(fr.name, round)
 	cfg.Progress.Op(name)
 	r.Park()
 	x := &fanRound{f: s.New(), h1: newProbe("h1"), h2: newProbe("h2"), h3: newProbe("h3")}
@@ -177,7 +177,7 @@ func fanRaceRound(s Subject, r *props.Racer, fr fanRace, round int, cfg props.Co
 	r.Park()
 	settle()
 	if msg := fr.check(x); msg != "" {
-		return props.Broke("Atomic calls", "%s, on a started fan-out with a and b stored and h1, h2 added before Start: %s", name, msg)
+		return checkkit.Broke("Atomic calls", "%s, on a started fan-out with a and b stored and h1, h2 added before Start: %s", name, msg)
 	}
 	return nil
 }
@@ -187,13 +187,13 @@ func fanRaceRound(s Subject, r *props.Racer, fr fanRace, round int, cfg props.Co
 // and with another Distribute: both must return, Run too, and each
 // handler gets each value at most once (exactly once without the
 // shutdown).
-func processorRaceRound(newFanOut func() linearizability.FanOut, r *props.Racer, round int, cfg props.Config) error {
+func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Racer, round int, cfg checkkit.Config) error {
 	for _, stop := range []bool{true, false} {
 		pair := "Distribute/Distribute"
 		if stop {
 			pair = "Distribute/shutdown"
 		}
-		name := props.RaceRound(pair, round)
+		name := checkkit.RaceRound(pair, round)
 		cfg.Progress.Op(name)
 		r.Park()
 		f := newFanOut()
@@ -233,12 +233,12 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *props.Racer,
 		for h, g := range [][]string{g0, g1} {
 			if stop {
 				if len(g) == 0 || g[0] != "v0" || len(g) > 2 || (len(g) == 2 && g[1] != "v1") {
-					return props.Broke("Atomic calls", "%s: handler %d received %v: want v0, then v1 at most once", name, h, g)
+					return checkkit.Broke("Atomic calls", "%s: handler %d received %v: want v0, then v1 at most once", name, h, g)
 				}
 				continue
 			}
 			if len(g) != 3 || g[0] != "v0" || !slices.Equal(slices.Sorted(slices.Values(g)), want) {
-				return props.Broke("Atomic calls", "%s: handler %d received %v: want v0, then v1 and v2 once each", name, h, g)
+				return checkkit.Broke("Atomic calls", "%s: handler %d received %v: want v0, then v1 and v2 once each", name, h, g)
 			}
 		}
 		// Two Distributes at once may reach the listeners in different
@@ -249,10 +249,10 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *props.Racer,
 }
 
 // raceChecked races a and b; both must return.
-func raceChecked(r *props.Racer, cfg props.Config, name string, round int, a, b func()) error {
-	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), a, b)
+func raceChecked(r *checkkit.Racer, cfg checkkit.Config, name string, round int, a, b func()) error {
+	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), a, b)
 	if err == nil && blocked {
-		err = props.Broke("Liveness", "%s: a call is still blocked after the other returned", name)
+		err = checkkit.Broke("Liveness", "%s: a call is still blocked after the other returned", name)
 		cfg.Progress.Abandon(err) // its lock may be held: no cleanup
 	}
 	return err

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	sinf "github.com/kverify/kverify/spec/informer"
 )
 
@@ -129,16 +129,16 @@ var syncOnlyScenarios = []rsScenario{
 		end: 5500 * ms},
 }
 
-func resyncSchedule(s Subject) func(*testing.T, props.Config) error {
+func resyncSchedule(s Subject) func(*testing.T, checkkit.Config) error {
 	return resyncCheck(s, scheduleScenarios)
 }
 
-func resyncSyncOnly(s Subject) func(*testing.T, props.Config) error {
+func resyncSyncOnly(s Subject) func(*testing.T, checkkit.Config) error {
 	return resyncCheck(s, syncOnlyScenarios)
 }
 
-func resyncCheck(s Subject, scs []rsScenario) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func resyncCheck(s Subject, scs []rsScenario) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, sc := range scs {
 			cfg.Progress.Op("scenario: " + sc.name)
 			if err := inBubble(t, func() error { return runResync(s, sc) }); err != nil {
@@ -237,15 +237,15 @@ func runResync(s Subject, sc rsScenario) error {
 	}
 	for _, h := range r.hs {
 		if h.p.overlap.Load() {
-			return props.Broke("Serial delivery", "%s: two handler calls overlapped", h.desc)
+			return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", h.desc)
 		}
 		got, at := h.p.receivedAt()
 		if msg := matchSegments(got, at, r.t0, h.segs); msg != "" {
-			return props.Broke("Resync", "%s: %s\n  steps: %s", h.desc, msg, r.describe())
+			return checkkit.Broke("Resync", "%s: %s\n  steps: %s", h.desc, msg, r.describe())
 		}
 	}
 	if !r.d.call(r.f.Stop) {
-		return props.Broke("Shutdown", "Stop did not return")
+		return checkkit.Broke("Shutdown", "Stop did not return")
 	}
 	return nil
 }
@@ -273,13 +273,13 @@ func (r *rsRun) apply(st rsStep) error {
 			period = st.period
 			h.desc = fmt.Sprintf("h%d (resync every %v", i, period)
 			if !r.d.call(func() { h.reg, err = r.f.AddHandlerWithResync(h.p, period) }) {
-				return props.Broke("Non-blocking distribute", "AddHandlerWithResync did not return")
+				return checkkit.Broke("Non-blocking distribute", "AddHandlerWithResync did not return")
 			}
 		} else {
 			period = r.sc.check // the informer's default handler period
 			h.desc = fmt.Sprintf("h%d (default resync period %v", i, period)
 			if !r.d.call(func() { h.reg, err = r.f.AddHandler(h.p) }) {
-				return props.Broke("Non-blocking distribute", "AddHandler did not return")
+				return checkkit.Broke("Non-blocking distribute", "AddHandler did not return")
 			}
 		}
 		if err != nil {
@@ -298,7 +298,7 @@ func (r *rsRun) apply(st rsStep) error {
 		r.hs = append(r.hs, h)
 	case rsStart:
 		if !r.d.call(r.f.Start) {
-			return props.Broke("Non-blocking distribute", "Start did not return")
+			return checkkit.Broke("Non-blocking distribute", "Start did not return")
 		}
 		r.started = true
 		r.m.Start(now)
@@ -310,7 +310,7 @@ func (r *rsRun) apply(st rsStep) error {
 		}
 	case rsEmit:
 		if !r.d.call(func() { r.f.Emit(st.kind, st.key) }) {
-			return props.Broke("Non-blocking distribute", "Emit did not return")
+			return checkkit.Broke("Non-blocking distribute", "Emit did not return")
 		}
 		r.store[st.key] = st.kind != Delete
 		for _, h := range r.hs {
@@ -322,7 +322,7 @@ func (r *rsRun) apply(st rsStep) error {
 		h := r.hs[st.h]
 		var err error
 		if !r.d.call(func() { err = r.f.RemoveHandler(h.reg) }) {
-			return props.Broke("Non-blocking distribute", "RemoveHandler did not return")
+			return checkkit.Broke("Non-blocking distribute", "RemoveHandler did not return")
 		}
 		if err != nil {
 			return fmt.Errorf("removing h%d: %w", st.h, err)

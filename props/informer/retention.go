@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"weak"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // CheckRetention is the listener's retention check.
@@ -25,10 +25,10 @@ const retentionKeys = 1100
 // buffer, the handler is released and takes them all; then, with the
 // fan-out still running and idle, no key is referenced any more: not by
 // the buffer's slots, not by a notification left in hand.
-func retention(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func retention(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if s.SourceRetains != "" {
-			props.SkipNotOffered(t, "%s", s.SourceRetains)
+			checkkit.SkipNotOffered(t, "%s", s.SourceRetains)
 		}
 		return inBubble(t, func() error {
 			f := s.New()
@@ -48,10 +48,10 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			p.unblock()
 			synctest.Wait()
 			if got := len(p.received()); got != 2*retentionKeys {
-				return props.Broke("Delivery", "the handler received %d of the %d notifications once released", got, 2*retentionKeys)
+				return checkkit.Broke("Delivery", "the handler received %d of the %d notifications once released", got, 2*retentionKeys)
 			}
-			if held := props.Held(probes...); len(held) > 0 {
-				return props.Broke("No retention", "%d of %d keys added, deleted and delivered are still referenced by the running fan-out (key %d first)", len(held), len(probes), held[0])
+			if held := checkkit.Held(probes...); len(held) > 0 {
+				return checkkit.Broke("No retention", "%d of %d keys added, deleted and delivered are still referenced by the running fan-out (key %d first)", len(held), len(probes), held[0])
 			}
 
 			// A handler removed with a backlog: what it will never get is
@@ -65,8 +65,8 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			}
 			p.unblock()
 			synctest.Wait()
-			if held := props.Held(probes...); len(held) > 0 {
-				return props.Broke("No retention", "%d of %d keys added and deleted behind a handler that was then removed are still referenced while its registration is held (key %d first): a removed listener keeps what it will never deliver", len(held), len(probes), held[0])
+			if held := checkkit.Held(probes...); len(held) > 0 {
+				return checkkit.Broke("No retention", "%d of %d keys added and deleted behind a handler that was then removed are still referenced while its registration is held (key %d first): a removed listener keeps what it will never deliver", len(held), len(probes), held[0])
 			}
 			runtime.KeepAlive(reg)
 			return nil
@@ -96,10 +96,10 @@ const (
 // released and takes them all; then, with the fan-out still running and
 // idle, the live heap is at most burstRetainedMax above what it was before
 // the burst (measured after garbage collection both times).
-func burstMemory(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func burstMemory(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if s.SourceRetains != "" {
-			props.SkipNotOffered(t, "%s", s.SourceRetains)
+			checkkit.SkipNotOffered(t, "%s", s.SourceRetains)
 		}
 		return inBubble(t, func() error {
 			f := s.New()
@@ -113,7 +113,7 @@ func burstMemory(s Subject) func(*testing.T, props.Config) error {
 			f.Emit(Add, "k")
 			f.Emit(Update, "k") // taken by the handler, which blocks in it
 			synctest.Wait()
-			before := props.LiveHeap()
+			before := checkkit.LiveHeap()
 			cfg.Progress.Op(fmt.Sprintf("%d updates behind a blocked handler", burstUpdates))
 			for i := range burstUpdates {
 				f.Emit(Update, "k")
@@ -130,10 +130,10 @@ func burstMemory(s Subject) func(*testing.T, props.Config) error {
 			h.open()
 			synctest.Wait()
 			if got, want := h.calls.Load(), int64(burstUpdates+2); got != want {
-				return props.Broke("Delivery", "the handler received %d of the %d notifications once released", got, want)
+				return checkkit.Broke("Delivery", "the handler received %d of the %d notifications once released", got, want)
 			}
-			if kept := int64(props.LiveHeap()) - int64(before); kept > burstRetainedMax {
-				return props.Broke("Memory after a burst", "after a burst of %d notifications drained, the running fan-out keeps %.1f MiB more live heap than before it (at most %d MiB allowed)", burstUpdates, float64(kept)/(1<<20), burstRetainedMax>>20)
+			if kept := int64(checkkit.LiveHeap()) - int64(before); kept > burstRetainedMax {
+				return checkkit.Broke("Memory after a burst", "after a burst of %d notifications drained, the running fan-out keeps %.1f MiB more live heap than before it (at most %d MiB allowed)", burstUpdates, float64(kept)/(1<<20), burstRetainedMax>>20)
 			}
 			return nil
 		})
@@ -168,7 +168,7 @@ func (g *gatedCounter) OnUpdate(string, string) {
 func addDelete(f FanOut, probes []weak.Pointer[byte], prefix string) {
 	for i := range probes {
 		var k string
-		k, probes[i] = props.Probe(fmt.Sprint(prefix, i))
+		k, probes[i] = checkkit.Probe(fmt.Sprint(prefix, i))
 		f.Emit(Add, k)
 		f.Emit(Delete, k)
 	}

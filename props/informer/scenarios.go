@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	sinf "github.com/kverify/kverify/spec/informer"
 	"pgregory.net/rapid"
 )
@@ -64,7 +64,7 @@ func addHandler(d *driver, f FanOut, p *probe) (Registration, error) {
 	var reg Registration
 	var err error
 	if !d.call(func() { reg, err = f.AddHandler(p) }) {
-		return nil, props.Broke("Non-blocking distribute", "AddHandler(%s) did not return", p.name)
+		return nil, checkkit.Broke("Non-blocking distribute", "AddHandler(%s) did not return", p.name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("AddHandler(%s): %w", p.name, err)
@@ -72,8 +72,8 @@ func addHandler(d *driver, f FanOut, p *probe) (Registration, error) {
 	return reg, nil
 }
 
-func isolation(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func isolation(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		return inBubble(t, func() error {
 			f := s.New()
 			d := &driver{}
@@ -90,35 +90,35 @@ func isolation(s Subject) func(*testing.T, props.Config) error {
 				}
 			}
 			if !d.call(f.Start) {
-				return props.Broke("Non-blocking distribute", "Start did not return")
+				return checkkit.Broke("Non-blocking distribute", "Start did not return")
 			}
 			sc := newScript("k", IsolationN)
 			want := expectation{seq: sc.events()}
 			var emitted atomic.Int32
 			if !d.call(func() { sc.emit(f, &emitted) }) {
-				return props.Broke("Non-blocking distribute", "with one handler blocked in a call, Emit blocked after %d of %d emits", emitted.Load(), IsolationN)
+				return checkkit.Broke("Non-blocking distribute", "with one handler blocked in a call, Emit blocked after %d of %d emits", emitted.Load(), IsolationN)
 			}
 			for _, p := range others {
 				if msg := want.conforms(p.received(), true); msg != "" {
-					return props.Broke("Isolation", "with another handler blocked, %s: %s", p.name, msg)
+					return checkkit.Broke("Isolation", "with another handler blocked, %s: %s", p.name, msg)
 				}
 				if p.overlap.Load() {
-					return props.Broke("Serial delivery", "%s: two handler calls overlapped", p.name)
+					return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", p.name)
 				}
 			}
 			if msg := want.conforms(stuck.received(), false); msg != "" {
-				return props.Broke("Delivery", "blocked handler: %s", msg)
+				return checkkit.Broke("Delivery", "blocked handler: %s", msg)
 			}
 			stuck.unblock()
 			synctest.Wait()
 			if msg := want.conforms(stuck.received(), true); msg != "" {
-				return props.Broke("Isolation", "released handler: %s", msg)
+				return checkkit.Broke("Isolation", "released handler: %s", msg)
 			}
 			if stuck.overlap.Load() {
-				return props.Broke("Serial delivery", "the released handler's calls overlapped")
+				return checkkit.Broke("Serial delivery", "the released handler's calls overlapped")
 			}
 			if !d.call(f.Stop) {
-				return props.Broke("Shutdown", "Stop did not return")
+				return checkkit.Broke("Shutdown", "Stop did not return")
 			}
 			return nil
 		})
@@ -128,8 +128,8 @@ func isolation(s Subject) func(*testing.T, props.Config) error {
 // SyncKeys is the size of the initial list in the sync check.
 const SyncKeys = 3
 
-func syncCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		return inBubble(t, func() error {
 			f := s.New()
 			d := &driver{}
@@ -144,7 +144,7 @@ func syncCheck(s Subject) func(*testing.T, props.Config) error {
 			for i := range keys {
 				keys[i] = fmt.Sprintf("s%d", i)
 				if !d.call(func() { f.Emit(Add, keys[i]) }) {
-					return props.Broke("Non-blocking distribute", "Emit before Start did not return")
+					return checkkit.Broke("Non-blocking distribute", "Emit before Start did not return")
 				}
 			}
 			synctest.Wait()
@@ -166,21 +166,21 @@ func syncCheck(s Subject) func(*testing.T, props.Config) error {
 				got := p.received()
 				want := expectation{init: keys}
 				if msg := want.conforms(got, true); msg != "" {
-					return props.Broke("Delivery", "%s handler: %s", name, msg)
+					return checkkit.Broke("Delivery", "%s handler: %s", name, msg)
 				}
 				if p.waiting.Load() != 1 {
-					return props.Broke("Handler sync", "%s handler: its last initial add is not in progress (received %v)", name, got)
+					return checkkit.Broke("Handler sync", "%s handler: its last initial add is not in progress (received %v)", name, got)
 				}
 				if reg.HasSynced() {
-					return props.Broke("Handler sync", "%s handler: HasSynced() is true while its last initial add (%s) is still in OnAdd", name, got[len(got)-1])
+					return checkkit.Broke("Handler sync", "%s handler: HasSynced() is true while its last initial add (%s) is still in OnAdd", name, got[len(got)-1])
 				}
 				if ev := early.Load(); ev != nil {
-					return props.Broke("Handler sync", "%s handler: HasSynced() was true at the start of initial add %v", name, ev)
+					return checkkit.Broke("Handler sync", "%s handler: HasSynced() was true at the start of initial add %v", name, ev)
 				}
 				p.unblock()
 				synctest.Wait()
 				if !reg.HasSynced() {
-					return props.Broke("Handler sync", "%s handler: HasSynced() is false after every initial add returned", name)
+					return checkkit.Broke("Handler sync", "%s handler: HasSynced() is false after every initial add returned", name)
 				}
 				return nil
 			}
@@ -197,10 +197,10 @@ func syncCheck(s Subject) func(*testing.T, props.Config) error {
 			preReg.Store(&r)
 			synctest.Wait()
 			if r.HasSynced() {
-				return props.Broke("Handler sync", "a handler added before Start has HasSynced() true before Start")
+				return checkkit.Broke("Handler sync", "a handler added before Start has HasSynced() true before Start")
 			}
 			if !d.call(f.Start) {
-				return props.Broke("Non-blocking distribute", "Start did not return")
+				return checkkit.Broke("Non-blocking distribute", "Start did not return")
 			}
 			if err := phase("added before Start", pre, r, preEarly); err != nil {
 				return err
@@ -223,7 +223,7 @@ func syncCheck(s Subject) func(*testing.T, props.Config) error {
 			// Added after Start to an empty store: nothing to wait for.
 			for _, k := range keys {
 				if !d.call(func() { f.Emit(Delete, k) }) {
-					return props.Broke("Non-blocking distribute", "Emit(%s) did not return", deleteEv(k))
+					return checkkit.Broke("Non-blocking distribute", "Emit(%s) did not return", deleteEv(k))
 				}
 			}
 			empty := newProbe("empty-store")
@@ -233,10 +233,10 @@ func syncCheck(s Subject) func(*testing.T, props.Config) error {
 			}
 			synctest.Wait()
 			if !r3.HasSynced() {
-				return props.Broke("Handler sync", "a handler added after Start to an empty store has HasSynced() false at quiescence")
+				return checkkit.Broke("Handler sync", "a handler added after Start to an empty store has HasSynced() false at quiescence")
 			}
 			if !d.call(f.Stop) {
-				return props.Broke("Shutdown", "Stop did not return")
+				return checkkit.Broke("Shutdown", "Stop did not return")
 			}
 			return nil
 		})
@@ -248,12 +248,12 @@ const StartRounds = 20
 
 // StartEmitBound is how long, in real time, an Emit right after Start may
 // take in the start check. It returns in microseconds unless distribution
-// deadlocks with the listeners' start; a bound well under props.Watchdog
+// deadlocks with the listeners' start; a bound well under checkkit.Watchdog
 // reports that deadlock (a hang for good) about a second after it began.
 const StartEmitBound = time.Second
 
-func startRace(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func startRace(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		for round := range StartRounds {
 			f := s.New()
 			p := newProbe("h")
@@ -263,18 +263,18 @@ func startRace(s Subject) func(*testing.T, props.Config) error {
 			if err := within("Start", f.Start); err != nil {
 				return err
 			}
-			if !props.ReturnsWithin(StartEmitBound, func() { f.Emit(Add, "a") }) {
-				return props.Broke("Start", "round %d: Emit right after Start did not return within %v", round, StartEmitBound)
+			if !checkkit.ReturnsWithin(StartEmitBound, func() { f.Emit(Add, "a") }) {
+				return checkkit.Broke("Start", "round %d: Emit right after Start did not return within %v", round, StartEmitBound)
 			}
 			if !eventually(func() bool { return len(p.received()) > 0 }) {
-				return props.Broke("Start", "round %d: an event emitted right after Start was not delivered within %v", round, props.Watchdog)
+				return checkkit.Broke("Start", "round %d: an event emitted right after Start was not delivered within %v", round, checkkit.Watchdog)
 			}
-			if !props.ReturnsWithin(props.Watchdog, f.Stop) {
-				return props.Broke("Shutdown", "round %d: Stop did not return within %v", round, props.Watchdog)
+			if !checkkit.ReturnsWithin(checkkit.Watchdog, f.Stop) {
+				return checkkit.Broke("Shutdown", "round %d: Stop did not return within %v", round, checkkit.Watchdog)
 			}
 			// Either the initial list or the watch carries the add.
 			if got := p.received(); len(got) != 1 || (got[0] != initEv("a") && got[0] != addEv("a")) {
-				return props.Broke("Delivery", "round %d: received %v, want [init:a] or [add:a]", round, got)
+				return checkkit.Broke("Delivery", "round %d: received %v, want [init:a] or [add:a]", round, got)
 			}
 		}
 		return nil
@@ -290,8 +290,8 @@ const LookaheadBurst = 1500
 
 var errNoBacklog = errors.New("the subject's registrations do not implement Backlog")
 
-func lookahead(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		err := inBubble(t, func() error {
 			f := s.New()
 			d := &driver{}
@@ -309,23 +309,23 @@ func lookahead(s Subject) func(*testing.T, props.Config) error {
 				return errNoBacklog
 			}
 			if !d.call(f.Start) {
-				return props.Broke("Non-blocking distribute", "Start did not return")
+				return checkkit.Broke("Non-blocking distribute", "Start did not return")
 			}
 			// Strictly alternating: each emit is handled before the next.
 			sc := newScript("k", LookaheadN)
 			for i := range sc.kinds {
 				if !d.call(func() { f.Emit(sc.kinds[i], sc.keys[i]) }) {
-					return props.Broke("Non-blocking distribute", "Emit did not return")
+					return checkkit.Broke("Non-blocking distribute", "Emit did not return")
 				}
 				if n := b.Pending(); n != 0 {
-					return props.Broke("Lookahead", "after emit %d was handled, Pending() = %d, want 0", i, n)
+					return checkkit.Broke("Lookahead", "after emit %d was handled, Pending() = %d, want 0", i, n)
 				}
 			}
 			if hw := b.HighWater(); hw > 1 {
-				return props.Broke("Lookahead", "a handler that keeps up reached a high-water mark of %d pending, want at most 1 (the one in hand)", hw)
+				return checkkit.Broke("Lookahead", "a handler that keeps up reached a high-water mark of %d pending, want at most 1 (the one in hand)", hw)
 			}
 			if msg := (expectation{seq: sc.events()}).conforms(p.received(), true); msg != "" {
-				return props.Broke("Delivery", "%s", msg)
+				return checkkit.Broke("Delivery", "%s", msg)
 			}
 			// Blocked in a call: everything emitted meanwhile is pending.
 			// Two bursts: the buffer is reused after it drained, and the
@@ -335,50 +335,50 @@ func lookahead(s Subject) func(*testing.T, props.Config) error {
 				p.block()
 				plug := fmt.Sprintf("plug%d", i)
 				if !d.call(func() { f.Emit(Add, plug) }) {
-					return props.Broke("Non-blocking distribute", "Emit did not return")
+					return checkkit.Broke("Non-blocking distribute", "Emit did not return")
 				}
 				seq = append(seq, addEv(plug))
 				if p.waiting.Load() != 1 {
-					return props.Broke("Delivery", "the handler did not receive %s", plug)
+					return checkkit.Broke("Delivery", "the handler did not receive %s", plug)
 				}
 				if n := b.Pending(); n != 0 {
-					return props.Broke("Lookahead", "with the handler in a call and nothing else added, Pending() = %d, want 0", n)
+					return checkkit.Broke("Lookahead", "with the handler in a call and nothing else added, Pending() = %d, want 0", n)
 				}
 				sc2 := newScript(fmt.Sprintf("b%d-", i), burst)
 				if !d.call(func() { sc2.emit(f, nil) }) {
-					return props.Broke("Non-blocking distribute", "Emit blocked behind a blocked handler")
+					return checkkit.Broke("Non-blocking distribute", "Emit blocked behind a blocked handler")
 				}
 				seq = append(seq, sc2.events()...)
 				if n := b.Pending(); n != int64(burst) {
-					return props.Broke("Lookahead", "with the handler blocked in a call, %d emits left Pending() = %d", burst, n)
+					return checkkit.Broke("Lookahead", "with the handler blocked in a call, %d emits left Pending() = %d", burst, n)
 				}
 				p.unblock()
 				synctest.Wait()
 				if n := b.Pending(); n != 0 {
-					return props.Broke("Lookahead", "after the handler caught up, Pending() = %d, want 0", n)
+					return checkkit.Broke("Lookahead", "after the handler caught up, Pending() = %d, want 0", n)
 				}
 				if hw := b.HighWater(); hw != int64(burst) {
-					return props.Broke("Lookahead", "after %d notifications piled up (the most so far), HighWater() = %d, want %d", burst, hw, burst)
+					return checkkit.Broke("Lookahead", "after %d notifications piled up (the most so far), HighWater() = %d, want %d", burst, hw, burst)
 				}
 				if msg := (expectation{seq: seq}).conforms(p.received(), true); msg != "" {
-					return props.Broke("Delivery", "after burst %d: %s", i, msg)
+					return checkkit.Broke("Delivery", "after burst %d: %s", i, msg)
 				}
 			}
 			if !d.call(f.Stop) {
-				return props.Broke("Shutdown", "Stop did not return")
+				return checkkit.Broke("Shutdown", "Stop did not return")
 			}
 			return nil
 		})
 		if errors.Is(err, errNoBacklog) {
-			props.SkipNotOffered(t, "%v", err)
+			checkkit.SkipNotOffered(t, "%v", err)
 		}
 		return err
 	}
 }
 
-func pumpStep(pump Pump) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+func pumpStep(pump Pump) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			var m sinf.Pump
 			var (
 				inHand   bool
@@ -437,6 +437,6 @@ func pumpStep(pump Pump) func(*testing.T, props.Config) error {
 				},
 			})
 		})
-		return props.Save(t, cfg, Component, CheckPumpStep, err)
+		return checkkit.Save(t, cfg, Component, CheckPumpStep, err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // badCase is a constructor call with invalid parameters.
@@ -46,28 +46,28 @@ const (
 	gRejected = "invalid parameters rejected"
 )
 
-func badInput(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func badInput(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		sc := &script{}
-		var problems []props.Problem
+		var problems []checkkit.Problem
 		for _, c := range badCases(s) {
 			problems = append(problems, tryBad(sc, c)...)
 		}
 		if len(problems) == 0 {
 			return nil
 		}
-		g, d := props.Worst(problems, gNoPanic, gNegative)
-		return props.Save(t, cfg, Component, CheckBadInput, sc.broke(g, "%s", d))
+		g, d := checkkit.Worst(problems, gNoPanic, gNegative)
+		return checkkit.Save(t, cfg, Component, CheckBadInput, sc.broke(g, "%s", d))
 	}
 }
 
 // tryBad builds c and, if it is accepted, uses the limiter a little.
-func tryBad(sc *script, c badCase) []props.Problem {
+func tryBad(sc *script, c badCase) []checkkit.Problem {
 	var l Limiter
 	var err error
-	if p := props.Protect(func() { l, err = c.build() }); p != nil {
+	if p := checkkit.Protect(func() { l, err = c.build() }); p != nil {
 		sc.step(c.name, "error", p.Error())
-		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", c.name, p)}}
+		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", c.name, p)}}
 	}
 	if err != nil {
 		sc.step(c.name, "error: "+err.Error(), "error: "+err.Error())
@@ -75,32 +75,32 @@ func tryBad(sc *script, c badCase) []props.Problem {
 	}
 	if l == nil {
 		sc.step(c.name, "error", "nil limiter without an error")
-		return []props.Problem{{Guarantee: gRejected, Detail: c.name + " returned neither a limiter nor an error"}}
+		return []checkkit.Problem{{Guarantee: gRejected, Detail: c.name + " returned neither a limiter nor an error"}}
 	}
 	sc.step(c.name, "error", "accepted")
 	for i := range 3 {
 		var d time.Duration
-		p := props.Protect(func() { d = l.When("a") })
+		p := checkkit.Protect(func() { d = l.When("a") })
 		if p != nil {
 			sc.step("When(a)", "no panic", p.Error())
-			return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then When(a) #%d: %v", c.name, i+1, p)}}
+			return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then When(a) #%d: %v", c.name, i+1, p)}}
 		}
 		if d < 0 {
 			sc.step("When(a)", ">= 0", fmtD(d))
-			return []props.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then When(a) #%d = %s", c.name, i+1, fmtD(d))}}
+			return []checkkit.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then When(a) #%d = %s", c.name, i+1, fmtD(d))}}
 		}
 		sc.step("When(a)", fmtD(d), fmtD(d))
 	}
 	var n int
-	if p := props.Protect(func() { n = l.NumRequeues("a") }); p != nil {
+	if p := checkkit.Protect(func() { n = l.NumRequeues("a") }); p != nil {
 		sc.step("NumRequeues(a)", "no panic", p.Error())
-		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then NumRequeues(a): %v", c.name, p)}}
+		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then NumRequeues(a): %v", c.name, p)}}
 	}
 	sc.step("NumRequeues(a)", strconv.Itoa(n), strconv.Itoa(n))
-	if p := props.Protect(func() { l.Forget("a") }); p != nil {
+	if p := checkkit.Protect(func() { l.Forget("a") }); p != nil {
 		sc.step("Forget(a)", "no panic", p.Error())
-		return []props.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then Forget(a): %v", c.name, p)}}
+		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then Forget(a): %v", c.name, p)}}
 	}
 	sc.step("Forget(a)", "", "")
-	return []props.Problem{{Guarantee: gRejected, Detail: c.name + " was accepted"}}
+	return []checkkit.Problem{{Guarantee: gRejected, Detail: c.name + " was accepted"}}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/ratelimit"
 	"pgregory.net/rapid"
 )
@@ -43,7 +43,7 @@ var bucketOpGen = rapid.Custom(func(t *rapid.T) bucketOp {
 	switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
 	case r < 65:
 		// Runs reach past the default controller's burst of 100.
-		return bucketOp{Kind: opWhen, Item: rapid.SampledFrom(Items).Draw(t, "item"), N: props.Size(300, 5, 100).Draw(t, "n")}
+		return bucketOp{Kind: opWhen, Item: rapid.SampledFrom(Items).Draw(t, "item"), N: checkkit.Size(300, 5, 100).Draw(t, "n")}
 	case r < 90:
 		return bucketOp{Kind: opSleep, Sleep: rapid.OneOf(
 			durs(time.Nanosecond, time.Microsecond, time.Millisecond, 50*time.Millisecond, 100*time.Millisecond, time.Second, 10*time.Second),
@@ -56,22 +56,22 @@ var bucketOpGen = rapid.Custom(func(t *rapid.T) bucketOp {
 	}
 })
 
-func bucket(s Subject) func(*testing.T, props.Config) error {
+func bucket(s Subject) func(*testing.T, checkkit.Config) error {
 	qpsGen := rapid.OneOf(
 		rapid.SampledFrom([]float64{0, 0.5, 1, 3, 10, 100, 1000, 1e6}),
 		rapid.Float64Range(0.1, 1000),
 	)
 	burstGen := rapid.OneOf(rapid.IntRange(0, 5), rapid.SampledFrom([]int{1, 100}))
 	ops := rapid.SliceOfN(bucketOpGen, 1, 40)
-	return func(t *testing.T, cfg props.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if err := bucketWitness(t, s); err != nil {
-			return props.Save(t, cfg, Component, CheckBucket, err)
+			return checkkit.Save(t, cfg, Component, CheckBucket, err)
 		}
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			qps := qpsGen.Draw(rt, "qps")
 			burst := burstGen.Draw(rt, "burst")
 			steps := ops.Draw(rt, "ops")
-			props.Bubble(t, func() {
+			checkkit.Bubble(t, func() {
 				rec.Timed()
 				l, err := s.Bucket(qps, burst)
 				rec.Step(fmt.Sprintf("Bucket(%v, %d)", qps, burst), "ok", errString(err))
@@ -111,7 +111,7 @@ func bucket(s Subject) func(*testing.T, props.Config) error {
 				}
 			})
 		})
-		return props.Save(t, cfg, Component, CheckBucket, err)
+		return checkkit.Save(t, cfg, Component, CheckBucket, err)
 	}
 }
 
@@ -120,7 +120,7 @@ func bucket(s Subject) func(*testing.T, props.Config) error {
 // sleep the bucket has refilled by qps per second.
 func bucketWitness(t *testing.T, s Subject) error {
 	var err error
-	props.Bubble(t, func() {
+	checkkit.Bubble(t, func() {
 		for _, c := range []struct {
 			qps   float64
 			burst int
@@ -168,11 +168,11 @@ func bucketWitness(t *testing.T, s Subject) error {
 
 // defaultController drives DefaultController through a fixed scenario in
 // fake time, against the model and literal numbers.
-func defaultController(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func defaultController(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		var err error
-		props.Bubble(t, func() { err = defaultScenario(s) })
-		return props.Save(t, cfg, Component, CheckDefault, err)
+		checkkit.Bubble(t, func() { err = defaultScenario(s) })
+		return checkkit.Save(t, cfg, Component, CheckDefault, err)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"pgregory.net/rapid"
 )
 
@@ -98,10 +98,10 @@ var scriptGen = rapid.SliceOfN(rapid.OneOf(
 
 var biasGen = rapid.IntRange(-3, 3)
 
-func maxOf(s Subject) func(*testing.T, props.Config) error {
+func maxOf(s Subject) func(*testing.T, checkkit.Config) error {
 	ops := rapid.SliceOfN(itemOpGen(3), 1, 30)
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			n := rapid.IntRange(1, 4).Draw(rt, "parts")
 			fakes := make([]*recorder, n)
 			exps := make([]*expectation, n)
@@ -165,19 +165,19 @@ func maxOf(s Subject) func(*testing.T, props.Config) error {
 				}
 			}
 		})
-		return props.Save(t, cfg, Component, CheckMaxOf, err)
+		return checkkit.Save(t, cfg, Component, CheckMaxOf, err)
 	}
 }
 
-func maxWait(s Subject) func(*testing.T, props.Config) error {
+func maxWait(s Subject) func(*testing.T, checkkit.Config) error {
 	maxGen := rapid.OneOf(
 		durs(0, 1, 5*time.Millisecond, time.Second, math.MaxInt64),
 		dur(rapid.Int64Range(0, int64(10*time.Second))),
 		dur(rapid.Int64Range(0, math.MaxInt64)),
 	)
 	ops := rapid.SliceOfN(itemOpGen(3), 1, 30)
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			maxD := maxGen.Draw(rt, "max")
 			// Delays around max, so that the cap is hit, missed and tied.
 			near := []time.Duration{0, maxD, -time.Millisecond, math.MaxInt64}
@@ -237,6 +237,6 @@ func maxWait(s Subject) func(*testing.T, props.Config) error {
 				}
 			}
 		})
-		return props.Save(t, cfg, Component, CheckMaxWait, err)
+		return checkkit.Save(t, cfg, Component, CheckMaxWait, err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/ratelimit"
 	"pgregory.net/rapid"
 )
@@ -39,7 +39,7 @@ func itemOpGen(maxRun int) *rapid.Generator[itemOp] {
 			n := 1
 			switch {
 			case maxRun > 8:
-				n = props.Size(maxRun, 3, 10, 100, 1000).Draw(t, "n")
+				n = checkkit.Size(maxRun, 3, 10, 100, 1000).Draw(t, "n")
 			case maxRun > 1:
 				n = rapid.IntRange(1, maxRun).Draw(t, "n")
 			}
@@ -109,19 +109,19 @@ func maxFor(t *rapid.T, base time.Duration) time.Duration {
 	}
 }
 
-func exponential(s Subject) func(*testing.T, props.Config) error {
+func exponential(s Subject) func(*testing.T, checkkit.Config) error {
 	return exponentialCheck(s, CheckExponential, ordinaryBaseGen, 40, 6, 40)
 }
 
 // exponentialOverflow explores extreme bases, then (so that the outcome
 // does not depend on the exploration finding them) replays fixed ones.
-func exponentialOverflow(s Subject) func(*testing.T, props.Config) error {
+func exponentialOverflow(s Subject) func(*testing.T, checkkit.Config) error {
 	explore := exponentialCheck(s, CheckExponentialOverflow, overflowBaseGen, 20, 70, 0)
-	return func(t *testing.T, cfg props.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if err := explore(t, cfg); err != nil {
 			return err
 		}
-		return props.Save(t, cfg, Component, CheckExponentialOverflow, overflowWitness(s))
+		return checkkit.Save(t, cfg, Component, CheckExponentialOverflow, overflowWitness(s))
 	}
 }
 
@@ -165,10 +165,10 @@ func overflowWitness(s Subject) error {
 // exponentialCheck runs up to maxOps operations (When runs of up to maxRun,
 // at most maxWhens Whens in all unless it is 0) on Exponential(base, max)
 // against the model.
-func exponentialCheck(s Subject, name string, baseGen *rapid.Generator[time.Duration], maxOps, maxRun, maxWhens int) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func exponentialCheck(s Subject, name string, baseGen *rapid.Generator[time.Duration], maxOps, maxRun, maxWhens int) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		ops := rapid.SliceOfN(itemOpGen(maxRun), 1, maxOps)
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			base := baseGen.Draw(rt, "base")
 			maxD := maxFor(rt, base)
 			l, err := s.Exponential(base, maxD)
@@ -178,7 +178,7 @@ func exponentialCheck(s Subject, name string, baseGen *rapid.Generator[time.Dura
 			}
 			runItemOps(rt, rec, "exponential: delay min(base*2^n, max)", l, spec.NewExponential(base, maxD), maxD, clipWhens(ops.Draw(rt, "ops"), maxWhens))
 		})
-		return props.Save(t, cfg, Component, name, err)
+		return checkkit.Save(t, cfg, Component, name, err)
 	}
 }
 
@@ -213,7 +213,7 @@ func errString(err error) string {
 // return the model's delay, never a negative one and never more than
 // ceiling (when ceiling >= 0); NumRequeues must be the model's, and after a
 // Forget every item's NumRequeues must be the model's.
-func runItemOps(rt *rapid.T, rec *props.Recorder, exact string, l Limiter, m spec.Model, ceiling time.Duration, ops []itemOp) {
+func runItemOps(rt *rapid.T, rec *checkkit.Recorder, exact string, l Limiter, m spec.Model, ceiling time.Duration, ops []itemOp) {
 	var zero time.Time
 	for _, o := range ops {
 		switch o.Kind {
@@ -246,7 +246,7 @@ func runItemOps(rt *rapid.T, rec *props.Recorder, exact string, l Limiter, m spe
 	}
 }
 
-func checkRequeues(rt *rapid.T, rec *props.Recorder, guarantee string, l Limiter, m spec.Model, item string) {
+func checkRequeues(rt *rapid.T, rec *checkkit.Recorder, guarantee string, l Limiter, m spec.Model, item string) {
 	got, want := l.NumRequeues(item), m.NumRequeues(item)
 	op := "NumRequeues(" + item + ")"
 	rec.Step(op, strconv.Itoa(want), strconv.Itoa(got))
@@ -255,17 +255,17 @@ func checkRequeues(rt *rapid.T, rec *props.Recorder, guarantee string, l Limiter
 	}
 }
 
-func fastSlow(s Subject) func(*testing.T, props.Config) error {
+func fastSlow(s Subject) func(*testing.T, checkkit.Config) error {
 	delayGen := rapid.OneOf(
 		durs(0, 1, 5*time.Millisecond, 10*time.Second, math.MaxInt64),
 		dur(rapid.Int64Range(0, math.MaxInt64)),
 	)
 	// maxFast and the runs of Whens reach past client-go's and the
 	// examples' thresholds (3, 10, 100, 1000) as well as the small ones.
-	maxFastGen := rapid.OneOf(rapid.IntRange(0, 6), rapid.SampledFrom([]int{0, 1, math.MaxInt}), props.Size(1100, 3, 10, 100, 1000))
+	maxFastGen := rapid.OneOf(rapid.IntRange(0, 6), rapid.SampledFrom([]int{0, 1, math.MaxInt}), checkkit.Size(1100, 3, 10, 100, 1000))
 	ops := rapid.SliceOfN(itemOpGen(1100), 1, 40)
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			fast := delayGen.Draw(rt, "fast")
 			slow := delayGen.Draw(rt, "slow")
 			maxFast := maxFastGen.Draw(rt, "maxFast")
@@ -276,14 +276,14 @@ func fastSlow(s Subject) func(*testing.T, props.Config) error {
 			}
 			runItemOps(rt, rec, "fastslow: fast for the first maxFast Whens, then slow", l, spec.NewFastSlow(fast, slow, maxFast), max(fast, slow), ops.Draw(rt, "ops"))
 		})
-		return props.Save(t, cfg, Component, CheckFastSlow, err)
+		return checkkit.Save(t, cfg, Component, CheckFastSlow, err)
 	}
 }
 
 // exponentialSequence replays client-go's own expectations
 // (default_rate_limiters_test.go) and the controller backoff's sequence.
-func exponentialSequence(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func exponentialSequence(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		sc := &script{}
 		const g = "exponential: client-go's delay sequences"
 		when := func(l Limiter, item string, want time.Duration) error {
@@ -411,6 +411,6 @@ func exponentialSequence(s Subject) func(*testing.T, props.Config) error {
 			}
 			return when(l, "overflow2", 1000*time.Hour)
 		}
-		return props.Save(t, cfg, Component, CheckExponentialSequence, run())
+		return checkkit.Save(t, cfg, Component, CheckExponentialSequence, run())
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 	"weak"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // CheckForgetReleases is the per-item state check.
@@ -63,10 +63,10 @@ func perItem(s Subject) []namedLimiter {
 // Forget: for 1, 64 and 2000 items retried 1 to 3 times and forgotten
 // (while other items stay tracked), and for items forgotten twice or never
 // seen, the item's key is collectable, NumRequeues is 0, and the items not
-// forgotten keep their counts. Keys are probes (props.Probe): a limiter
+// forgotten keep their counts. Keys are probes (checkkit.Probe): a limiter
 // that keeps a map entry, even with a zero count, keeps the key.
-func forgetReleases(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func forgetReleases(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, m := range perItem(s) {
 			for round, n := range []int{1, 64, 2000} {
 				what := fmt.Sprintf("%s: When 1 to 3 times for %d items, then Forget of each (twice for every other one), while 10 other items stay tracked", m.name, n)
@@ -74,7 +74,7 @@ func forgetReleases(s Subject) func(*testing.T, props.Config) error {
 				keys := make([]string, n)
 				probes := make([]weak.Pointer[byte], n)
 				for i := range keys {
-					keys[i], probes[i] = props.Probe(fmt.Sprintf("%d-%d", n, i))
+					keys[i], probes[i] = checkkit.Probe(fmt.Sprintf("%d-%d", n, i))
 				}
 				for i := range 10 {
 					m.l.When(fmt.Sprint("kept-", i))
@@ -90,28 +90,28 @@ func forgetReleases(s Subject) func(*testing.T, props.Config) error {
 						m.l.Forget(k)
 					}
 					if got := m.l.NumRequeues(k); got != 0 {
-						return props.Broke(GForgetReleases, "%s: NumRequeues is %d after Forget, want 0", what, got)
+						return checkkit.Broke(GForgetReleases, "%s: NumRequeues is %d after Forget, want 0", what, got)
 					}
 				}
 				clear(keys)
-				if held := props.Held(probes...); len(held) > 0 {
-					return props.Broke(GForgetReleases, "%s: %d of the %d forgotten items are still referenced by the limiter (the %dth first)", what, len(held), n, held[0])
+				if held := checkkit.Held(probes...); len(held) > 0 {
+					return checkkit.Broke(GForgetReleases, "%s: %d of the %d forgotten items are still referenced by the limiter (the %dth first)", what, len(held), n, held[0])
 				}
 				for i := range 10 {
 					if got := m.l.NumRequeues(fmt.Sprint("kept-", i)); got != round+1 {
-						return props.Broke(GForgetReleases, "%s: an item retried %d times and never forgotten has NumRequeues %d", what, round+1, got)
+						return checkkit.Broke(GForgetReleases, "%s: an item retried %d times and never forgotten has NumRequeues %d", what, round+1, got)
 					}
 				}
 			}
 			// Forget of an item never seen must not create state for it.
 			what := m.name + ": Forget and NumRequeues of an item never seen"
 			cfg.Progress.Op(what)
-			k, p := props.Probe("never-seen")
+			k, p := checkkit.Probe("never-seen")
 			m.l.Forget(k)
 			m.l.NumRequeues(k)
 			k = ""
-			if len(props.Held(p)) > 0 {
-				return props.Broke(GForgetReleases, "%s: the item is referenced by the limiter afterwards", what)
+			if len(checkkit.Held(p)) > 0 {
+				return checkkit.Broke(GForgetReleases, "%s: the item is referenced by the limiter afterwards", what)
 			}
 		}
 		return nil

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/ratelimit"
 )
 
@@ -86,17 +86,17 @@ func raceLimiters(s Subject) []raceLimiter {
 }
 
 // raceCheck races every pair on every limiter kind, after 0 to 4 Whens of
-// each item, for props.RaceRounds rounds (more while cfg.Budget lasts): the
+// each item, for checkkit.RaceRounds rounds (more while cfg.Budget lasts): the
 // two results and the state after them (NumRequeues and the next When of
 // each item) must be those of one of the two serial orders.
-func raceCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		ls := raceLimiters(s)
 		var err error
-		sched := props.NewRaceSchedule(len(ls)*len(lracePairs), props.RaceRounds/2, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(len(ls)*len(lracePairs), checkkit.RaceRounds/2, cfg.Budget)
 		defer sched.Stop()
-		props.Bubble(t, func() {
-			err = sched.Loop(t, 1, func(r *props.Racer, round int) error {
+		checkkit.Bubble(t, func() {
+			err = sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, l := range ls {
 					for _, p := range lracePairs {
 						if err := raceRound(l, p, r, round, cfg); err != nil {
@@ -111,8 +111,8 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 	}
 }
 
-func raceRound(l raceLimiter, p [2]lcall, r *props.Racer, round int, cfg props.Config) error {
-	name := props.RaceRound(fmt.Sprintf("%s/%s on %s", p[0], p[1], l.name), round)
+func raceRound(l raceLimiter, p [2]lcall, r *checkkit.Racer, round int, cfg checkkit.Config) error {
+	name := checkkit.RaceRound(fmt.Sprintf("%s/%s on %s", p[0], p[1], l.name), round)
 	cfg.Progress.Op(name)
 	lim, err := l.make()
 	if err != nil {
@@ -129,12 +129,12 @@ func raceRound(l raceLimiter, p [2]lcall, r *props.Racer, round int, cfg props.C
 		}
 	}
 	var ra, rb string
-	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), func() { ra = p[0].do(lim) }, func() { rb = p[1].do(lim) })
+	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), func() { ra = p[0].do(lim) }, func() { rb = p[1].do(lim) })
 	if err != nil {
 		return err
 	}
 	if blocked {
-		err := props.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p[1], p[0])
+		err := checkkit.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p[1], p[0])
 		cfg.Progress.Abandon(err)
 		return err
 	}
@@ -165,6 +165,6 @@ func raceRound(l raceLimiter, p [2]lcall, r *props.Racer, round int, cfg props.C
 		}
 		wants = append(wants, want)
 	}
-	return props.Broke("Atomic calls", "%s, after %v: the limiter gave\n    %s\n  the serial orders allow:\n    %s",
+	return checkkit.Broke("Atomic calls", "%s, after %v: the limiter gave\n    %s\n  the serial orders allow:\n    %s",
 		name, setup, got, strings.Join(wants, "\n    "))
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -32,7 +32,7 @@ func (s *script) step(op, want, got string) {
 
 // broke returns the violation with the steps so far as its trace.
 func (s *script) broke(guarantee, format string, args ...any) error {
-	return &props.Violation{Guarantee: guarantee, Detail: fmt.Sprintf(format, args...),
+	return &checkkit.Violation{Guarantee: guarantee, Detail: fmt.Sprintf(format, args...),
 		Trace: &traces.Trace{Steps: append([]traces.Step(nil), s.steps...)}}
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/apiserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
@@ -54,15 +54,15 @@ const (
 
 // InformerChecks returns the checks of a whole informer over the model
 // server, for the informer component.
-func InformerChecks(s InformerSubject) []props.Check {
-	cs := []props.Check{
-		{Name: CheckAssembledSync, Family: props.FamilyTiming,
+func InformerChecks(s InformerSubject) []checkkit.Check {
+	cs := []checkkit.Check{
+		{Name: CheckAssembledSync, Family: checkkit.FamilyTiming,
 			Guarantee: "the informer and a handler added before Run report synced only after the first sync was processed (not while the first list is refused and backing off), then every handler has the server's objects; a handler added after the sync gets them as initial-list adds and reports synced once they returned; then every handler sees a delete, an update and a create",
 			Run:       assembledSync(s)},
-		{Name: CheckAssembledStop, Family: props.FamilyLeak,
+		{Name: CheckAssembledStop, Family: checkkit.FamilyLeak,
 			Guarantee: "cancelling Run returns at once with every goroutine stopped and every watch stopped; a second Run returns at once",
 			Run:       assembledStop(s)},
-		{Name: CheckAssembledConverge, Family: props.FamilyModel,
+		{Name: CheckAssembledConverge, Family: checkkit.FamilyModel,
 			Guarantee: "over random server histories and fault schedules, with handlers added before Run and while it runs: every handler's calls are consistent with its view (OnAdd of a key it does not hold, OnUpdate and OnDelete of one it does, old and new of the same key); once faults stop every handler's view equals the server's state and every handler and the informer report synced",
 			Run:       assembledConverge(s)},
 	}
@@ -229,10 +229,10 @@ func (w *iworld) synced() string {
 	return strings.Join(out, ", ")
 }
 
-func assembledConverge(s InformerSubject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		return props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
-			props.Bubble(t, func() {
+func assembledConverge(s InformerSubject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		return checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
+			checkkit.Bubble(t, func() {
 				rec.Timed()
 				fail := func(g, f string, a ...any) { rec.Fail(rt, g, f, a...) }
 				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
@@ -288,13 +288,13 @@ func assembledConverge(s InformerSubject) func(*testing.T, props.Config) error {
 	}
 }
 
-func assembledSync(s InformerSubject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, watchList := range []bool{false, true} {
-			err := scenario(t, cfg, fmt.Sprintf("sync (watch-list %v)", watchList), func(rec *props.Recorder) error {
+			err := scenario(t, cfg, fmt.Sprintf("sync (watch-list %v)", watchList), func(rec *checkkit.Recorder) error {
 				var fails error
 				fail := func(g, f string, a ...any) {
-					fails = props.Broke(g, f, a...)
+					fails = checkkit.Broke(g, f, a...)
 					panic(errScenario{rec.Attach(fails)})
 				}
 				// The first three requests are refused: no sync for a while.
@@ -334,10 +334,10 @@ func assembledSync(s InformerSubject) func(*testing.T, props.Config) error {
 	}
 }
 
-func assembledStop(s InformerSubject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		return scenario(t, cfg, "stop", func(rec *props.Recorder) error {
-			fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(props.Broke(g, f, a...))}) }
+func assembledStop(s InformerSubject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		return scenario(t, cfg, "stop", func(rec *checkkit.Recorder) error {
+			fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
 			srv := NewServer(apiserver.Config{}, []Fault{{}, {Slow: time.Minute}})
 			seed(srv, 3)
 			w := startInformer(fail, s, srv, false, 2)

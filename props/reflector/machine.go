@@ -13,7 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/apiserver"
 	"pgregory.net/rapid"
 )
@@ -22,7 +22,7 @@ import (
 // synctest bubble.
 type world struct {
 	t          *rapid.T // nil in fixed scenarios
-	rec        *props.Recorder
+	rec        *checkkit.Recorder
 	failed     bool
 	srv        *Server
 	store      *Store
@@ -50,11 +50,11 @@ func (w *world) fail(guarantee, format string, args ...any) {
 	if w.t != nil {
 		w.rec.Fail(w.t, guarantee, format, args...)
 	}
-	panic(errScenario{w.rec.Attach(props.Broke(guarantee, format, args...))})
+	panic(errScenario{w.rec.Attach(checkkit.Broke(guarantee, format, args...))})
 }
 
 // start builds the subject's reflector on srv and runs it.
-func start(t *rapid.T, rec *props.Recorder, s Subject, srv *Server, setup Setup) *world {
+func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Setup) *world {
 	w := &world{t: t, rec: rec, srv: srv, store: NewStore(), done: make(chan struct{})}
 	setup.Server, setup.Store, setup.Clock = srv, w.store, &Clock{}
 	w.clock = setup.Clock
@@ -400,13 +400,13 @@ const Schedules = 1000
 // version is earned, every request has its shape, one Replace per sync,
 // nothing malformed stored; then, the faults spent, that it converges; then
 // that cancelling stops it at once with every watch stopped exactly once.
-func machine(s Subject, malform bool) func(t *testing.T, cfg props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func machine(s Subject, malform bool) func(t *testing.T, cfg checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if !malform && cfg.Checks < Schedules {
 			cfg.Checks = Schedules
 		}
-		return props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
-			props.Bubble(t, func() {
+		return checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
+			checkkit.Bubble(t, func() {
 				sc := Schedule{
 					ServerWatchList: !rapid.Bool().Draw(rt, "server-without-watch-list"),
 					WatchList:       rapid.Bool().Draw(rt, "watch-list"),
@@ -438,7 +438,7 @@ func machine(s Subject, malform bool) func(t *testing.T, cfg props.Config) error
 // point, then convergence, then the stop. The trace's first step holds sc
 // without its ops as JSON, and every later step one op in its notation, so
 // that Replay rebuilds the schedule.
-func play(rt *rapid.T, rec *props.Recorder, s Subject, sc Schedule, next func(w *world, keys []string) (Op, bool)) {
+func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func(w *world, keys []string) (Op, bool)) {
 	rec.Timed()
 	head := sc
 	head.Ops = nil

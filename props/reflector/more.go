@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/apiserver"
 	"k8s.io/apimachinery/pkg/watch"
 	"pgregory.net/rapid"
@@ -16,10 +16,10 @@ import (
 
 // withholding: a list without a version makes the reflector watch from
 // "", on a slow stream so every event can be observed on its own.
-func withholding(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		return props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
-			props.Bubble(t, func() {
+func withholding(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		return checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
+			checkkit.Bubble(t, func() {
 				rec.Timed()
 				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
 				n := rapid.IntRange(0, 8).Draw(rt, "objects")
@@ -87,7 +87,7 @@ func (w *world) withheld() {
 }
 
 // cancel: cancelling in the middle of waits.
-func cancel(s Subject) func(*testing.T, props.Config) error {
+func cancel(s Subject) func(*testing.T, checkkit.Config) error {
 	refusals := func(n int) []Fault {
 		fs := make([]Fault, n)
 		for i := range fs {
@@ -102,7 +102,7 @@ func cancel(s Subject) func(*testing.T, props.Config) error {
 			w.quiet()
 		}
 	}
-	return func(t *testing.T, cfg props.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		return runFixed(t, cfg, s, []fixed{
 			{name: "backing off after refused watches", objects: 2, faults: append([]Fault{{}}, refusals(10)...), drive: after(5 * time.Second)},
 			{name: "backing off after refused watch-lists", setup: Setup{WatchList: true}, objects: 2, faults: refusals(10), drive: after(5 * time.Second)},
@@ -116,9 +116,9 @@ func cancel(s Subject) func(*testing.T, props.Config) error {
 }
 
 // backoffCheck: gaps between failing attempts.
-func backoffCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		err := scenario(t, cfg, "every request refused", func(rec *props.Recorder) error {
+func backoffCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := scenario(t, cfg, "every request refused", func(rec *checkkit.Recorder) error {
 			fs := make([]Fault, 20)
 			for i := range fs {
 				fs[i] = Fault{Refuse: true}
@@ -145,7 +145,7 @@ func backoffCheck(s Subject) func(*testing.T, props.Config) error {
 		if err != nil {
 			return err
 		}
-		return scenario(t, cfg, "a long watch resets the backoff", func(rec *props.Recorder) error {
+		return scenario(t, cfg, "a long watch resets the backoff", func(rec *checkkit.Recorder) error {
 			fs := []Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}, {Refuse: true}, {}, {}, {Reject: 500}, {Refuse: true}}
 			srv := NewServer(apiserver.Config{}, fs)
 			w := start(nil, rec, s, srv, Setup{})
@@ -178,9 +178,9 @@ func gaps(ts []time.Time) []time.Duration {
 }
 
 // bound: a watch-list stream without its end bookmark that never closes.
-func bound(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		return scenario(t, cfg, "no end bookmark, no close", func(rec *props.Recorder) error {
+func bound(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		return scenario(t, cfg, "no end bookmark, no close", func(rec *checkkit.Recorder) error {
 			srv := NewServer(apiserver.Config{}, []Fault{{DropEndBookmark: true, NoTimeout: true}})
 			seed(srv, 3)
 			w := start(nil, rec, s, srv, Setup{WatchList: true})
@@ -198,7 +198,7 @@ func bound(s Subject) func(*testing.T, props.Config) error {
 }
 
 // resync: the store's Resync while watching.
-func resync(s Subject) func(*testing.T, props.Config) error {
+func resync(s Subject) func(*testing.T, checkkit.Config) error {
 	type sc struct {
 		name        string
 		should      func() bool
@@ -234,12 +234,12 @@ func resync(s Subject) func(*testing.T, props.Config) error {
 				w.converged("after the resyncs")
 			}}
 	}
-	return func(t *testing.T, cfg props.Config) error { return runFixed(t, cfg, s, fs) }
+	return func(t *testing.T, cfg checkkit.Config) error { return runFixed(t, cfg, s, fs) }
 }
 
 // badInput: constructors reject what they cannot run.
-func badInput(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func badInput(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		what := []string{"a nil ListerWatcher", "a nil store", "a negative resync period", "a negative page size"}
 		for i, w := range what {
 			var err error
@@ -253,7 +253,7 @@ func badInput(s Subject) func(*testing.T, props.Config) error {
 				return err != nil
 			}()
 			if !ok || err == nil {
-				return props.Broke("bad input rejected", "New with %s: got %v, want an error", w, err)
+				return checkkit.Broke("bad input rejected", "New with %s: got %v, want an error", w, err)
 			}
 		}
 		return nil
@@ -261,7 +261,7 @@ func badInput(s Subject) func(*testing.T, props.Config) error {
 }
 
 // stopsCheck: Stop exactly once per watch, on every way a watch ends.
-func stopsCheck(s Subject) func(*testing.T, props.Config) error {
+func stopsCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	drive := func(w *world) {
 		_ = w.srv.Create("default/late")
 		time.Sleep(10 * time.Second)
@@ -280,14 +280,14 @@ func stopsCheck(s Subject) func(*testing.T, props.Config) error {
 	for i := range scs {
 		scs[i].objects, scs[i].exactStops, scs[i].drive = 2, true, drive
 	}
-	return func(t *testing.T, cfg props.Config) error { return runFixed(t, cfg, s, scs) }
+	return func(t *testing.T, cfg checkkit.Config) error { return runFixed(t, cfg, s, scs) }
 }
 
 // malformed: every malformation in a watch and in a watch-list stream,
 // then the machine with malformations in its fault schedules.
-func malformed(s Subject) func(*testing.T, props.Config) error {
+func malformed(s Subject) func(*testing.T, checkkit.Config) error {
 	explore := machine(s, true)
-	return func(t *testing.T, cfg props.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if err := malformedFixed(t, cfg, s); err != nil {
 			return err
 		}
@@ -297,7 +297,7 @@ func malformed(s Subject) func(*testing.T, props.Config) error {
 
 // malformedFixed runs each malformation in a watch and in a watch-list
 // stream.
-func malformedFixed(t *testing.T, cfg props.Config, s Subject) error {
+func malformedFixed(t *testing.T, cfg checkkit.Config, s Subject) error {
 	var scs []fixed
 	for how, name := range []string{"nil object", "wrong type", "no resource version", "non-numeric resource version"} {
 		for _, watchList := range []bool{false, true} {

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/apiserver"
 )
 
 // scenario runs body in a synctest bubble as a fixed scenario: a world's
 // violation comes back as the error, with the steps recorded so far.
-func scenario(t *testing.T, cfg props.Config, name string, body func(rec *props.Recorder) error) (err error) {
-	rec := props.NewRecorder(cfg.Progress)
+func scenario(t *testing.T, cfg checkkit.Config, name string, body func(rec *checkkit.Recorder) error) (err error) {
+	rec := checkkit.NewRecorder(cfg.Progress)
 	rec.Step("scenario "+name, "", "")
 	defer func() {
 		if r := recover(); r != nil {
@@ -27,7 +27,7 @@ func scenario(t *testing.T, cfg props.Config, name string, body func(rec *props.
 			err = fmt.Errorf("scenario %q: %w", name, err)
 		}
 	}()
-	props.Bubble(t, func() {
+	checkkit.Bubble(t, func() {
 		rec.Timed()
 		err = rec.Attach(body(rec))
 	})
@@ -52,9 +52,9 @@ type fixed struct {
 // runFixed runs each scenario in its own bubble, stopping at the first
 // violation; after drive, the reflector is stopped (cancellation at once,
 // every watch stopped, no timer armed).
-func runFixed(t *testing.T, cfg props.Config, s Subject, scs []fixed) error {
+func runFixed(t *testing.T, cfg checkkit.Config, s Subject, scs []fixed) error {
 	for _, c := range scs {
-		err := scenario(t, cfg, c.name, func(rec *props.Recorder) error {
+		err := scenario(t, cfg, c.name, func(rec *checkkit.Recorder) error {
 			srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
 			seed(srv, c.objects)
 			w := start(nil, rec, s, srv, c.setup)
@@ -140,7 +140,7 @@ const (
 	listFrom0   = `List rv="0" limit=500`
 )
 
-func requests(s Subject) func(*testing.T, props.Config) error {
+func requests(s Subject) func(*testing.T, checkkit.Config) error {
 	type sc struct {
 		name        string
 		noWL        bool
@@ -219,5 +219,5 @@ func requests(s Subject) func(*testing.T, props.Config) error {
 				w.converged("after the scenario")
 			}}
 	}
-	return func(t *testing.T, cfg props.Config) error { return runFixed(t, cfg, s, fs) }
+	return func(t *testing.T, cfg checkkit.Config) error { return runFixed(t, cfg, s, fs) }
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/traces"
 )
@@ -100,8 +100,8 @@ func decodeFault(k, p, q byte) Fault {
 // invariants at every quiescent point, convergence once the faults are
 // spent, and every watch stopped; it returns the first violation, with the
 // trace Replay takes.
-func RunSchedule(t *testing.T, cfg props.Config, s Subject, sc Schedule) error {
-	return scenario(t, cfg, sc.String(), func(rec *props.Recorder) error {
+func RunSchedule(t *testing.T, cfg checkkit.Config, s Subject, sc Schedule) error {
+	return scenario(t, cfg, sc.String(), func(rec *checkkit.Recorder) error {
 		i := 0
 		play(nil, rec, s, sc, func(*world, []string) (Op, bool) {
 			if i == len(sc.Ops) {
@@ -133,11 +133,11 @@ func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
 			}
 			sc.Ops = append(sc.Ops, op)
 		}
-		return RunSchedule(t, props.Config{}, s, sc)
+		return RunSchedule(t, checkkit.Config{}, s, sc)
 	}
 	for _, c := range Checks(s) {
 		if c.Name == tr.Check {
-			return c.Run(t, props.Config{})
+			return c.Run(t, checkkit.Config{})
 		}
 	}
 	return fmt.Errorf("reflector: no replay for check %q", tr.Check)

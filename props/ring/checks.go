@@ -8,7 +8,7 @@ import (
 	"unsafe"
 	"weak"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/traces"
 	"pgregory.net/rapid"
 )
@@ -36,25 +36,25 @@ func Name(s Subject, c string) string { return s.name() + "/" + c }
 
 // Checks returns every check of the suite that s can take: the shrink
 // check only for subjects that give memory back.
-func Checks(s Subject) []props.Check {
-	cs := []props.Check{
-		{Name: Name(s, CheckFIFO), Family: props.FamilyModel,
+func Checks(s Subject) []checkkit.Check {
+	cs := []checkkit.Check{
+		{Name: Name(s, CheckFIFO), Family: checkkit.FamilyModel,
 			Guarantee: "across growth, wrap-around and chunk boundaries, ReadOne returns the values written, in order, none lost or repeated, (zero, false) when empty; Len is writes minus successful reads; Cap >= Len",
 			Run:       machineCheck(s, CheckFIFO, Mode{})},
-		{Name: Name(s, CheckCapLaw), Family: props.FamilyModel,
+		{Name: Name(s, CheckCapLaw), Family: checkkit.FamilyModel,
 			Guarantee: capGuarantee(s),
 			Run:       machineCheck(s, CheckCapLaw, Mode{Law: true})},
-		{Name: Name(s, CheckRetention), Family: props.FamilyRetention,
+		{Name: Name(s, CheckRetention), Family: checkkit.FamilyRetention,
 			Guarantee: "a value returned by ReadOne is not referenced by the buffer, whether it stays in use, wraps, grows, changes chunk or drains",
 			Run:       retention(s)},
-		{Name: Name(s, CheckNegativeSize), Family: props.FamilyWitness,
+		{Name: Name(s, CheckNegativeSize), Family: checkkit.FamilyWitness,
 			Guarantee: "New with a negative size does not panic and makes the buffer New(0) makes",
 			Run:       negativeSize(s)},
 	}
-	cs = append(cs, props.Check{Name: Name(s, CheckShrink), Family: props.FamilyWitness,
+	cs = append(cs, checkkit.Check{Name: Name(s, CheckShrink), Family: checkkit.FamilyWitness,
 		Guarantee: fmt.Sprintf("after a burst of %d values and a full drain, Cap is back to %s and the burst's memory is collectable; during the burst Cap stays within the law", BurstSize, shrinkBound(s)),
 		Run:       shrink(s)}.OfferedIf(s.shrinks(), "the buffer's law never shrinks it (Subject.Law is LawDoubling, client-go's TypedRingGrowing)"))
-	return props.Replayable(cs, func(_ *testing.T, tr *traces.Trace) error { return Replay([]Subject{s}, tr) })
+	return checkkit.Replayable(cs, func(_ *testing.T, tr *traces.Trace) error { return Replay([]Subject{s}, tr) })
 }
 
 func capGuarantee(s Subject) string {
@@ -89,8 +89,8 @@ var Thresholds = []int{16, 17, 32, 64, 1023, 1024, 1025, 2048, 3072}
 const MaxBulk = 5000
 
 func stepGen() *rapid.Generator[Step] {
-	op := props.Choice(35, 30, 8, 7, 10, 10)
-	size := props.Size(MaxBulk, Thresholds...)
+	op := checkkit.Choice(35, 30, 8, 7, 10, 10)
+	size := checkkit.Size(MaxBulk, Thresholds...)
 	return rapid.Custom(func(t *rapid.T) Step {
 		// Weighted; shrinking moves towards Write.
 		switch op.Draw(t, "op") {
@@ -110,10 +110,10 @@ func stepGen() *rapid.Generator[Step] {
 	})
 }
 
-func machineCheck(s Subject, c string, mode Mode) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func machineCheck(s Subject, c string, mode Mode) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		gen := stepGen()
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			size := rapid.SampledFrom(InitialSizes).Draw(rt, "initialSize")
 			x, err := newMachine(s, size, mode, rec)
 			if err != nil {
@@ -127,7 +127,7 @@ func machineCheck(s Subject, c string, mode Mode) func(*testing.T, props.Config)
 				},
 			})
 		})
-		return props.Save(t, cfg, Component, Name(s, c), err)
+		return checkkit.Save(t, cfg, Component, Name(s, c), err)
 	}
 }
 
@@ -180,7 +180,7 @@ func retentionCase(s Subject, size, pre int, drain bool) (Ring, weak.Pointer[byt
 	for range pre / 2 { // move the read position: wrap-around
 		r.ReadOne()
 	}
-	v, wp := props.Probe(fmt.Sprintf("%d-%d-%v", size, pre, drain))
+	v, wp := checkkit.Probe(fmt.Sprintf("%d-%d-%v", size, pre, drain))
 	r.WriteOne(v)
 	v = ""
 	for range 3 {
@@ -190,7 +190,7 @@ func retentionCase(s Subject, size, pre int, drain bool) (Ring, weak.Pointer[byt
 		r.ReadOne()
 	}
 	if got, ok := r.ReadOne(); !ok || unsafe.StringData(got) != wp.Value() {
-		return r, wp, props.Broke(gFIFO, "retention scenario (size %d, %d before): read %q, want the probe", size, pre, got)
+		return r, wp, checkkit.Broke(gFIFO, "retention scenario (size %d, %d before): read %q, want the probe", size, pre, got)
 	}
 	if drain {
 		for {
@@ -211,18 +211,18 @@ func retentionCase(s Subject, size, pre int, drain bool) (Ring, weak.Pointer[byt
 
 // guarded runs a check body, turning a panic of the subject into a
 // violation instead of a crash of the test binary.
-func guarded(body func(t *testing.T) error) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) (err error) {
+func guarded(body func(t *testing.T) error) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) (err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				err = props.Broke(gNoPanic, "the buffer panicked: %v", p)
+				err = checkkit.Broke(gNoPanic, "the buffer panicked: %v", p)
 			}
 		}()
 		return body(t)
 	}
 }
 
-func retention(s Subject) func(*testing.T, props.Config) error {
+func retention(s Subject) func(*testing.T, checkkit.Config) error {
 	return guarded(func(t *testing.T) error {
 		type live struct {
 			r    Ring
@@ -245,16 +245,16 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 		for i, l := range all {
 			wps[i] = l.wp
 		}
-		if held := props.Held(wps...); len(held) > 0 {
-			return props.Broke("No retention", "a value returned by ReadOne is still referenced by the buffer: %s", all[held[0]].name)
+		if held := checkkit.Held(wps...); len(held) > 0 {
+			return checkkit.Broke("No retention", "a value returned by ReadOne is still referenced by the buffer: %s", all[held[0]].name)
 		}
 		runtime.KeepAlive(all)
 		return nil
 	})
 }
 
-func negativeSize(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func negativeSize(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		steps := []Step{{Kind: Cap}, {Kind: Len}, {Kind: Read}, {Kind: Write}, {Kind: Cap}, {Kind: Read}, {Kind: Burst, N: 40}, {Kind: Cap}, {Kind: Drain, N: 41}, {Kind: Cap}}
 		for _, n := range []int{-1, -1000} {
 			sub := s
@@ -271,36 +271,36 @@ func negativeSize(s Subject) func(*testing.T, props.Config) error {
 	}
 }
 
-func shrink(s Subject) func(*testing.T, props.Config) error {
+func shrink(s Subject) func(*testing.T, checkkit.Config) error {
 	return guarded(func(t *testing.T) error {
 		bound := s.Normal
 		if s.Law == LawChunked {
 			bound = s.ChunkSize(0)
 		}
-		base := props.LiveHeap()
+		base := checkkit.LiveHeap()
 		r := s.New(0)
 		const v = "burst-value" // static: the burst allocates slots only
 		for i := range BurstSize {
 			r.WriteOne(v)
 			if s.Law == LawChunked {
 				if l, c := r.Len(), r.Cap(); c > l+3*bound-2 {
-					return props.Broke("No growth spike", "write %d of the burst: cap %d > len %d + 3*%d - 2 (chunk %d)", i+1, c, l, bound, bound)
+					return checkkit.Broke("No growth spike", "write %d of the burst: cap %d > len %d + 3*%d - 2 (chunk %d)", i+1, c, l, bound, bound)
 				}
 			}
 		}
-		peak := props.LiveHeap()
+		peak := checkkit.LiveHeap()
 		for i := range BurstSize {
 			if got, ok := r.ReadOne(); !ok || got != v {
-				return props.Broke(gFIFO, "read %d of the drain: (%q, %v)", i+1, got, ok)
+				return checkkit.Broke(gFIFO, "read %d of the drain: (%q, %v)", i+1, got, ok)
 			}
 		}
 		if got, ok := r.ReadOne(); ok {
-			return props.Broke(gFIFO, "read after the drain returned %q", got)
+			return checkkit.Broke(gFIFO, "read after the drain returned %q", got)
 		}
 		if c := r.Cap(); c > bound || r.Len() != 0 {
-			return props.Broke("Memory returned", "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", BurstSize, r.Len(), c, bound)
+			return checkkit.Broke("Memory returned", "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", BurstSize, r.Len(), c, bound)
 		}
-		after := props.LiveHeap()
+		after := checkkit.LiveHeap()
 		runtime.KeepAlive(r)
 		// The burst's slots are at least 16 bytes each; a quarter of what
 		// the burst added may stay (noise, the one chunk kept).
@@ -311,7 +311,7 @@ func shrink(s Subject) func(*testing.T, props.Config) error {
 			return fmt.Errorf("shrink: the burst grew the heap by only %d bytes; the measurement is unreliable", grown)
 		}
 		if kept > grown/4 {
-			return props.Broke("Memory returned", "after a burst of %d and a full drain, Cap is %d but the heap still holds %d of the %d bytes the burst added", BurstSize, r.Cap(), kept, grown)
+			return checkkit.Broke("Memory returned", "after a burst of %d and a full drain, Cap is %d but the heap still holds %d of the %d bytes the burst added", BurstSize, r.Cap(), kept, grown)
 		}
 		return nil
 	})

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/ring"
 )
 
@@ -116,12 +116,12 @@ type machine struct {
 	// the subject's len and cap after the last checked operation
 	lenB, capB int
 	lawErr     error // the chunked law's verdict on the last observation
-	rec        *props.Recorder
+	rec        *checkkit.Recorder
 }
 
-func newMachine(s Subject, initialSize int, mode Mode, rec *props.Recorder) (x *machine, err error) {
+func newMachine(s Subject, initialSize int, mode Mode, rec *checkkit.Recorder) (x *machine, err error) {
 	if rec == nil {
-		rec = &props.Recorder{}
+		rec = &checkkit.Recorder{}
 	}
 	x = &machine{s: s, mode: mode, rec: rec}
 	defer x.catch(newOp(initialSize), &err)
@@ -149,7 +149,7 @@ func newMachine(s Subject, initialSize int, mode Mode, rec *props.Recorder) (x *
 func (x *machine) catch(op string, err *error) {
 	if p := recover(); p != nil {
 		x.rec.Step(op, "no panic", fmt.Sprintf("panic: %v", p))
-		*err = props.Broke(gNoPanic, "%s panicked: %v", op, p)
+		*err = checkkit.Broke(gNoPanic, "%s panicked: %v", op, p)
 	}
 }
 
@@ -197,7 +197,7 @@ func (x *machine) Apply(st Step) (err error) {
 			want, got = append(want, show(mv, mok)), append(got, show(v, ok))
 			if v != mv || ok != mok {
 				x.rec.Step(op, strings.Join(want, " "), strings.Join(got, " "))
-				return props.Broke(gFIFO, "read %d of %s returned %s, want %s", i+1, op, show(v, ok), show(mv, mok))
+				return checkkit.Broke(gFIFO, "read %d of %s returned %s, want %s", i+1, op, show(v, ok), show(mv, mok))
 			}
 			if x.mode.Law {
 				if err := x.observe(spec.OpRead); err != nil {
@@ -212,7 +212,7 @@ func (x *machine) Apply(st Step) (err error) {
 		got, want := x.r.Len(), x.m.Len()
 		x.rec.Step(op, strconv.Itoa(want), strconv.Itoa(got))
 		if got != want {
-			return props.Broke(gLen, "Len %d, want %d (values written minus values read)", got, want)
+			return checkkit.Broke(gLen, "Len %d, want %d (values written minus values read)", got, want)
 		}
 	case Cap:
 		if x.mode.Law {
@@ -225,7 +225,7 @@ func (x *machine) Apply(st Step) (err error) {
 		got, l := x.r.Cap(), x.m.Len()
 		if got < l {
 			x.rec.Step(op, fmt.Sprintf(">=%d", l), strconv.Itoa(got))
-			return props.Broke(gCap, "Cap %d < %d values held", got, l)
+			return checkkit.Broke(gCap, "Cap %d < %d values held", got, l)
 		}
 		x.rec.Step(op, strconv.Itoa(got), strconv.Itoa(got))
 	default:
@@ -236,11 +236,11 @@ func (x *machine) Apply(st Step) (err error) {
 
 // annotate adds where it happened to a violation.
 func annotate(err error, format string, args ...any) error {
-	var v *props.Violation
+	var v *checkkit.Violation
 	if !errors.As(err, &v) {
 		return err
 	}
-	return props.Broke(v.Guarantee, "%s (%s)", v.Detail, fmt.Sprintf(format, args...))
+	return checkkit.Broke(v.Guarantee, "%s (%s)", v.Detail, fmt.Sprintf(format, args...))
 }
 
 func show(v string, ok bool) string {
@@ -257,16 +257,16 @@ func (x *machine) observe(op spec.Op) error {
 	lenB, capB := x.lenB, x.capB
 	x.lenB, x.capB, x.lawErr = l, c, nil
 	if l != x.m.Len() {
-		return props.Broke(gLen, "Len %d, want %d (values written minus values read)", l, x.m.Len())
+		return checkkit.Broke(gLen, "Len %d, want %d (values written minus values read)", l, x.m.Len())
 	}
 	if x.s.Law == LawChunked {
 		if x.lawErr = spec.ChunkedCap(x.k, op, lenB, capB, l, c, x.wrote); x.lawErr != nil {
-			return props.Broke(gCap, "chunked law (chunk %d): %v", x.k, x.lawErr)
+			return checkkit.Broke(gCap, "chunked law (chunk %d): %v", x.k, x.lawErr)
 		}
 		return nil
 	}
 	if c != x.m.Cap() {
-		return props.Broke(gCap, "Cap %d, want %d (%s law: from %d, with len %d before)", c, x.m.Cap(), x.s.Law, capB, lenB)
+		return checkkit.Broke(gCap, "Cap %d, want %d (%s law: from %d, with len %d before)", c, x.m.Cap(), x.s.Law, capB, lenB)
 	}
 	return nil
 }
@@ -292,7 +292,7 @@ func (x *machine) shown() (want, got string) {
 // RunSteps makes a buffer with New(initialSize) and runs steps on it,
 // checking every outcome against the model. It is the engine behind the
 // rapid checks, trace replay and the fuzz targets. rec may be nil.
-func RunSteps(s Subject, initialSize int, mode Mode, steps []Step, rec *props.Recorder) error {
+func RunSteps(s Subject, initialSize int, mode Mode, steps []Step, rec *checkkit.Recorder) error {
 	x, err := newMachine(s, initialSize, mode, rec)
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"weak"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/props/ratelimit"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"github.com/kverify/kverify/traces"
@@ -39,21 +39,21 @@ const (
 
 // Checks returns every check of the work queue family that s can take:
 // QueueChecks, DelayingChecks and RateLimitChecks.
-func Checks(s Subject) []props.Check {
+func Checks(s Subject) []checkkit.Check {
 	return slices.Concat(QueueChecks(s), DelayingChecks(s), RateLimitChecks(s))
 }
 
 // DelayingChecks are the delaying queue's checks (component delaying); none
 // without s.NewDelaying.
-func DelayingChecks(s Subject) []props.Check { return delayingChecks(s) }
+func DelayingChecks(s Subject) []checkkit.Check { return delayingChecks(s) }
 
 // RateLimitChecks are the rate limiters' checks and the rate-limiting
 // queue's (component ratelimit), the cheap limiter checks first.
-func RateLimitChecks(s Subject) []props.Check {
+func RateLimitChecks(s Subject) []checkkit.Check {
 	cs := ratelimit.Checks(s.Limiters)
 	// The queue's machines go before the limiters' race probe, the costly
 	// one.
-	i := slices.IndexFunc(cs, func(c props.Check) bool { return c.Name == ratelimit.CheckRace })
+	i := slices.IndexFunc(cs, func(c checkkit.Check) bool { return c.Name == ratelimit.CheckRace })
 	if i < 0 {
 		i = len(cs)
 	}
@@ -65,40 +65,40 @@ func RateLimitChecks(s Subject) []props.Check {
 // machines that target one feature (with bulk steps of at most
 // SideMaxBulk), the retention and leak witnesses, then the full machine,
 // the race probe, and the real-time linearizability checks.
-func QueueChecks(s Subject) []props.Check {
-	cs := []props.Check{
-		{Name: CheckDrain, Family: props.FamilyModel,
+func QueueChecks(s Subject) []checkkit.Check {
+	cs := []checkkit.Check{
+		{Name: CheckDrain, Family: checkkit.FamilyModel,
 			Guarantee: "ShutDownWithDrain returns only once every item queued before it has been handed out and marked Done",
 			Run:       machineCheck(s, CheckDrain, Mode{FullDrain: true})},
-		{Name: CheckDoneUnheld, Family: props.FamilyModel,
+		{Name: CheckDoneUnheld, Family: checkkit.FamilyModel,
 			Guarantee: "Done of an item that is not being processed changes nothing",
 			Run:       machineCheck(s, CheckDoneUnheld, Mode{Misuse: true})},
-		props.Check{Name: CheckMetrics, Family: props.FamilyModel,
+		checkkit.Check{Name: CheckMetrics, Family: checkkit.FamilyModel,
 			Guarantee: "with metrics on, depth counts the dirty items, adds the times an item became dirty, and queue latency and work duration are observed once per item handed out and once per Done",
 			Run:       machineCheck(s, CheckMetrics, Mode{Metrics: true})}.OfferedIf(s.Metrics, noMetrics),
-		props.Check{Name: CheckOrder, Family: props.FamilyModel,
+		checkkit.Check{Name: CheckOrder, Family: checkkit.FamilyModel,
 			Guarantee: "with pluggable storage (client-go's TypedQueueConfig.Queue), the queue Pushes exactly the items that become queued, Touches exactly when an Add collapses into a queued item (never for an item being processed, never after shutdown), Pops once per item handed out, and never Pops an empty storage or Pushes an item it holds",
 			Run:       machineCheck(s, CheckOrder, Mode{Order: true})}.OfferedIf(s.NewWithOrder != nil, "the queue takes no pluggable storage (Subject.NewWithOrder is nil)"),
-		props.Check{Name: CheckPriority, Family: props.FamilyModel,
+		checkkit.Check{Name: CheckPriority, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("with priorities (AddWithOpts with a priority, GetWithPriority): the highest priority is handed out first with its priority, FIFO inside a level; re-adding a queued item with a higher priority moves it to the back of its new level, a lower one changes nothing; across bursts of up to %d items at every level, re-adds while processing, and Len", prioMaxBurst),
 			Run:       priorityCheck(s)}.OfferedIf(s.NewPrioritized != nil, "the queue has no priorities (Subject.NewPrioritized is nil)"),
-		{Name: CheckRetention, Family: props.FamilyRetention,
+		{Name: CheckRetention, Family: checkkit.FamilyRetention,
 			Guarantee: "an item that was handed out and marked Done is not referenced by the queue",
 			Run:       retention(s)},
-		{Name: CheckLeak, Family: props.FamilyLeak,
+		{Name: CheckLeak, Family: checkkit.FamilyLeak,
 			Guarantee: "no goroutine of the queue survives ShutDown or ShutDownWithDrain (metrics on)",
 			Run:       leak(s)},
-		{Name: CheckLifecycle, Family: props.FamilyLinear,
+		{Name: CheckLifecycle, Family: checkkit.FamilyLinear,
 			Guarantee: "ShutDown and ShutDownWithDrain called twice (metrics on), in either order, then at the same instant on two goroutines swept across each other for hundreds of rounds: no panic, both return, and the queue is shut down (ShuttingDown true, Get returns shutdown at once, Add adds nothing)",
 			Run:       queueLifecycle(s)},
-		{Name: CheckModel, Family: props.FamilyModel,
+		{Name: CheckModel, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("with several workers holding items and bursts, drains and steady traffic of up to %d distinct items: fair FIFO order, stingy (never handed out twice before Done), adds collapse, a re-add during processing comes back exactly once after Done, blocked Gets wake on Add and on shutdown (three at once included), Len counts the FIFO", QueueMaxBulk),
 			Run:       machineCheck(s, CheckModel, Mode{})},
-		{Name: CheckRace, Family: props.FamilyLinear,
+		{Name: CheckRace, Family: checkkit.FamilyLinear,
 			Guarantee: "two calls on the same item at the same instant (Add/Done, Done/Add, Add/Get, Done/Get, Get/Get, Get/Add, Add/Add, ShutDown/Get, Add/ShutDown, Len/Add, Len/Get, Done/Done, ShutDownWithDrain/Done), swept across each other's duration for hundreds of rounds: every round's history is linearizable against the whole-queue model, and a drain returns once the last item is Done",
 			Run:       raceCheck(s)},
 	}
-	return props.Replayable(append(cs, linearChecks(s)...), func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
+	return checkkit.Replayable(append(cs, linearChecks(s)...), func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
 }
 
 // noMetrics is why the metrics checks are not offered to a queue that
@@ -156,8 +156,8 @@ func bulkMax(mode Mode) int {
 }
 
 func stepGen(mode Mode) *rapid.Generator[Step] {
-	size := props.Size(bulkMax(mode), QueueThresholds...)
-	op := props.Choice(stepWeights...)
+	size := checkkit.Size(bulkMax(mode), QueueThresholds...)
+	op := checkkit.Choice(stepWeights...)
 	worker := rapid.IntRange(0, Workers-1)
 	key := rapid.SampledFrom(Keys)
 	return rapid.Custom(func(t *rapid.T) Step {
@@ -223,20 +223,20 @@ func fits(steps []Step, max int) bool {
 	return true
 }
 
-func machineCheck(s Subject, name string, mode Mode) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func machineCheck(s Subject, name string, mode Mode) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, steps := range queueWitnesses {
 			if !fits(steps, bulkMax(mode)) {
 				continue
 			}
-			rec := props.NewRecorder(cfg.Progress)
+			rec := checkkit.NewRecorder(cfg.Progress)
 			if err := RunSteps(t, s, mode, steps, rec); err != nil {
-				return props.Save(t, cfg, Component, name, rec.Attach(err))
+				return checkkit.Save(t, cfg, Component, name, rec.Attach(err))
 			}
 		}
 		gen := stepGen(mode)
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
-			props.Bubble(t, func() {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
+			checkkit.Bubble(t, func() {
 				x := newMachine(s, mode, rec)
 				defer x.Close()
 				rt.Repeat(map[string]func(*rapid.T){
@@ -253,16 +253,16 @@ func machineCheck(s Subject, name string, mode Mode) func(*testing.T, props.Conf
 				}
 			})
 		})
-		return props.Save(t, cfg, Component, name, err)
+		return checkkit.Save(t, cfg, Component, name, err)
 	}
 }
 
 // RunSteps runs steps on a fresh queue from s inside a synctest bubble and
 // checks every outcome against the model. It is the engine behind the
 // rapid checks, trace replay and the fuzz targets. rec may be nil.
-func RunSteps(t *testing.T, s Subject, mode Mode, steps []Step, rec *props.Recorder) error {
+func RunSteps(t *testing.T, s Subject, mode Mode, steps []Step, rec *checkkit.Recorder) error {
 	if rec == nil {
-		rec = &props.Recorder{}
+		rec = &checkkit.Recorder{}
 	}
 	return bubble(t, func() error {
 		x := newMachine(s, mode, rec)
@@ -283,8 +283,8 @@ func RunSteps(t *testing.T, s Subject, mode Mode, steps []Step, rec *props.Recor
 // items that stay, some place always keeps its stale item.
 const retentionProbes = 32
 
-func retention(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func retention(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		q := s.New(Deps{Clock: clock.RealClock{}})
 		defer q.ShutDown()
 		// Heap-allocated keys whose bytes nothing else references; weak
@@ -294,7 +294,7 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 		keys := make([]string, retentionProbes)
 		probes := make([]weak.Pointer[byte], retentionProbes)
 		for i := range keys {
-			keys[i], probes[i] = props.Probe(fmt.Sprintf("item-%d", i))
+			keys[i], probes[i] = checkkit.Probe(fmt.Sprintf("item-%d", i))
 			q.Add(keys[i])
 			q.Add(fmt.Sprintf("keeper-%d", i))
 		}
@@ -304,15 +304,15 @@ func retention(s Subject) func(*testing.T, props.Config) error {
 			}
 		}
 		clear(keys)
-		if held := props.Held(probes...); len(held) > 0 {
-			return props.Broke("No retention", "%d of %d items handed out by Get and marked Done are still referenced by the queue (the first: item-%d), while other items are still being processed", len(held), retentionProbes, held[0])
+		if held := checkkit.Held(probes...); len(held) > 0 {
+			return checkkit.Broke("No retention", "%d of %d items handed out by Get and marked Done are still referenced by the queue (the first: item-%d), while other items are still being processed", len(held), retentionProbes, held[0])
 		}
 		return nil
 	}
 }
 
-func leak(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func leak(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		before := goleak.IgnoreCurrent()
 		for _, drain := range []bool{false, true} {
 			q := s.New(Deps{Clock: clock.RealClock{}, Metrics: true})
@@ -323,11 +323,11 @@ func leak(s Subject) func(*testing.T, props.Config) error {
 			if drain {
 				stop = q.ShutDownWithDrain
 			}
-			if !props.ReturnsWithin(props.Watchdog, stop) {
-				return props.Broke("Shutdown returns", "ShutDown (drain=%v) did not return within %v with nothing queued or processing", drain, props.Watchdog)
+			if !checkkit.ReturnsWithin(checkkit.Watchdog, stop) {
+				return checkkit.Broke("Shutdown returns", "ShutDown (drain=%v) did not return within %v with nothing queued or processing", drain, checkkit.Watchdog)
 			}
 			if err := goleak.Find(before); err != nil {
-				return props.Broke("No leak", "after ShutDown (drain=%v): %v", drain, err)
+				return checkkit.Broke("No leak", "after ShutDown (drain=%v): %v", drain, err)
 			}
 		}
 		return nil

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/traces"
 	"pgregory.net/rapid"
 )
@@ -55,53 +55,53 @@ const (
 const farAway = 1000 * time.Hour
 
 // delayingChecks returns the delaying queue checks; none without NewDelaying.
-func delayingChecks(s Subject) []props.Check {
+func delayingChecks(s Subject) []checkkit.Check {
 	if s.NewDelaying == nil {
 		return nil
 	}
 	// Cheapest first: the fixed scenarios, then the machines, then the
 	// race probe and the deadline walk.
-	cs := []props.Check{
-		{Name: CheckDelayingImmediate, Family: props.FamilyTiming,
+	cs := []checkkit.Check{
+		{Name: CheckDelayingImmediate, Family: checkkit.FamilyTiming,
 			Guarantee: "AddAfter with d <= 0 (0, -1ns, -1h, math.MinInt64) adds the item before it returns: Len counts it at once, whether or not the item also waits",
 			Run:       immediateCheck(s)},
-		{Name: CheckDelayingShutdown, Family: props.FamilyTiming,
+		{Name: CheckDelayingShutdown, Family: checkkit.FamilyTiming,
 			Guarantee: "ShutDown and ShutDownWithDrain return, wake every blocked Get with shutdown, let every concurrent AddAfter caller return, and drop waiting items; AddAfter afterwards returns and adds nothing",
 			Run:       shutdownCheck(s)},
-		{Name: CheckDelayingRelease, Family: props.FamilyWitness,
+		{Name: CheckDelayingRelease, Family: checkkit.FamilyWitness,
 			Guarantee: "ShutDown makes a ShutDownWithDrain in progress return at once, even when ShutDown had already been called before the drain began",
 			Run:       releaseCheck(s)},
-		{Name: CheckDelayingLeak, Family: props.FamilyLeak,
+		{Name: CheckDelayingLeak, Family: checkkit.FamilyLeak,
 			Guarantee: "no goroutine of the delaying queue survives ShutDown or ShutDownWithDrain (metrics on, items waiting)",
 			Run:       delayingLeak(s)},
-		{Name: CheckDelayingRetention, Family: props.FamilyRetention,
+		{Name: CheckDelayingRetention, Family: checkkit.FamilyRetention,
 			Guarantee: "an item the delaying queue no longer needs (moved and marked Done, with items still waiting; after its ready time was lowered; after a burst of 300; added with d <= 0; dropped by ShutDown or ShutDownWithDrain; added after shutdown) is not referenced by the queue, which is still alive",
 			Run:       delayingRetention(s)},
-		{Name: CheckDelayingOneTimer, Family: props.FamilyLeak,
+		{Name: CheckDelayingOneTimer, Family: checkkit.FamilyLeak,
 			Guarantee: "counted on the injected clock, the queue holds at most one live timer or ticker whatever the AddAfter calls and clock steps (new heads, lowered heads, huge and immediate delays, a burst of 200 new heads), and none once ShutDown or ShutDownWithDrain has returned",
 			Run:       oneTimer(s)},
-		{Name: CheckDelayingLifecycle, Family: props.FamilyLinear,
+		{Name: CheckDelayingLifecycle, Family: checkkit.FamilyLinear,
 			Guarantee: "with items waiting, ShutDown and ShutDownWithDrain called twice, in either order, then at the same instant on two goroutines swept across each other for hundreds of rounds: no panic, both return, and the queue is shut down (ShuttingDown true, Get returns shutdown at once, Add and AddAfter add nothing)",
 			Run:       delayingLifecycle(s)},
-		{Name: CheckDelayingFakeClock, Family: props.FamilyTiming,
+		{Name: CheckDelayingFakeClock, Family: checkkit.FamilyTiming,
 			Guarantee: "on an injected k8s.io/utils FakeClock: a step far past several ready times moves every due item, in ready-time order, and re-arms the timer for the next (not ready 1ns early, ready on time); AddAfter calls made as a step fires the timer are neither lost nor reordered",
 			Run:       fakeClockCheck(s)},
-		{Name: CheckDelayingMetrics, Family: props.FamilyModel,
+		{Name: CheckDelayingMetrics, Family: checkkit.FamilyModel,
 			Guarantee: "with metrics on, the retries counter counts every AddAfter made before shutdown, whatever its delay (0, negative, huge, or later than the item's waiting entry), and nothing else, as client-go's does",
 			Run:       dmachineCheck(s, CheckDelayingMetrics, DMode{Metrics: true})},
-		{Name: CheckDelayingModel, Family: props.FamilyModel,
+		{Name: CheckDelayingModel, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins (and a wait past both brings the item once), waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done, horizons up to an hour past client-go's 10s heartbeat, and bursts of up to %d waiting items", DelayingMaxBulk),
 			Run:       dmachineCheck(s, CheckDelayingModel, DMode{})},
-		{Name: CheckDelayingTies, Family: props.FamilyModel,
+		{Name: CheckDelayingTies, Family: checkkit.FamilyModel,
 			Guarantee: "items waiting for the same ready time become ready in the order their ready times were set (a lowered ready time goes behind those already set), bursts of thousands of ties included",
 			Run:       tiesCheck(s)},
-		{Name: CheckDelayingRace, Family: props.FamilyLinear,
+		{Name: CheckDelayingRace, Family: checkkit.FamilyLinear,
 			Guarantee: "two calls on the same item at the same instant (AddAfter/Get, AddAfter/AddAfter with different delays, AddAfter/Add, AddAfter/ShutDown, Len/AddAfter), and a call racing the waiting loop as it moves the item (AddAfter, Get), swept across each other for hundreds of rounds: the queue then behaves as one of the two serial orders does, to the nanosecond",
 			Run:       delayingRaceCheck(s)},
-		{Name: CheckDelayingScale, Family: props.FamilyTiming,
+		{Name: CheckDelayingScale, Family: checkkit.FamilyTiming,
 			Guarantee: "with thousands of keys waiting, taken, re-added while waiting (earlier and later), re-added after being taken, drained to a tenth and all re-added: every round brings exactly the keys whose ready time has come, each once, in ready-time order; an AddAfter of a waiting key finds it however many keys came and went before",
 			Run:       scaleCheck(s)},
-		{Name: CheckDelayingDeadline, Family: props.FamilyTiming,
+		{Name: CheckDelayingDeadline, Family: checkkit.FamilyTiming,
 			Guarantee: "an item added with AddAfter(x, d) is never ready before now+d and always ready by now+d+10s (client-go's heartbeat), huge delays (math.MaxInt64) never fire, and items become ready in ready-time order",
 			Run:       deadlineCheck(s)},
 	}
@@ -118,21 +118,21 @@ func delayingChecks(s Subject) []props.Check {
 			cs[i].NotOffered = "the queue takes no clock (Subject.NoClock): the check steps and counts the timers of an injected clock"
 		}
 	}
-	return props.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return ReplayDelaying(t, s, tr) })
+	return checkkit.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return ReplayDelaying(t, s, tr) })
 }
 
-func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		if mode == (DMode{}) {
 			for _, steps := range delayingWitnesses {
 				if err := RunDSteps(t, s, mode, steps); err != nil {
-					return props.Save(t, cfg, componentOf(mode), name, err)
+					return checkkit.Save(t, cfg, componentOf(mode), name, err)
 				}
 			}
 		}
 		gen := dstepGen(mode)
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
-			props.Bubble(t, func() {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
+			checkkit.Bubble(t, func() {
 				x := newDMachine(s, mode, rec)
 				defer x.Close()
 				rt.Repeat(map[string]func(*rapid.T){
@@ -147,7 +147,7 @@ func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, props.Co
 				}
 			})
 		})
-		return props.Save(t, cfg, componentOf(mode), name, err)
+		return checkkit.Save(t, cfg, componentOf(mode), name, err)
 	}
 }
 
@@ -172,12 +172,12 @@ var tieWitnesses = [][]DStep{
 		{Kind: DAddAfter, Key: "b", D: time.Second}, {Kind: DSleep, D: time.Second}, {Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}},
 }
 
-func tiesCheck(s Subject) func(*testing.T, props.Config) error {
+func tiesCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	machine := dmachineCheck(s, CheckDelayingTies, DMode{Ties: true})
-	return func(t *testing.T, cfg props.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, steps := range tieWitnesses {
 			if err := RunDSteps(t, s, DMode{Ties: true}, steps); err != nil {
-				return props.Save(t, cfg, ComponentDelaying, CheckDelayingTies, err)
+				return checkkit.Save(t, cfg, ComponentDelaying, CheckDelayingTies, err)
 			}
 		}
 		return machine(t, cfg)
@@ -194,7 +194,7 @@ var finalStep = DStep{Kind: DShutDown}
 func RunDSteps(t *testing.T, s Subject, mode DMode, steps []DStep) error {
 	var ops []traces.Step
 	err := bubble(t, func() error {
-		x := newDMachine(s, mode, &props.Recorder{})
+		x := newDMachine(s, mode, &checkkit.Recorder{})
 		defer x.Close()
 		for _, st := range append(slices.Clip(steps), finalStep) {
 			ops = append(ops, traces.Step{Op: st.String()})
@@ -204,7 +204,7 @@ func RunDSteps(t *testing.T, s Subject, mode DMode, steps []DStep) error {
 		}
 		return nil
 	})
-	if v, ok := err.(*props.Violation); ok && v.Trace == nil {
+	if v, ok := err.(*checkkit.Violation); ok && v.Trace == nil {
 		v.Trace = &traces.Trace{Steps: ops}
 	}
 	return err
@@ -252,9 +252,9 @@ func takeAll(q Queue) []string {
 func bubble(t *testing.T, body func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil && err == nil {
-			err = props.Broke(GNoPanic, "%v", p)
+			err = checkkit.Broke(GNoPanic, "%v", p)
 		}
 	}()
-	props.Bubble(t, func() { err = body() })
+	checkkit.Bubble(t, func() { err = body() })
 	return err
 }

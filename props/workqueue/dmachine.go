@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/delaying"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
@@ -35,7 +35,7 @@ type dmachine struct {
 	mode    DMode
 	workers [Workers]worker
 	drain   chan struct{} // non-nil while ShutDownWithDrain is in flight
-	rec     *props.Recorder
+	rec     *checkkit.Recorder
 
 	// moved holds the queued keys that came from a waiting entry, with the
 	// ready time they came at; contested the waiting keys that got a second
@@ -55,7 +55,7 @@ type dmachine struct {
 	wantRetries int64
 }
 
-func newDMachine(s Subject, mode DMode, rec *props.Recorder) *dmachine {
+func newDMachine(s Subject, mode DMode, rec *checkkit.Recorder) *dmachine {
 	x := &dmachine{mode: mode, rec: rec, m: delaying.New(s.Profile), moved: map[string]time.Time{}, contested: map[string]bool{}}
 	deps := Deps{Clock: clock.RealClock{}}
 	if mode.Metrics {
@@ -161,19 +161,19 @@ func (x *dmachine) Apply(s DStep) error {
 		want, got = strconv.Itoa(m), strconv.Itoa(n)
 		if n != m {
 			x.rec.Step(s.String(), want, got)
-			return props.Broke("Len law", "Len() = %d, model %d (queue %s, waiting %s)", n, m, x.queueString(), x.waitingString())
+			return checkkit.Broke("Len law", "Len() = %d, model %d (queue %s, waiting %s)", n, m, x.queueString(), x.waitingString())
 		}
 	case DShuttingDown:
 		b := x.q.ShuttingDown()
 		want, got = strconv.FormatBool(x.m.IsShuttingDown()), strconv.FormatBool(b)
 		if b != x.m.IsShuttingDown() {
 			x.rec.Step(s.String(), want, got)
-			return props.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, x.m.IsShuttingDown())
+			return checkkit.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, x.m.IsShuttingDown())
 		}
 	case DShutDown:
 		if !shutDown(x.q) {
 			x.rec.Step(s.String(), "returned", "blocked")
-			return props.Broke("Shutdown returns", "ShutDown did not return within %v", props.Watchdog)
+			return checkkit.Broke("Shutdown returns", "ShutDown did not return within %v", checkkit.Watchdog)
 		}
 		x.m.Apply(wq.Op{Kind: wq.ShutDown})
 	case DShutDownWithDrain:
@@ -184,7 +184,7 @@ func (x *dmachine) Apply(s DStep) error {
 		x.rl.Forget(s.Key)
 		if err := x.lim.expect(before, s.Key, 0, 1, 0); err != nil {
 			x.rec.Step(s.String(), "", "")
-			return props.Broke(GForget, "Forget(%s): %v", s.Key, err)
+			return checkkit.Broke(GForget, "Forget(%s): %v", s.Key, err)
 		}
 	case DNumRequeues:
 		before := x.lim.snapshot()
@@ -193,10 +193,10 @@ func (x *dmachine) Apply(s DStep) error {
 		want, got = strconv.Itoa(s.N), strconv.Itoa(n)
 		x.rec.Step(s.String(), want, got)
 		if n != s.N {
-			return props.Broke(GNumRequeues, "NumRequeues(%s) = %d, the limiter says %d", s.Key, n, s.N)
+			return checkkit.Broke(GNumRequeues, "NumRequeues(%s) = %d, the limiter says %d", s.Key, n, s.N)
 		}
 		if err := x.lim.expect(before, s.Key, 0, 0, 1); err != nil {
-			return props.Broke(GNumRequeues, "NumRequeues(%s): %v", s.Key, err)
+			return checkkit.Broke(GNumRequeues, "NumRequeues(%s): %v", s.Key, err)
 		}
 		return x.settle(phaseStep)
 	default:
@@ -243,12 +243,12 @@ func (x *dmachine) addAfter(s DStep) error {
 			synctest.Wait() // the queue asks when it takes the add in
 		}
 		if err := x.lim.expect(before, s.Key, 1, 0, 0); err != nil && !(x.m.IsShuttingDown() && x.lim.snapshot().when == before.when) {
-			return props.Broke(GWhenOnce, "AddRateLimited(%s): %v", s.Key, err)
+			return checkkit.Broke(GWhenOnce, "AddRateLimited(%s): %v", s.Key, err)
 		}
 	}
 	if want := x.m.Queue().Len(); probe && n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
-		return props.Broke(GImmediate, "Len() = %d right after %s returned, want %d: the item was not added before the call returned", n, s, want)
+		return checkkit.Broke(GImmediate, "Len() = %d right after %s returned, want %d: the item was not added before the call returned", n, s, want)
 	}
 	return x.settle(phaseStep)
 }
@@ -329,19 +329,19 @@ func (x *dmachine) drainReady(s DStep) error {
 			if n > want {
 				g = x.early()
 			}
-			return props.Broke(g, "in %v, before Get %d: Len() = %d, model %d (queue %s, waiting %s)", s, i+1, n, want, x.queueString(), x.waitingString())
+			return checkkit.Broke(g, "in %v, before Get %d: Len() = %d, model %d (queue %s, waiting %s)", s, i+1, n, want, x.queueString(), x.waitingString())
 		}
 		head := x.m.Queue().Head(1)[0]
 		k, shut := x.q.Get()
 		if shut || k != head {
 			x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, fmtResult(getResult{k, shut}))
 			if shut {
-				return props.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Queue().Len())
+				return checkkit.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Queue().Len())
 			}
 			if x.m.Queue().Processing(k) {
-				return props.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
+				return checkkit.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
 			}
-			return props.Broke(x.order([]string{k}, []string{head}), "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s, ready times %s)", s, i+1, k, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)))
+			return checkkit.Broke(x.order([]string{k}, []string{head}), "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s, ready times %s)", s, i+1, k, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)))
 		}
 		x.m.Apply(wq.Op{Kind: wq.Get})
 		delete(x.moved, k)
@@ -510,15 +510,15 @@ func (x *dmachine) settle(ph phase) error {
 			if x.m.WaitingLen() > 0 {
 				g = x.early()
 			}
-			return props.Broke(g, "%d Get(s) returned from a queue with nothing ready%s: %s (waiting %s)", len(returned)-wantReturned, where, describe(returned, results), x.waitingString())
+			return checkkit.Broke(g, "%d Get(s) returned from a queue with nothing ready%s: %s (waiting %s)", len(returned)-wantReturned, where, describe(returned, results), x.waitingString())
 		case len(returned) > wantReturned:
-			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s%s: %s", len(returned), queued, x.queueString(), where, describe(returned, results))
+			return checkkit.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s%s: %s", len(returned), queued, x.queueString(), where, describe(returned, results))
 		default:
 			g := "Liveness"
 			if ph == phaseReady {
 				g = x.late()
 			}
-			return props.Broke(g, "%d Get(s) still blocked with %d item(s) queued %s%s (shutting down: %v)", len(blocked), queued, x.queueString(), where, shut)
+			return checkkit.Broke(g, "%d Get(s) still blocked with %d item(s) queued %s%s (shutting down: %v)", len(blocked), queued, x.queueString(), where, shut)
 		}
 	}
 	head := x.m.Queue().Head(wantItems)
@@ -526,13 +526,13 @@ func (x *dmachine) settle(ph phase) error {
 	if !g.tookHead(head) {
 		for _, k := range gotItems {
 			if x.m.Queue().Processing(k) {
-				return props.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.Queue().ProcessingKeys())
+				return checkkit.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.Queue().ProcessingKeys())
 			}
 		}
 		if len(gotItems) < len(head) {
-			return props.Broke("Shutdown", "Get returned shutdown with items still queued %s", x.queueString())
+			return checkkit.Broke("Shutdown", "Get returned shutdown with items still queued %s", x.queueString())
 		}
-		return props.Broke(x.order(gotItems, head), "Gets returned %v, the model's FIFO head is %v (queue %s, ready times %v)%s", gotItems, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)), where)
+		return checkkit.Broke(x.order(gotItems, head), "Gets returned %v, the model's FIFO head is %v (queue %s, ready times %v)%s", gotItems, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)), where)
 	}
 	for range wantItems {
 		x.m.Apply(wq.Op{Kind: wq.Get})
@@ -558,11 +558,11 @@ func (x *dmachine) settle(ph phase) error {
 		case ph == phaseReady:
 			g = x.late()
 		}
-		return props.Broke(g, "Len() = %d, model %d%s (queue %s, waiting %s)", n, want, where, x.queueString(), x.waitingString())
+		return checkkit.Broke(g, "Len() = %d, model %d%s (queue %s, waiting %s)", n, want, where, x.queueString(), x.waitingString())
 	}
 	if x.metrics != nil {
 		if got := x.metrics.RetriesCounter.Value(); got != x.wantRetries {
-			return props.Broke("Metrics", "retries = %d, want %d: one per AddAfter made before shutdown, whatever its delay%s", got, x.wantRetries, where)
+			return checkkit.Broke("Metrics", "retries = %d, want %d: one per AddAfter made before shutdown, whatever its delay%s", got, x.wantRetries, where)
 		}
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/delaying"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
@@ -100,15 +100,15 @@ var dracePairs = []dracePair{
 		b: dcall{kind: DAddAfter, key: "z", d: time.Millisecond}, atFire: true},
 }
 
-// delayingRaceCheck runs every pair for props.RaceRounds/2 rounds (more
+// delayingRaceCheck runs every pair for checkkit.RaceRounds/2 rounds (more
 // while cfg.Budget lasts): each round runs in fake time, so a round costs
 // more than a plain queue's.
-func delayingRaceCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		sched := props.NewRaceSchedule(len(dracePairs), props.RaceRounds/2, cfg.Budget)
+func delayingRaceCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		sched := checkkit.NewRaceSchedule(len(dracePairs), checkkit.RaceRounds/2, cfg.Budget)
 		defer sched.Stop()
 		return bubble(t, func() error {
-			return sched.Loop(t, 1, func(r *props.Racer, round int) error {
+			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, p := range dracePairs {
 					if err := draceRound(s, r, p, round, cfg); err != nil {
 						return err
@@ -123,8 +123,8 @@ func delayingRaceCheck(s Subject) func(*testing.T, props.Config) error {
 // draceRound runs one round of p on a fresh queue and compares what the
 // subject does afterwards with both serial orders of a and b: Len at every
 // ready time and 1ns before it, then the order in which the items come out.
-func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Config) error {
-	name := props.RaceRound(p.name, round)
+func draceRound(s Subject, r *checkkit.Racer, p dracePair, round int, cfg checkkit.Config) error {
+	name := checkkit.RaceRound(p.name, round)
 	cfg.Progress.Op(name)
 	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 	defer func() {
@@ -151,14 +151,14 @@ func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Con
 	if round%4 >= 2 && !p.atFire && p.b.kind != DGet {
 		a, b = b, a // neither blocks: the calls also trade goroutines
 	}
-	blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), a, b)
+	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), a, b)
 	if err != nil {
 		return err
 	}
 	if blocked {
 		stop(s.Profile, q)
 		r.Settle()
-		return props.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p.b, p.a)
+		return checkkit.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p.b, p.a)
 	}
 	r.Park()
 	// The serial orders the model allows; at the fire instant the loop's
@@ -210,7 +210,7 @@ func draceRound(s Subject, r *props.Racer, p dracePair, round int, cfg props.Con
 		}
 		wants = append(wants, w)
 	}
-	return props.Broke("Atomic calls", "%s: after setup %v, %v raced with %v at t0+%v; the subject gave\n    %s\n  the serial orders allow:\n    %s",
+	return checkkit.Broke("Atomic calls", "%s: after setup %v, %v raced with %v at t0+%v; the subject gave\n    %s\n  the serial orders allow:\n    %s",
 		name, p.setup, fireName(p), p.b, now.Sub(bubbleStart), got, strings.Join(wants, "\n    "))
 }
 

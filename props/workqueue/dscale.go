@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"k8s.io/utils/clock"
 )
 
@@ -39,8 +39,8 @@ var scaleSeeds = []uint64{1, 2}
 // needs no rapid: small structures (hash tables, tries) need thousands of
 // keys and thousands of removals before their rare paths run, more than a
 // shrinking search should carry.
-func scaleCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func scaleCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, seed := range scaleSeeds {
 			var failed error
 			for _, n := range scaleSizes {
@@ -51,7 +51,7 @@ func scaleCheck(s Subject) func(*testing.T, props.Config) error {
 				failed = err
 			}
 			if failed != nil {
-				return props.Save(t, cfg, ComponentDelaying, CheckDelayingScale, failed)
+				return checkkit.Save(t, cfg, ComponentDelaying, CheckDelayingScale, failed)
 			}
 		}
 		return nil
@@ -59,7 +59,7 @@ func scaleCheck(s Subject) func(*testing.T, props.Config) error {
 }
 
 // scaleRun is one scenario of delaying/scale with n keys.
-func scaleRun(s Subject, cfg props.Config, seed uint64, n int) error {
+func scaleRun(s Subject, cfg checkkit.Config, seed uint64, n int) error {
 	r := rand.New(rand.NewPCG(seed, uint64(n)))
 	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 	defer func() {
@@ -120,7 +120,7 @@ func scaleRun(s Subject, cfg props.Config, seed uint64, n int) error {
 		synctest.Wait()
 	}
 	if len(ready) > 0 || q.Len() > 0 {
-		return props.Broke(GOnTime, "%s: %d keys still waiting in the model, Len() = %d at the end", where(rounds+1), len(ready), q.Len())
+		return checkkit.Broke(GOnTime, "%s: %d keys still waiting in the model, Len() = %d at the end", where(rounds+1), len(ready), q.Len())
 	}
 	return nil
 }
@@ -138,13 +138,13 @@ func scaleTake(q Queue, ready map[string]time.Duration, now time.Duration, where
 		at, ok := ready[k]
 		switch {
 		case seen[k]:
-			return props.Broke(GEarlierWins, "%s: %s became ready twice in one round (it had one waiting entry, ready at t0+%s)", where, k, at)
+			return checkkit.Broke(GEarlierWins, "%s: %s became ready twice in one round (it had one waiting entry, ready at t0+%s)", where, k, at)
 		case !ok:
-			return props.Broke(GEarlierWins, "%s: %s became ready, but it was not waiting: an AddAfter of it while it waited made a second entry, or a later AddAfter was not discarded", where, k)
+			return checkkit.Broke(GEarlierWins, "%s: %s became ready, but it was not waiting: an AddAfter of it while it waited made a second entry, or a later AddAfter was not discarded", where, k)
 		case at > now:
-			return props.Broke(GNotEarly, "%s: %s became ready, but its ready time is t0+%s (a lost or mixed-up index entry?)", where, k, at)
+			return checkkit.Broke(GNotEarly, "%s: %s became ready, but its ready time is t0+%s (a lost or mixed-up index entry?)", where, k, at)
 		case at < prev:
-			return props.Broke(GReadyOrder, "%s: %s (ready at t0+%s) came after an item ready at t0+%s", where, k, at, prev)
+			return checkkit.Broke(GReadyOrder, "%s: %s (ready at t0+%s) came after an item ready at t0+%s", where, k, at, prev)
 		}
 		seen[k], prev = true, at
 	}
@@ -156,7 +156,7 @@ func scaleTake(q Queue, ready map[string]time.Duration, now time.Duration, where
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return props.Broke(GOnTime, "%s: %d due key(s) did not become ready, e.g. %v (%d became ready)", where, len(missing), missing[:min(len(missing), 5)], len(got))
+		return checkkit.Broke(GOnTime, "%s: %d due key(s) did not become ready, e.g. %v (%d became ready)", where, len(missing), missing[:min(len(missing), 5)], len(got))
 	}
 	for k := range seen {
 		delete(ready, k)

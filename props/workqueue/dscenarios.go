@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"go.uber.org/goleak"
 	"k8s.io/utils/clock"
 	"pgregory.net/rapid"
@@ -36,14 +36,14 @@ var (
 // MaxWait or more in the past and the number whose ready time has come.
 // Nothing is taken from the queue until the end, when Gets must return the
 // items in ready-time order (ties in any order).
-func deadlineCheck(s Subject) func(*testing.T, props.Config) error {
+func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	addGen := rapid.Custom(func(t *rapid.T) deadlineAdd {
 		return deadlineAdd{rapid.SampledFrom(deadlineKeys).Draw(t, "key"), rapid.SampledFrom(deadlineDelays).Draw(t, "d")}
 	})
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			adds := rapid.SliceOfN(addGen, 1, 16).Draw(rt, "adds")
-			props.Bubble(t, func() {
+			checkkit.Bubble(t, func() {
 				q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 				defer func() {
 					stop(s.Profile, q)
@@ -134,7 +134,7 @@ func deadlineCheck(s Subject) func(*testing.T, props.Config) error {
 				}
 			})
 		})
-		return props.Save(t, cfg, ComponentDelaying, CheckDelayingDeadline, err)
+		return checkkit.Save(t, cfg, ComponentDelaying, CheckDelayingDeadline, err)
 	}
 }
 
@@ -158,8 +158,8 @@ var immediateDelays = []time.Duration{0, -1, -time.Hour, math.MinInt64}
 // up; every other round k already waits for an hour. A queue that routes
 // such an item through its waiting goroutine loses the race against Len at
 // least once in 64 probes.
-func immediateCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func immediateCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		return bubble(t, func() error {
 			q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 			defer func() {
@@ -177,14 +177,14 @@ func immediateCheck(s Subject) func(*testing.T, props.Config) error {
 				before := q.Len()
 				q.AddAfter(key, d)
 				if after := q.Len(); after != before+1 {
-					return props.Broke(GImmediate, "AddAfter(%s, %v) (waiting already: %v) returned with Len() = %d, want %d: the item was not added before the call returned", key, d, waits, after, before+1)
+					return checkkit.Broke(GImmediate, "AddAfter(%s, %v) (waiting already: %v) returned with Len() = %d, want %d: the item was not added before the call returned", key, d, waits, after, before+1)
 				}
 			}
 			// The waiting entries of items already queued collapse.
 			time.Sleep(time.Hour)
 			synctest.Wait()
 			if n := q.Len(); n != 64 {
-				return props.Broke("Len law", "after the hour: Len() = %d, want 64 (the waiting entries of queued items must collapse into them)", n)
+				return checkkit.Broke("Len law", "after the hour: Len() = %d, want 64 (the waiting entries of queued items must collapse into them)", n)
 			}
 			return nil
 		})
@@ -193,8 +193,8 @@ func immediateCheck(s Subject) func(*testing.T, props.Config) error {
 
 // shutdownCheck runs the shutdown scenario with ShutDown and with
 // ShutDownWithDrain (a worker holding an item).
-func shutdownCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func shutdownCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		for _, drain := range []bool{false, true} {
 			if err := bubble(t, func() error { return shutdownScenario(s, drain) }); err != nil {
 				return err
@@ -229,7 +229,7 @@ func shutdownScenario(s Subject, drain bool) error {
 	panicked := func() error {
 		select {
 		case p := <-panics:
-			return props.Broke(GNoPanic, "%s", p)
+			return checkkit.Broke(GNoPanic, "%s", p)
 		default:
 			return nil
 		}
@@ -270,21 +270,21 @@ func shutdownScenario(s Subject, drain bool) error {
 	}
 	if !drain || s.Profile.DrainIsShutDown {
 		if !returned(stopped) {
-			return props.Broke(GShutdownReturns, "%s did not return", name)
+			return checkkit.Broke(GShutdownReturns, "%s did not return", name)
 		}
 	}
 	for i, ch := range gets {
 		select {
 		case r := <-ch:
 			if !r.shutdown {
-				return props.Broke(GDropsWaiting, "a Get blocked before %s returned item %q although nothing was ready", name, r.key)
+				return checkkit.Broke(GDropsWaiting, "a Get blocked before %s returned item %q although nothing was ready", name, r.key)
 			}
 		default:
-			return props.Broke(GShutdownUnblocks, "Get of worker %d, blocked on an empty queue, still blocked after %s", i, name)
+			return checkkit.Broke(GShutdownUnblocks, "Get of worker %d, blocked on an empty queue, still blocked after %s", i, name)
 		}
 	}
 	if !returned(adders) {
-		return props.Broke(GAddAfterReturns, "a goroutine calling AddAfter during %s is still blocked in it", name)
+		return checkkit.Broke(GAddAfterReturns, "a goroutine calling AddAfter during %s is still blocked in it", name)
 	}
 	late := make(chan struct{})
 	go func() {
@@ -299,37 +299,37 @@ func shutdownScenario(s Subject, drain bool) error {
 		return err
 	}
 	if !returned(late) {
-		return props.Broke(GAddAfterReturns, "AddAfter after %s is blocked", name)
+		return checkkit.Broke(GAddAfterReturns, "AddAfter after %s is blocked", name)
 	}
 	if n := q.Len(); n != 0 {
-		return props.Broke(GDropsWaiting, "after %s and AddAfter(late, d <= 0): Len() = %d, want 0", name, n)
+		return checkkit.Broke(GDropsWaiting, "after %s and AddAfter(late, d <= 0): Len() = %d, want 0", name, n)
 	}
 	time.Sleep(time.Hour)
 	synctest.Wait()
 	if n := q.Len(); n != 0 {
-		return props.Broke(GDropsWaiting, "an hour after %s: Len() = %d, want 0: waiting items or AddAfter calls after it became ready", name, n)
+		return checkkit.Broke(GDropsWaiting, "an hour after %s: Len() = %d, want 0: waiting items or AddAfter calls after it became ready", name, n)
 	}
 	if drain {
 		if s.Profile.DrainIsShutDown {
 			// The drain is a ShutDown: it returned at once (checked as
 			// for ShutDown) and waits for nothing.
 			if !returned(stopped) {
-				return props.Broke(GShutdownReturns, "ShutDownWithDrain, a ShutDown under the %s profile, did not return", s.Profile.Name)
+				return checkkit.Broke(GShutdownReturns, "ShutDownWithDrain, a ShutDown under the %s profile, did not return", s.Profile.Name)
 			}
 			q.Done(held)
 			return nil
 		}
 		if returned(stopped) {
-			return props.Broke("Drain", "ShutDownWithDrain returned while %q was still being processed", held)
+			return checkkit.Broke("Drain", "ShutDownWithDrain returned while %q was still being processed", held)
 		}
 		q.Done(held)
 		synctest.Wait()
 		if !returned(stopped) {
-			return props.Broke(GShutdownReturns, "ShutDownWithDrain did not return after the last item was marked Done")
+			return checkkit.Broke(GShutdownReturns, "ShutDownWithDrain did not return after the last item was marked Done")
 		}
 	}
 	if _, sd := q.Get(); !sd {
-		return props.Broke(GShutdownUnblocks, "Get after %s did not report shutdown", name)
+		return checkkit.Broke(GShutdownUnblocks, "Get after %s did not report shutdown", name)
 	}
 	return nil
 }
@@ -337,8 +337,8 @@ func shutdownScenario(s Subject, drain bool) error {
 // releaseCheck: a worker holds an item; ShutDown; ShutDownWithDrain (which
 // waits for the item); ShutDown again must release the drain, as the queue
 // model says (spec/workqueue: ShutDown makes a waiting drain return).
-func releaseCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func releaseCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		return bubble(t, func() error {
 			q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 			q.Add("a")
@@ -359,7 +359,7 @@ func releaseCheck(s Subject) func(*testing.T, props.Config) error {
 			q.Done(held)
 			synctest.Wait()
 			if !ok {
-				return props.Broke(GReleasesDrain, "ShutDownWithDrain, begun after ShutDown while %q was being processed, was still waiting after a second ShutDown", held)
+				return checkkit.Broke(GReleasesDrain, "ShutDownWithDrain, begun after ShutDown while %q was being processed, was still waiting after a second ShutDown", held)
 			}
 			return nil
 		})
@@ -382,8 +382,8 @@ func returned(ch chan struct{}) bool {
 // queue has taken in every AddAfter before the shutdown (synctest.Wait) and
 // goleak's retries (about half a second) pass on the fake clock, well short
 // of client-go's 10s heartbeat.
-func delayingLeak(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, _ props.Config) error {
+func delayingLeak(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, _ checkkit.Config) error {
 		for _, drain := range []bool{false, true} {
 			err := bubble(t, func() error {
 				before := goleak.IgnoreCurrent()
@@ -404,11 +404,11 @@ func delayingLeak(s Subject) func(*testing.T, props.Config) error {
 				if drain {
 					stop, name = q.ShutDownWithDrain, "ShutDownWithDrain"
 				}
-				if !props.ReturnsWithin(props.Watchdog, stop) {
-					return props.Broke(GShutdownReturns, "%s did not return within %v with nothing queued or processing", name, props.Watchdog)
+				if !checkkit.ReturnsWithin(checkkit.Watchdog, stop) {
+					return checkkit.Broke(GShutdownReturns, "%s did not return within %v with nothing queued or processing", name, checkkit.Watchdog)
 				}
 				if err := goleak.Find(before); err != nil {
-					return props.Broke(GNoLeak, "after %s returned: %v", name, err)
+					return checkkit.Broke(GNoLeak, "after %s returned: %v", name, err)
 				}
 				return nil
 			})

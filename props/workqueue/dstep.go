@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"pgregory.net/rapid"
 )
 
@@ -235,12 +235,12 @@ func dstepGen(mode DMode) *rapid.Generator[DStep] {
 	if mode.Ties {
 		delays, sleeps = tieDelays, tieSleeps
 	}
-	op := props.Choice(dstepWeights...)
+	op := checkkit.Choice(dstepWeights...)
 	hi := DelayingMaxBulk
 	if mode.RateLimited || mode.Metrics {
 		hi = SideMaxBulk // the delaying machine covers the sizes
 	}
-	size := props.Size(hi, DelayingThresholds...)
+	size := checkkit.Size(hi, DelayingThresholds...)
 	key := rapid.SampledFrom(Keys)
 	worker := rapid.IntRange(0, Workers-1)
 	return rapid.Custom(func(t *rapid.T) DStep {

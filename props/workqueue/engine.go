@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing/synctest"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	wq "github.com/kverify/kverify/spec/workqueue"
 )
 
@@ -55,7 +55,7 @@ type machine struct {
 	mode    Mode
 	workers [Workers]worker
 	drain   chan struct{} // non-nil while ShutDownWithDrain is in flight
-	rec     *props.Recorder
+	rec     *checkkit.Recorder
 
 	// With Mode.Metrics: the subject's metrics, and what the model says
 	// they must have counted.
@@ -78,7 +78,7 @@ func (x *machine) freshKey() string {
 
 // newMachine makes a fresh queue from s (with metrics on for
 // Mode.Metrics) and a machine to drive it. Call it inside the bubble.
-func newMachine(s Subject, mode Mode, rec *props.Recorder) *machine {
+func newMachine(s Subject, mode Mode, rec *checkkit.Recorder) *machine {
 	x := &machine{mode: mode, rec: rec, m: wq.New(s.Profile)}
 	deps := Deps{Clock: clock.RealClock{}}
 	if mode.Metrics {
@@ -179,7 +179,7 @@ func (x *machine) Apply(s Step) error {
 		want, got = strconv.Itoa(out.N), strconv.Itoa(n)
 		if n != out.N {
 			x.rec.Step(s.String(), want, got)
-			return props.Broke("Len law", "Len() = %d, model %d (queue %s)", n, out.N, short(x.m.Head(9), out.N))
+			return checkkit.Broke("Len law", "Len() = %d, model %d (queue %s)", n, out.N, short(x.m.Head(9), out.N))
 		}
 	case wq.ShuttingDown:
 		b := x.q.ShuttingDown()
@@ -187,12 +187,12 @@ func (x *machine) Apply(s Step) error {
 		want, got = strconv.FormatBool(out.Flag), strconv.FormatBool(b)
 		if b != out.Flag {
 			x.rec.Step(s.String(), want, got)
-			return props.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, out.Flag)
+			return checkkit.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, out.Flag)
 		}
 	case wq.ShutDown:
 		if !shutDown(x.q) {
 			x.rec.Step(s.String(), "returned", "blocked")
-			return props.Broke("Shutdown returns", "ShutDown did not return within %v", props.Watchdog)
+			return checkkit.Broke("Shutdown returns", "ShutDown did not return within %v", checkkit.Watchdog)
 		}
 		x.m.Apply(wq.Op{Kind: wq.ShutDown})
 	case wq.ShutDownWithDrain:
@@ -268,7 +268,7 @@ func (x *machine) bulk(s Step) error {
 func (x *machine) getDone(s Step, i int) error {
 	if n, want := x.q.Len(), x.m.Len(); n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
-		return props.Broke("Len law", "in %v, before Get %d: Len() = %d, model %d (queue %s)", s, i+1, n, want, short(x.m.Head(9), x.m.Len()))
+		return checkkit.Broke("Len law", "in %v, before Get %d: Len() = %d, model %d (queue %s)", s, i+1, n, want, short(x.m.Head(9), x.m.Len()))
 	}
 	head := x.m.Head(1)[0]
 	k, shut := x.q.Get()
@@ -276,12 +276,12 @@ func (x *machine) getDone(s Step, i int) error {
 		got := fmtResult(getResult{k, shut})
 		x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, got)
 		if shut {
-			return props.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Ready())
+			return checkkit.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Ready())
 		}
 		if x.m.Processing(k) {
-			return props.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
+			return checkkit.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
 		}
-		return props.Broke("Fair", "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s)", s, i+1, k, head, short(x.m.Head(9), x.m.Len()))
+		return checkkit.Broke("Fair", "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s)", s, i+1, k, head, short(x.m.Head(9), x.m.Len()))
 	}
 	x.m.Apply(wq.Op{Kind: wq.Get})
 	x.wantGets++
@@ -312,13 +312,13 @@ func (x *machine) settle() error {
 	if n := len(g.returned); n != wantReturned {
 		switch {
 		case n > wantReturned && queued == 0 && !shut:
-			return props.Broke("Blocking Get", "%d Get(s) returned from an empty running queue: %s", n-wantReturned, describe(g.returned, g.results))
+			return checkkit.Broke("Blocking Get", "%d Get(s) returned from an empty running queue: %s", n-wantReturned, describe(g.returned, g.results))
 		case n > wantReturned:
-			return props.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s: %s", n, queued, qs(), describe(g.returned, g.results))
+			return checkkit.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s: %s", n, queued, qs(), describe(g.returned, g.results))
 		case shut:
-			return props.Broke("Shutdown wakes Gets", "%d Get(s) still blocked on a shut-down queue (queued %s)", len(g.blocked), qs())
+			return checkkit.Broke("Shutdown wakes Gets", "%d Get(s) still blocked on a shut-down queue (queued %s)", len(g.blocked), qs())
 		default:
-			return props.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %s", len(g.blocked), queued, qs())
+			return checkkit.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %s", len(g.blocked), queued, qs())
 		}
 	}
 	head := x.m.Head(wantItems)
@@ -326,13 +326,13 @@ func (x *machine) settle() error {
 		got := g.items()
 		for _, k := range got {
 			if x.m.Processing(k) {
-				return props.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.ProcessingKeys())
+				return checkkit.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.ProcessingKeys())
 			}
 		}
 		if len(got) < len(head) {
-			return props.Broke("Shutdown", "Get returned shutdown with items still queued %s", qs())
+			return checkkit.Broke("Shutdown", "Get returned shutdown with items still queued %s", qs())
 		}
-		return props.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %s)", got, head, qs())
+		return checkkit.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %s)", got, head, qs())
 	}
 	// The model pops the same multiset; it tracks the processing set, not
 	// which worker holds what, so the order of its pops does not matter.
@@ -351,7 +351,7 @@ func (x *machine) settle() error {
 		x.m.Apply(wq.Op{Kind: wq.ShutDownWithDrain})
 	}
 	if n, want := x.q.Len(), x.m.Len(); n != want {
-		return props.Broke("Len law", "Len() = %d, model %d (queue %s)", n, want, short(x.m.Head(9), want))
+		return checkkit.Broke("Len law", "Len() = %d, model %d (queue %s)", n, want, short(x.m.Head(9), want))
 	}
 	return x.checkMetrics()
 }
@@ -368,13 +368,13 @@ func (x *machine) checkMetrics() error {
 	m := x.metrics
 	switch {
 	case m.DepthGauge.Value() != dirty:
-		return props.Broke("Metrics", "depth = %d, model has %d dirty item(s) (queue %s, processing %v)", m.DepthGauge.Value(), dirty, short(x.m.Head(9), x.m.Len()), x.m.ProcessingKeys())
+		return checkkit.Broke("Metrics", "depth = %d, model has %d dirty item(s) (queue %s, processing %v)", m.DepthGauge.Value(), dirty, short(x.m.Head(9), x.m.Len()), x.m.ProcessingKeys())
 	case m.AddsCounter.Value() != x.wantAdds:
-		return props.Broke("Metrics", "adds = %d, model made items dirty %d time(s)", m.AddsCounter.Value(), x.wantAdds)
+		return checkkit.Broke("Metrics", "adds = %d, model made items dirty %d time(s)", m.AddsCounter.Value(), x.wantAdds)
 	case m.Latency.Count() != x.wantGets:
-		return props.Broke("Metrics", "%d queue-latency observation(s), %d item(s) handed out", m.Latency.Count(), x.wantGets)
+		return checkkit.Broke("Metrics", "%d queue-latency observation(s), %d item(s) handed out", m.Latency.Count(), x.wantGets)
 	case m.WorkDuration.Count() != x.dones:
-		return props.Broke("Metrics", "%d work-duration observation(s), %d Done(s) of held items", m.WorkDuration.Count(), x.dones)
+		return checkkit.Broke("Metrics", "%d work-duration observation(s), %d Done(s) of held items", m.WorkDuration.Count(), x.dones)
 	}
 	return nil
 }
@@ -409,7 +409,7 @@ type gets struct {
 
 // pollGets collects, after synctest.Wait, which in-flight Gets returned and
 // which are still blocked, and records the returns.
-func pollGets(ws *[Workers]worker, rec *props.Recorder) gets {
+func pollGets(ws *[Workers]worker, rec *checkkit.Recorder) gets {
 	g := gets{results: map[int]getResult{}}
 	for i := range ws {
 		w := &ws[i]
@@ -473,7 +473,7 @@ func (g gets) hand(ws *[Workers]worker) {
 // drainReturned reports whether an in-flight ShutDownWithDrain returned
 // (drain is nil when none is in flight), checks it against what the model
 // allows and records the outcome.
-func drainReturned(drain chan struct{}, allowed bool, rec *props.Recorder, queue, processing []string) (bool, error) {
+func drainReturned(drain chan struct{}, allowed bool, rec *checkkit.Recorder, queue, processing []string) (bool, error) {
 	if drain == nil {
 		return false, nil
 	}
@@ -486,10 +486,10 @@ func drainReturned(drain chan struct{}, allowed bool, rec *props.Recorder, queue
 	switch {
 	case done && !allowed:
 		rec.Step("ShutDownWithDrain returned", "blocked", "returned")
-		return false, props.Broke("Drain", "ShutDownWithDrain returned with items queued %v or processing %v", queue, processing)
+		return false, checkkit.Broke("Drain", "ShutDownWithDrain returned with items queued %v or processing %v", queue, processing)
 	case !done && allowed:
 		rec.Step("ShutDownWithDrain returned", "returned", "blocked")
-		return false, props.Broke("Drain", "ShutDownWithDrain still blocked although the model lets it return (nothing queued or processing, or ShutDown called since; queue %v, processing %v)", queue, processing)
+		return false, checkkit.Broke("Drain", "ShutDownWithDrain still blocked although the model lets it return (nothing queued or processing, or ShutDown called since; queue %v, processing %v)", queue, processing)
 	case done:
 		rec.Step("ShutDownWithDrain returned", "", "returned")
 	}
@@ -513,7 +513,7 @@ func (x *machine) Close() {
 // returned. Inside a bubble the watchdog runs on fake time: a ShutDown that
 // never returns (while, say, a metrics ticker keeps time moving) fails the
 // run instead of spinning forever.
-func shutDown(q Queue) bool { return props.ReturnsWithin(props.Watchdog, q.ShutDown) }
+func shutDown(q Queue) bool { return checkkit.ReturnsWithin(checkkit.Watchdog, q.ShutDown) }
 
 func fmtResult(r getResult) string {
 	if r.shutdown {

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -20,8 +20,8 @@ const CheckDelayingFakeClock = "delaying/fake-clock"
 // the next; 1ns before a ready time nothing moves; and, round after round,
 // AddAfter calls made right after a step that fires the timer are neither
 // lost nor reordered.
-func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func fakeClockCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		return bubble(t, func() error {
 			fc := testingclock.NewFakeClock(timersEpoch)
 			q := s.NewDelaying(Deps{Clock: fc})
@@ -45,18 +45,18 @@ func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
 			// Len first: a queue that moves one item per wake-up (or per
 			// Get) would still hand out all three to takeAll's Gets.
 			if n := q.Len(); n != 3 {
-				return props.Broke(GOnTime, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: Len() = %d, want 3 (every due item moves when the late timer fires)", n)
+				return checkkit.Broke(GOnTime, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: Len() = %d, want 3 (every due item moves when the late timer fires)", n)
 			}
 			if got, want := takeAll(q), []string{"a", "b", "c"}; !slices.Equal(got, want) {
-				return props.Broke(GReadyOrder, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: took %v, want %v", got, want)
+				return checkkit.Broke(GReadyOrder, "AddAfter d@10s, c@3s, b@2s, a@1s, then the fake clock stepped 5s at once: took %v, want %v", got, want)
 			}
 			step(5*time.Second - 1)
 			if n := q.Len(); n != 0 {
-				return props.Broke(GNotEarly, "d, due at 10s, ready at 10s-1ns (Len %d)", n)
+				return checkkit.Broke(GNotEarly, "d, due at 10s, ready at 10s-1ns (Len %d)", n)
 			}
 			step(1)
 			if got := takeAll(q); !slices.Equal(got, []string{"d"}) {
-				return props.Broke(GOnTime, "after a late step the timer must be re-armed for d at 10s: took %v at 10s, want [d]", got)
+				return checkkit.Broke(GOnTime, "after a late step the timer must be re-armed for d at 10s: took %v at 10s, want [d]", got)
 			}
 			for i := range 100 {
 				q.AddAfter(fmt.Sprint("a", i), 5*time.Millisecond)
@@ -68,7 +68,7 @@ func fakeClockCheck(s Subject) func(*testing.T, props.Config) error {
 				step(2 * time.Millisecond)
 				want := []string{fmt.Sprint("a", i), fmt.Sprint("b", i), fmt.Sprint("c", i)}
 				if got := takeAll(q); !slices.Equal(got, want) {
-					return props.Broke(GReadyOrder, "round %d: AddAfter(a,5ms), Step(5ms), AddAfter(b,1ns), AddAfter(c,2ms), Step(2ms): took %v, want %v", i, got, want)
+					return checkkit.Broke(GReadyOrder, "round %d: AddAfter(a,5ms), Step(5ms), AddAfter(b,1ns), AddAfter(c,2ms), Step(2ms): took %v, want %v", i, got, want)
 				}
 			}
 			return nil

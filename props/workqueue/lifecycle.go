@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
 )
@@ -25,7 +25,7 @@ const GLifecycle = "Lifecycle calls are safe"
 // rounds find them, and the limit keeps a busy machine from spending the
 // time the queue's main race probe needs.
 const (
-	lifecycleRounds = props.RaceRounds / 4
+	lifecycleRounds = checkkit.RaceRounds / 4
 	lifecycleLimit  = 3 * time.Second
 )
 
@@ -46,14 +46,14 @@ var (
 // same instant on two goroutines, swept across each other round by round,
 // returns without a panic and leaves a queue that is shut down: ShuttingDown
 // is true, Get returns shutdown at once, Add and AddAfter add nothing.
-func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing.T, props.Config) error {
+func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing.T, checkkit.Config) error {
 	pairs := [][2]stopCall{{stopNow, stopNow}, {stopDrain, stopDrain}, {stopNow, stopDrain}, {stopDrain, stopNow}}
 	after := func(q Queue, how string) error {
 		if !q.ShuttingDown() {
-			return props.Broke(GLifecycle, "%s, %s: ShuttingDown is false", what, how)
+			return checkkit.Broke(GLifecycle, "%s, %s: ShuttingDown is false", what, how)
 		}
 		if k, shut := q.Get(); !shut {
-			return props.Broke(GLifecycle, "%s, %s: Get returned %q, not shutdown", what, how, k)
+			return checkkit.Broke(GLifecycle, "%s, %s: Get returned %q, not shutdown", what, how, k)
 		}
 		q.Add("late")
 		if d, ok := q.(Delaying); ok {
@@ -61,14 +61,14 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 			d.AddAfter("now", 0)
 		}
 		if n := q.Len(); n != 0 {
-			return props.Broke(GLifecycle, "%s, %s: Len is %d after Add on a queue shut down", what, how, n)
+			return checkkit.Broke(GLifecycle, "%s, %s: Len is %d after Add on a queue shut down", what, how, n)
 		}
 		return nil
 	}
-	return func(t *testing.T, cfg props.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		// Outside the bubble: wall time. Short: the queue's other probes
 		// run after this one.
-		sched := props.NewRaceScheduleWithin(len(pairs)-1, lifecycleRounds, cfg.Budget, lifecycleLimit)
+		sched := checkkit.NewRaceScheduleWithin(len(pairs)-1, lifecycleRounds, cfg.Budget, lifecycleLimit)
 		defer sched.Stop()
 		return bubble(t, func() (err error) {
 			for _, p := range pairs {
@@ -79,7 +79,7 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 				func() {
 					defer func() {
 						if v := recover(); v != nil {
-							err = props.Broke(GNoPanic, "%s, %s: %v", what, how, v)
+							err = checkkit.Broke(GNoPanic, "%s, %s: %v", what, how, v)
 						}
 					}()
 					p[0].call(q)
@@ -93,18 +93,18 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 				}
 				q.ShutDown() // client-go's drain leaves the delaying loop running
 			}
-			return sched.Loop(t, 1, func(r *props.Racer, round int) error {
+			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, p := range pairs[:3] {
-					name := props.RaceRound(p[0].name+"/"+p[1].name, round)
+					name := checkkit.RaceRound(p[0].name+"/"+p[1].name, round)
 					cfg.Progress.Op(name)
 					q := fresh()
 					setup(q)
-					blocked, err := r.RaceChecked(cfg.Progress, name, props.RaceOffset(round), func() { p[0].call(q) }, func() { p[1].call(q) })
+					blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), func() { p[0].call(q) }, func() { p[1].call(q) })
 					if err != nil {
 						return err
 					}
 					if blocked {
-						return props.Broke(GLifecycle, "%s, %s: the second call does not return once the first has", what, name)
+						return checkkit.Broke(GLifecycle, "%s, %s: the second call does not return once the first has", what, name)
 					}
 					if err := after(q, name); err != nil {
 						return err
@@ -120,7 +120,7 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 
 // queueLifecycle is queue/lifecycle on a queue with metrics on (so that it
 // has goroutines to stop) that has handed out an item and taken it back.
-func queueLifecycle(s Subject) func(*testing.T, props.Config) error {
+func queueLifecycle(s Subject) func(*testing.T, checkkit.Config) error {
 	return lifecycle(func() Queue { return s.New(Deps{Clock: clock.RealClock{}, Metrics: true}) },
 		func(q Queue) { q.Add("x"); k, _ := q.Get(); q.Done(k) },
 		"a queue with metrics on that handed out x and took it back")
@@ -128,7 +128,7 @@ func queueLifecycle(s Subject) func(*testing.T, props.Config) error {
 
 // delayingLifecycle is delaying/lifecycle on a delaying queue with two
 // items waiting.
-func delayingLifecycle(s Subject) func(*testing.T, props.Config) error {
+func delayingLifecycle(s Subject) func(*testing.T, checkkit.Config) error {
 	return lifecycle(func() Queue { return s.NewDelaying(Deps{Clock: clock.RealClock{}}) },
 		func(q Queue) { q.(Delaying).AddAfter("w", time.Hour); q.(Delaying).AddAfter("v", time.Second) },
 		"a delaying queue with w and v waiting")

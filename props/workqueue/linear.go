@@ -11,7 +11,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"k8s.io/utils/clock"
 )
 
@@ -36,12 +36,12 @@ const (
 	linearSeedEnv = "KVERIFY_LINEAR_SEED"
 )
 
-func linearChecks(s Subject) []props.Check {
-	return []props.Check{
-		{Name: CheckLinearFIFO, Family: props.FamilyLinear,
+func linearChecks(s Subject) []checkkit.Check {
+	return []checkkit.Check{
+		{Name: CheckLinearFIFO, Family: checkkit.FamilyLinear,
 			Guarantee: "concurrent Add, Get, Done, Len and ShutDown from 8 goroutines are linearizable against the whole-queue model: each call takes effect atomically inside its call, in one fair FIFO order",
 			Run:       linearFIFO(s)},
-		{Name: CheckLinearPerKey, Family: props.FamilyLinear,
+		{Name: CheckLinearPerKey, Family: checkkit.FamilyLinear,
 			Guarantee: "in a long concurrent run, every key's Add, Get and Done are linearizable against the per-key model: an item is never handed out twice before Done, never out of nothing, and a re-add during processing comes back only after Done",
 			Run:       linearPerKey(s)},
 	}
@@ -49,8 +49,8 @@ func linearChecks(s Subject) []props.Check {
 
 // linearFIFO runs many short scenarios against the full FIFO model, at
 // least linearFIFORuns and more while cfg.Budget lasts.
-func linearFIFO(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func linearFIFO(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		seed := linearSeed()
 		start := time.Now()
 		ops := 0
@@ -70,8 +70,8 @@ func linearFIFO(s Subject) func(*testing.T, props.Config) error {
 
 // linearPerKey runs one long scenario against the per-key model, and more
 // while cfg.Budget lasts.
-func linearPerKey(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func linearPerKey(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		seed := linearSeed()
 		start := time.Now()
 		for i := uint64(0); ; i++ {
@@ -91,7 +91,7 @@ func linearPerKey(s Subject) func(*testing.T, props.Config) error {
 // and checks its history. It returns the history's size, or the violation.
 // A search that times out (Unknown) is retried with half as many calls per
 // client, twice; if it is still Unknown, the check fails as inconclusive.
-func linearScenario(t *testing.T, s Subject, cfg props.Config, check string, model porcupine.Model, seed uint64, ops int) (int, error) {
+func linearScenario(t *testing.T, s Subject, cfg checkkit.Config, check string, model porcupine.Model, seed uint64, ops int) (int, error) {
 	for attempt := 0; ; attempt++ {
 		// Every call is a heartbeat of the runner's watchdog, which reports
 		// a workload that stops (a Get that never returns after ShutDown, a
@@ -110,7 +110,7 @@ func linearScenario(t *testing.T, s Subject, cfg props.Config, check string, mod
 		case res == porcupine.Ok:
 			return len(h), nil
 		case res == porcupine.Illegal:
-			return len(h), props.Broke("Linearizability", "%s history of %d operations (%d clients × %d calls, seed %d, subject %q) has no linearization%s",
+			return len(h), checkkit.Broke("Linearizability", "%s history of %d operations (%d clients × %d calls, seed %d, subject %q) has no linearization%s",
 				modelName(check), len(h), linearClients, ops, seed, cfg.Subject, saveLinear(t, cfg, check, seed, model, h, info))
 		case attempt < 2 && ops > 1:
 			t.Logf("%s: search gave up after %v on %d operations (seed %d); retrying with %d calls per client", check, linearTimeout, len(h), seed, ops/2)
@@ -132,7 +132,7 @@ func modelName(check string) string {
 // saveLinear saves the history (and its visualisation, if any) to
 // cfg.TraceDir or the test's artifact directory, and returns the lines to
 // add to the violation.
-func saveLinear(t *testing.T, cfg props.Config, check string, seed uint64, model porcupine.Model, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
+func saveLinear(t *testing.T, cfg checkkit.Config, check string, seed uint64, model porcupine.Model, h []porcupine.Operation, info porcupine.LinearizationInfo) string {
 	dir := cfg.Dir(t)
 	subject := cfg.Subject
 	if subject == "" {

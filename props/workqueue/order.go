@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // CheckOrder checks a queue's use of its pluggable storage.
@@ -109,15 +109,15 @@ func (x *machine) checkOrder(step string) error {
 	want := x.wantOrder
 	x.wantOrder = expectOrder{}
 	if len(misuses) > 0 {
-		return props.Broke(GOrder, "during %s: %s", step, misuses[0])
+		return checkkit.Broke(GOrder, "during %s: %s", step, misuses[0])
 	}
 	switch {
 	case !slices.Equal(got.touched, want.touched):
-		return props.Broke(GOrder, "during %s: Touch called for %v, want %v (exactly the Adds that found their item queued)", step, got.touched, want.touched)
+		return checkkit.Broke(GOrder, "during %s: Touch called for %v, want %v (exactly the Adds that found their item queued)", step, got.touched, want.touched)
 	case got.push != want.push:
-		return props.Broke(GOrder, "during %s: %d Push call(s), want %d (one per item that became queued)", step, got.push, want.push)
+		return checkkit.Broke(GOrder, "during %s: %d Push call(s), want %d (one per item that became queued)", step, got.push, want.push)
 	case got.pop != want.pop:
-		return props.Broke(GOrder, "during %s: %d Pop call(s), want %d (one per item handed out)", step, got.pop, want.pop)
+		return checkkit.Broke(GOrder, "during %s: %d Pop call(s), want %d (one per item handed out)", step, got.pop, want.pop)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/spec/delaying"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
@@ -155,7 +155,7 @@ type prioMachine struct {
 	m     delaying.Model
 	held  []string
 	fresh int
-	rec   *props.Recorder
+	rec   *checkkit.Recorder
 }
 
 // getWait bounds, in the bubble's fake time, a Get that must return at
@@ -190,7 +190,7 @@ func (x *prioMachine) apply(s prioStep) error {
 		x.m.ApplyAddAfterPriority(s.key, delaying.ComposedDelay(s.d, s.when), s.priority, time.Now())
 		x.rec.Step(s.String(), "", "")
 		if err := x.lim.expect(before, s.key, 1, 0, 0); err != nil {
-			return props.Broke(GWhenOnce, "%v: %v", s, err)
+			return checkkit.Broke(GWhenOnce, "%v: %v", s, err)
 		}
 	case s.kind == wq.Add && s.d > 0:
 		x.q.AddAfterWithPriority(s.key, s.priority, s.d)
@@ -214,7 +214,7 @@ func (x *prioMachine) apply(s prioStep) error {
 		want, got := x.m.Queue().Len(), x.q.Len()
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(got))
 		if got != want {
-			return props.Broke(GPriority, "Len = %d, want %d (queue %v)", got, want, x.m.Queue().Queue())
+			return checkkit.Broke(GPriority, "Len = %d, want %d (queue %v)", got, want, x.m.Queue().Queue())
 		}
 	case s.kind == wq.Get:
 		if x.m.Queue().Ready() == 0 {
@@ -241,12 +241,12 @@ func (x *prioMachine) apply(s prioStep) error {
 			}
 			x.rec.Step("Get", wantS, gotS)
 			if g.shut || g.k != want.Key || g.p != want.Priority {
-				return props.Broke(GPriority, "GetWithPriority = %s, want %s: the highest priority first, FIFO inside a level (next up: %v)", gotS, wantS, head)
+				return checkkit.Broke(GPriority, "GetWithPriority = %s, want %s: the highest priority first, FIFO inside a level (next up: %v)", gotS, wantS, head)
 			}
 			x.held = append(x.held, g.k)
 		case <-time.After(getWait):
 			x.rec.Step("Get", wantS, "blocked")
-			return props.Broke(GPriority, "GetWithPriority blocked for %v with %d item(s) ready (next up: %v)", getWait, x.m.Queue().Ready()+1, head)
+			return checkkit.Broke(GPriority, "GetWithPriority blocked for %v with %d item(s) ready (next up: %v)", getWait, x.m.Queue().Ready()+1, head)
 		}
 	}
 	return nil
@@ -258,7 +258,7 @@ func (x *prioMachine) apply(s prioStep) error {
 // across every level, Gets, Dones and Lens against the delaying model of
 // the subject's profile, in a synctest bubble. Delayed adds use keys of
 // their own: an Add of a waiting item is the delaying checks' to judge.
-func priorityCheck(s Subject) func(*testing.T, props.Config) error {
+func priorityCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	keys := []string{"a", "b", "c", "d", "e"}
 	delayed := []string{"x", "y", "z"}
 	delays := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}
@@ -286,9 +286,9 @@ func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 			return prioStep{burst: rapid.IntRange(1, prioMaxBurst).Draw(t, "burst")}
 		}
 	})
-	return func(t *testing.T, cfg props.Config) error {
-		err := props.Rapid(t, cfg, func(rt *rapid.T, rec *props.Recorder) {
-			props.Bubble(t, func() {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
+			checkkit.Bubble(t, func() {
 				x := newPrioMachine(s, rec)
 				defer x.q.ShutDown()
 				rt.Repeat(map[string]func(*rapid.T){
@@ -307,7 +307,7 @@ func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 				})
 			})
 		})
-		return props.Save(t, cfg, Component, CheckPriority, err)
+		return checkkit.Save(t, cfg, Component, CheckPriority, err)
 	}
 }
 
@@ -315,7 +315,7 @@ func priorityCheck(s Subject) func(*testing.T, props.Config) error {
 // priority queue keeps its ready items in one) several times over.
 const prioMaxBurst = 300
 
-func newPrioMachine(s Subject, rec *props.Recorder) *prioMachine {
+func newPrioMachine(s Subject, rec *checkkit.Recorder) *prioMachine {
 	lim := newScriptedLimiter()
 	return &prioMachine{q: s.NewPrioritized(Deps{Clock: clock.RealClock{}, Limiter: lim}), lim: lim, m: delaying.New(s.Profile), rec: rec}
 }
@@ -331,7 +331,7 @@ func replayPriority(t *testing.T, s Subject, ops []string) error {
 		steps = append(steps, st)
 	}
 	return bubble(t, func() error {
-		x := newPrioMachine(s, props.NewRecorder(nil))
+		x := newPrioMachine(s, checkkit.NewRecorder(nil))
 		defer x.q.ShutDown()
 		for _, st := range steps {
 			if err := x.apply(st); err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/utils/clock"
 )
@@ -83,14 +83,14 @@ var racePairs = []racePair{
 // linearizability check) when the pair does not shut it down.
 const raceBatch = 50
 
-// raceCheck runs every pair for props.RaceRounds rounds (and more while
+// raceCheck runs every pair for checkkit.RaceRounds rounds (and more while
 // cfg.Budget lasts), then the drain probes.
-func raceCheck(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
-		sched := props.NewRaceSchedule(len(racePairs), props.RaceRounds, cfg.Budget)
+func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		sched := checkkit.NewRaceSchedule(len(racePairs), checkkit.RaceRounds, cfg.Budget)
 		defer sched.Stop()
 		return bubble(t, func() error {
-			return sched.Loop(t, raceBatch, func(r *props.Racer, round int) error {
+			return sched.Loop(t, raceBatch, func(r *checkkit.Racer, round int) error {
 				for _, p := range racePairs {
 					if err := raceRounds(s, r, p, round, cfg); err != nil {
 						return err
@@ -107,7 +107,7 @@ func raceCheck(s Subject) func(*testing.T, props.Config) error {
 
 // raceRounds runs rounds [first, first+raceBatch) of p: on one queue, or
 // on a fresh queue each for a pair that shuts it down.
-func raceRounds(s Subject, r *props.Racer, p racePair, first int, cfg props.Config) error {
+func raceRounds(s Subject, r *checkkit.Racer, p racePair, first int, cfg checkkit.Config) error {
 	if p.shuts {
 		for round := first; round < first+raceBatch; round++ {
 			if err := raceOn(s, r, p, round, round+1, cfg); err != nil {
@@ -124,7 +124,7 @@ func raceRounds(s Subject, r *props.Racer, p racePair, first int, cfg props.Conf
 // then client 0 marks Done what is held and drains the queue; the queue is
 // shut down and drained at the end. The whole history must be
 // linearizable against the whole-queue model.
-func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Config) error {
+func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit.Config) error {
 	q := s.New(Deps{Clock: clock.RealClock{}})
 	// One ShutDown per queue: a pair that shuts down has done it. A second
 	// is the lifecycle check's; a subject that panics on it is judged here
@@ -165,9 +165,9 @@ func raceOn(s Subject, r *props.Racer, p racePair, from, to int, cfg props.Confi
 		for _, o := range p.setup {
 			apply(o(c0))
 		}
-		cfg.Progress.Op(props.RaceRound(p.name, round))
+		cfg.Progress.Op(checkkit.RaceRound(p.name, round))
 		var ea, eb effect
-		blocked, err := r.RaceChecked(cfg.Progress, props.RaceRound(p.name, round), props.RaceOffset(round), func() { ea = p.a(ca) }, func() { eb = p.b(cb) })
+		blocked, err := r.RaceChecked(cfg.Progress, checkkit.RaceRound(p.name, round), checkkit.RaceOffset(round), func() { ea = p.a(ca) }, func() { eb = p.b(cb) })
 		if err != nil {
 			return err
 		}
@@ -246,14 +246,14 @@ func raceViolation(p racePair, round int, h []porcupine.Operation, guarantee, fo
 	for _, o := range h {
 		fmt.Fprintf(&b, "\n    client %d [%d,%d] %s", o.ClientId, o.Call, o.Return, linearizability.Describe(o))
 	}
-	return props.Broke(guarantee, "race %s, round %d (offset %d): %s; history (client 0 sets up and drains, clients 1 and 2 race; [call, return] in logical time):%s",
-		p.name, round, props.RaceOffset(round), fmt.Sprintf(format, args...), b.String())
+	return checkkit.Broke(guarantee, "race %s, round %d (offset %d): %s; history (client 0 sets up and drains, clients 1 and 2 race; [call, return] in logical time):%s",
+		p.name, round, checkkit.RaceOffset(round), fmt.Sprintf(format, args...), b.String())
 }
 
 // drainRace races ShutDownWithDrain with the Done (or the Get and Done)
 // that completes the work: the drain must return once the last item is
 // Done.
-func drainRace(s Subject, r *props.Racer, round int, cfg props.Config) error {
+func drainRace(s Subject, r *checkkit.Racer, round int, cfg checkkit.Config) error {
 	for i, queued := range []bool{false, true} {
 		round := round + i
 		q := s.New(Deps{Clock: clock.RealClock{}})
@@ -269,8 +269,8 @@ func drainRace(s Subject, r *props.Racer, round int, cfg props.Config) error {
 				q.Done(y)
 			}
 		}
-		cfg.Progress.Op(props.RaceRound("ShutDownWithDrain/Done", round))
-		r.Race(props.RaceOffset(round), work, q.ShutDownWithDrain)
+		cfg.Progress.Op(checkkit.RaceRound("ShutDownWithDrain/Done", round))
+		r.Race(checkkit.RaceOffset(round), work, q.ShutDownWithDrain)
 		blocked := r.Pending() && r.Settle()
 		q.ShutDown()
 		if blocked {
@@ -279,7 +279,7 @@ func drainRace(s Subject, r *props.Racer, round int, cfg props.Config) error {
 			if queued {
 				what = " and the queued y handed out and marked Done"
 			}
-			return props.Broke("Drain", "%s: ShutDownWithDrain is still blocked after %q was marked Done%s, with nothing queued or processing", props.RaceRound("ShutDownWithDrain/Done", round), k, what)
+			return checkkit.Broke("Drain", "%s: ShutDownWithDrain is still blocked after %q was marked Done%s, with nothing queued or processing", checkkit.RaceRound("ShutDownWithDrain/Done", round), k, what)
 		}
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // Check names of the rate-limiting queue.
@@ -23,15 +23,15 @@ const (
 
 // rateLimitingChecks returns the rate-limiting queue checks; none without
 // NewRateLimiting.
-func rateLimitingChecks(s Subject) []props.Check {
+func rateLimitingChecks(s Subject) []checkkit.Check {
 	if s.NewRateLimiting == nil {
 		return nil
 	}
-	return []props.Check{
-		{Name: CheckRateLimitingModel, Family: props.FamilyModel,
+	return []checkkit.Check{
+		{Name: CheckRateLimitingModel, Family: checkkit.FamilyModel,
 			Guarantee: "AddRateLimited(x) calls the limiter's When(x) exactly once and then behaves as AddAfter(x, When(x)) against the delaying model (scripted delays, including 0, negative and huge ones), mixed with AddAfter and the queue operations",
 			Run:       dmachineCheck(s, CheckRateLimitingModel, DMode{RateLimited: true})},
-		{Name: CheckRateLimitingDelegate, Family: props.FamilyModel,
+		{Name: CheckRateLimitingDelegate, Family: checkkit.FamilyModel,
 			Guarantee: "Forget(x) and NumRequeues(x) call the limiter's Forget(x) and NumRequeues(x) exactly once, NumRequeues returns the limiter's answer, and neither touches the queue or its waiting items",
 			Run:       dmachineCheck(s, CheckRateLimitingDelegate, DMode{RateLimited: true, Delegates: true})},
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 	"weak"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 )
 
 // The delaying queue's resource checks: what it lets go of and how many
@@ -31,8 +31,8 @@ const (
 // itself is still referenced, with other items still waiting behind it,
 // after its ready time was lowered, and after a burst that grew the
 // waiting heap.
-func delayingRetention(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func delayingRetention(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		return bubble(t, func() error {
 			var (
 				queues []Delaying
@@ -42,21 +42,21 @@ func delayingRetention(s Subject) func(*testing.T, props.Config) error {
 			// scenario runs body on a fresh queue on its own Timers clock;
 			// body hands probe(name) items to the queue and must leave no
 			// other reference to them.
-			scenario := func(what string, body func(q Delaying, fc *props.Timers, probe func() string)) {
+			scenario := func(what string, body func(q Delaying, fc *checkkit.Timers, probe func() string)) {
 				cfg.Progress.Op(what)
-				fc := props.NewTimers(timersEpoch)
+				fc := checkkit.NewTimers(timersEpoch)
 				q := s.NewDelaying(Deps{Clock: fc})
 				queues = append(queues, q)
 				n := 0
 				body(q, fc, func() string {
-					v, wp := props.Probe(fmt.Sprintf("%d-%d", len(queues), n))
+					v, wp := checkkit.Probe(fmt.Sprintf("%d-%d", len(queues), n))
 					n++
 					probes, cases = append(probes, wp), append(cases, what)
 					return v
 				})
 				synctest.Wait()
 			}
-			step := func(fc *props.Timers, d time.Duration) {
+			step := func(fc *checkkit.Timers, d time.Duration) {
 				if s.NoClock {
 					time.Sleep(d) // the queue reads time.Now: the bubble's
 				} else {
@@ -64,7 +64,7 @@ func delayingRetention(s Subject) func(*testing.T, props.Config) error {
 				}
 				synctest.Wait()
 			}
-			scenario("AddAfter(p, 1s) with two items waiting for 1h and 2h; the clock steps 1s; p is taken and marked Done", func(q Delaying, fc *props.Timers, probe func() string) {
+			scenario("AddAfter(p, 1s) with two items waiting for 1h and 2h; the clock steps 1s; p is taken and marked Done", func(q Delaying, fc *checkkit.Timers, probe func() string) {
 				q.AddAfter("w1", time.Hour)
 				q.AddAfter(probe(), time.Second)
 				q.AddAfter("w2", 2*time.Hour)
@@ -72,7 +72,7 @@ func delayingRetention(s Subject) func(*testing.T, props.Config) error {
 				step(fc, time.Second)
 				takeAll(q)
 			})
-			scenario("AddAfter(p, 3s), then AddAfter(p, 1s) lowers it, with an item waiting for 1h; the clock steps 1s; p is taken and marked Done", func(q Delaying, fc *props.Timers, probe func() string) {
+			scenario("AddAfter(p, 3s), then AddAfter(p, 1s) lowers it, with an item waiting for 1h; the clock steps 1s; p is taken and marked Done", func(q Delaying, fc *checkkit.Timers, probe func() string) {
 				p := probe()
 				q.AddAfter(p, 3*time.Second)
 				q.AddAfter("w", time.Hour)
@@ -82,7 +82,7 @@ func delayingRetention(s Subject) func(*testing.T, props.Config) error {
 				step(fc, time.Second)
 				takeAll(q)
 			})
-			scenario("a burst of 300 items waiting for 1s..300s, with an item waiting for 1h; the clock steps 300s; all 300 are taken and marked Done", func(q Delaying, fc *props.Timers, probe func() string) {
+			scenario("a burst of 300 items waiting for 1s..300s, with an item waiting for 1h; the clock steps 300s; all 300 are taken and marked Done", func(q Delaying, fc *checkkit.Timers, probe func() string) {
 				q.AddAfter("w", time.Hour)
 				for i := range 300 {
 					q.AddAfter(probe(), time.Duration(300-i)*time.Second)
@@ -91,34 +91,34 @@ func delayingRetention(s Subject) func(*testing.T, props.Config) error {
 				step(fc, 300*time.Second)
 				takeAll(q)
 			})
-			scenario("AddAfter(p, 0), taken and marked Done, with an item waiting for 1h", func(q Delaying, fc *props.Timers, probe func() string) {
+			scenario("AddAfter(p, 0), taken and marked Done, with an item waiting for 1h", func(q Delaying, fc *checkkit.Timers, probe func() string) {
 				q.AddAfter("w", time.Hour)
 				q.AddAfter(probe(), 0)
 				takeAll(q)
 			})
-			scenario("two items waiting for 1h and 2h when ShutDown is called", func(q Delaying, fc *props.Timers, probe func() string) {
+			scenario("two items waiting for 1h and 2h when ShutDown is called", func(q Delaying, fc *checkkit.Timers, probe func() string) {
 				q.AddAfter(probe(), time.Hour)
 				q.AddAfter(probe(), 2*time.Hour)
 				q.AddAfter(probe(), math.MaxInt64)
 				synctest.Wait()
 				q.ShutDown()
 			})
-			scenario("two items waiting for 1h and 2h when ShutDownWithDrain is called", func(q Delaying, fc *props.Timers, probe func() string) {
+			scenario("two items waiting for 1h and 2h when ShutDownWithDrain is called", func(q Delaying, fc *checkkit.Timers, probe func() string) {
 				q.AddAfter(probe(), time.Hour)
 				q.AddAfter(probe(), 2*time.Hour)
 				synctest.Wait()
 				q.ShutDownWithDrain()
 			})
-			scenario("AddAfter(p, 1s) after ShutDown", func(q Delaying, fc *props.Timers, probe func() string) {
+			scenario("AddAfter(p, 1s) after ShutDown", func(q Delaying, fc *checkkit.Timers, probe func() string) {
 				q.ShutDown()
 				q.AddAfter(probe(), time.Second)
 			})
-			held := props.Held(probes...)
+			held := checkkit.Held(probes...)
 			for _, q := range queues {
 				stop(s.Profile, q)
 			}
 			if len(held) > 0 {
-				return props.Broke(GNoRetention, "%d of %d items the queue no longer needs are still referenced by it; the first: %s", len(held), len(probes), cases[held[0]])
+				return checkkit.Broke(GNoRetention, "%d of %d items the queue no longer needs are still referenced by it; the first: %s", len(held), len(probes), cases[held[0]])
 			}
 			return nil
 		})
@@ -130,10 +130,10 @@ func delayingRetention(s Subject) func(*testing.T, props.Config) error {
 // delays, a burst of 200 new heads), clock steps that fire some, all or
 // none of the items, and both shutdowns, counting the live timers after
 // each call once the queue has settled.
-func oneTimer(s Subject) func(*testing.T, props.Config) error {
-	return func(t *testing.T, cfg props.Config) error {
+func oneTimer(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
 		return bubble(t, func() error {
-			fc := props.NewTimers(timersEpoch)
+			fc := checkkit.NewTimers(timersEpoch)
 			q := s.NewDelaying(Deps{Clock: fc})
 			defer stop(s.Profile, q)
 			var err error
@@ -145,7 +145,7 @@ func oneTimer(s Subject) func(*testing.T, props.Config) error {
 				f()
 				synctest.Wait()
 				if n := fc.Live(); n > 1 {
-					err = props.Broke(GOneTimer, "after %s: %d live timers (%s)", what, n, fc.Describe())
+					err = checkkit.Broke(GOneTimer, "after %s: %d live timers (%s)", what, n, fc.Describe())
 				}
 			}
 			addAfter := func(k string, d time.Duration) {
@@ -178,7 +178,7 @@ func oneTimer(s Subject) func(*testing.T, props.Config) error {
 				name string
 				call func(Delaying)
 			}{{"ShutDown", Delaying.ShutDown}, {"ShutDownWithDrain", Delaying.ShutDownWithDrain}} {
-				fc := props.NewTimers(timersEpoch)
+				fc := checkkit.NewTimers(timersEpoch)
 				q := s.NewDelaying(Deps{Clock: fc})
 				q.AddAfter("w", time.Hour)
 				q.AddAfter("v", 2*time.Hour)
@@ -187,7 +187,7 @@ func oneTimer(s Subject) func(*testing.T, props.Config) error {
 				stop.call(q)
 				synctest.Wait()
 				if n := fc.Live(); n > 0 {
-					return props.Broke(GNoTimerLeft, "after AddAfter(w, 1h), AddAfter(v, 2h) and %s: %d live timers (%s)", stop.name, n, fc.Describe())
+					return checkkit.Broke(GNoTimerLeft, "after AddAfter(w, 1h), AddAfter(v, 2h) and %s: %d live timers (%s)", stop.name, n, fc.Describe())
 				}
 			}
 			return nil

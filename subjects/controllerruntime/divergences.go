@@ -1,14 +1,14 @@
 package controllerruntime
 
 import (
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 )
 
 // doubleClose declares, for a lifecycle check, that a second ShutDown
 // panics.
-func doubleClose(check string) props.Divergence {
-	return props.Divergence{
+func doubleClose(check string) checkkit.Divergence {
+	return checkkit.Divergence{
 		Check:      check,
 		Reason:     "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
 		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
@@ -19,7 +19,7 @@ func doubleClose(check string) props.Divergence {
 // QueueDivergences are the priority queue's defects under its own profile
 // (spec/workqueue.ControllerRuntime): what the profile declares as
 // deliberate passes; these are not in any profile.
-var QueueDivergences = []props.Divergence{
+var QueueDivergences = []checkkit.Divergence{
 	doubleClose(pwq.CheckLifecycle),
 	{
 		Check:    pwq.CheckRace,
@@ -28,7 +28,7 @@ var QueueDivergences = []props.Divergence{
 		// Narrowed: the "no progress for 5s" once seen in the drain after
 		// a round, with no queue goroutine alive, was the check's own
 		// porcupine search on a loaded machine, which the watchdog now
-		// leaves alone (props.Progress.Analyse).
+		// leaves alone (checkkit.Progress.Analyse).
 		Guarantees: []string{"Atomic calls"},
 	},
 	{
@@ -56,7 +56,7 @@ const addOfWaiting = "Add (or AddAfter(x, 0), or AddRateLimited with a zero dela
 
 // DelayingDivergences are the priority queue's defects as a delaying queue,
 // under its profile.
-var DelayingDivergences = []props.Divergence{
+var DelayingDivergences = []checkkit.Divergence{
 	doubleClose(pwq.CheckDelayingLifecycle),
 	{
 		Check:      pwq.CheckDelayingRetention,
@@ -71,7 +71,7 @@ var DelayingDivergences = []props.Divergence{
 
 // RateLimitDivergences are the priority queue's defects as a rate-limiting
 // queue: the delaying machine's, with AddRateLimited.
-var RateLimitDivergences = []props.Divergence{
+var RateLimitDivergences = []checkkit.Divergence{
 	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
 	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
 }

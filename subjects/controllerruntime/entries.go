@@ -3,7 +3,7 @@ package controllerruntime
 import (
 	"testing"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/traces"
@@ -17,16 +17,16 @@ import (
 func Entries() []subjects.Entry {
 	replay := func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Subject(), tr) }
 	return []subjects.Entry{
-		{Component: pwq.Component, Subject: Name, Checks: func() []props.Check { return pwq.QueueChecks(Subject()) },
+		{Component: pwq.Component, Subject: Name, Checks: func() []checkkit.Check { return pwq.QueueChecks(Subject()) },
 			Divergences: QueueDivergences, Replay: replay},
-		{Component: pwq.ComponentDelaying, Subject: Name, Checks: func() []props.Check { return pwq.DelayingChecks(Subject()) },
+		{Component: pwq.ComponentDelaying, Subject: Name, Checks: func() []checkkit.Check { return pwq.DelayingChecks(Subject()) },
 			Divergences: DelayingDivergences, Replay: replay},
-		{Component: pwq.ComponentRateLimit, Subject: Name, Checks: func() []props.Check { return pwq.RateLimitChecks(Subject()) },
+		{Component: pwq.ComponentRateLimit, Subject: Name, Checks: func() []checkkit.Check { return pwq.RateLimitChecks(Subject()) },
 			Divergences: RateLimitDivergences, Replay: replay},
 	}
 }
 
 // divergences are every declared divergence, by component.
-func divergences() map[string][]props.Divergence {
-	return map[string][]props.Divergence{pwq.Component: QueueDivergences, pwq.ComponentDelaying: DelayingDivergences, pwq.ComponentRateLimit: RateLimitDivergences}
+func divergences() map[string][]checkkit.Divergence {
+	return map[string][]checkkit.Divergence{pwq.Component: QueueDivergences, pwq.ComponentDelaying: DelayingDivergences, pwq.ComponentRateLimit: RateLimitDivergences}
 }

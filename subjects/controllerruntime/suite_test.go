@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/props"
+	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/traces"
@@ -45,7 +45,7 @@ func TestFindings(t *testing.T) {
 		if tr.Subject != Name {
 			t.Errorf("%s: recorded on %q, not %q", f, tr.Subject, Name)
 		}
-		if !slices.ContainsFunc(divergences()[tr.Component], func(d props.Divergence) bool { return d.Check == tr.Check }) {
+		if !slices.ContainsFunc(divergences()[tr.Component], func(d checkkit.Divergence) bool { return d.Check == tr.Check }) {
 			t.Errorf("%s: check %s/%s has no declared divergence", f, tr.Component, tr.Check)
 		}
 		traced[tr.Component+"/"+tr.Check] = true
@@ -138,9 +138,9 @@ func TestPriorityCheckKills(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := Subject()
 			s.NewPrioritized = broken
-			i := slices.IndexFunc(pwq.QueueChecks(s), func(c props.Check) bool { return c.Name == pwq.CheckPriority })
-			err := pwq.QueueChecks(s)[i].Run(t, props.Config{})
-			var v *props.Violation
+			i := slices.IndexFunc(pwq.QueueChecks(s), func(c checkkit.Check) bool { return c.Name == pwq.CheckPriority })
+			err := pwq.QueueChecks(s)[i].Run(t, checkkit.Config{})
+			var v *checkkit.Violation
 			if !errors.As(err, &v) || v.Guarantee != pwq.GPriority && v.Guarantee != pwq.GWhenOnce {
 				t.Fatalf("queue/priority on a queue with %s: %v, want a violation of %q or %q", name, err, pwq.GPriority, pwq.GWhenOnce)
 			}

@@ -1,4 +1,4 @@
-package props
+package checkkit
 
 import (
 	"errors"
@@ -14,10 +14,14 @@ import (
 	"github.com/kverify/kverify/traces"
 )
 
+// ReplayFlag names the go test flag -kverify.replay=FILE, with which Run
+// replays one saved counterexample trace instead of running its checks.
+const ReplayFlag = "kverify.replay"
+
 // replayFlag is -kverify.replay: the go test flag that makes Run replay one
 // saved counterexample instead of exploring, in whatever module the test
 // lives. Registered on the default flag set, as rapid registers -rapid.*.
-var replayFlag = flag.String("kverify.replay", "", "kverify: replay this saved counterexample trace (a file a failing check saved) instead of running the checks")
+var replayFlag = flag.String(ReplayFlag, "", "kverify: replay this saved counterexample trace (a file a failing check saved) instead of running the checks")
 
 // DefaultTraceDir is where a check that fails saves its counterexample
 // when neither WithTraceDir nor KVERIFY_TRACE_DIR chose a directory: next

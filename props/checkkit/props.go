@@ -1,0 +1,458 @@
+// Package props is the core of kverify's conformance library: named checks
+// that each state one guarantee, a runner that turns them into subtests,
+// declared divergences, and a rapid driver whose failures carry their
+// shortest counterexample as a replayable trace.
+//
+// Component packages (props/workqueue, ...) build []Check from a factory;
+// this package runs them. A check's core returns an error rather than
+// failing a *testing.T, so the same check serves go test, the kverify
+// command and the mutant kill matrix.
+package checkkit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/traces"
+)
+
+// Families of checks, the columns of kverify's table.
+const (
+	FamilyModel     = "model"     // rapid state machine against a spec model
+	FamilyTiming    = "timing"    // synctest: deadlines and fake time
+	FamilyLinear    = "linear"    // porcupine linearizability of concurrent histories
+	FamilyLeak      = "leak"      // goroutines stopped on shutdown
+	FamilyRetention = "retention" // no reference kept to consumed items
+	FamilyWitness   = "witness"   // one fixed scenario pinning a decided contract
+	FamilyFuzz      = "fuzz"      // fuzz seed corpus and saved crashers
+)
+
+// Check is one named guarantee of a component.
+type Check struct {
+	// Name is stable and unique within the component, e.g. "queue/model".
+	Name string
+	// Family is one of the Family constants.
+	Family string
+	// Guarantee says what the check promises, in one sentence.
+	Guarantee string
+	// Run checks the subject. It returns nil or the violation; it may use t
+	// for logging, t.TempDir, synctest bubbles and artifacts, but must not
+	// fail t itself.
+	Run func(t *testing.T, cfg Config) error
+	// Replay, when set, replays a saved trace of this check step by step
+	// against the subject, returning the violation if it occurs again
+	// (go test -kverify.replay=FILE; see Run). A check without it replays
+	// a probe trace by running again.
+	Replay func(t *testing.T, tr *traces.Trace) error
+	// NotOffered, when set, says why the subject cannot take part in the
+	// check (it lacks the constructor or the feature the check needs):
+	// Run reports the check as skipped with NotOfferedPrefix and this
+	// reason, never runs it, and never counts it as a failure.
+	NotOffered string
+}
+
+// OfferedIf returns c, marked as not offered for reason unless ok: the
+// way a component's Checks lists a check its subject may lack the means
+// for, so that the report still shows the check, and why it did not run.
+func (c Check) OfferedIf(ok bool, reason string) Check {
+	if !ok {
+		c.NotOffered = reason
+	}
+	return c
+}
+
+// NotOfferedPrefix starts the skip message of a check the subject cannot
+// take part in; the kverify command reports such checks as not offered.
+const NotOfferedPrefix = "NOT OFFERED"
+
+// SkipNotOffered ends a check that finds, once running, that the subject
+// lacks what it needs (an optional method, a capability the subject
+// declares): the check is reported as not offered, with the reason.
+func SkipNotOffered(t testing.TB, format string, args ...any) {
+	t.Helper()
+	t.Skipf("%s: %s", NotOfferedPrefix, fmt.Sprintf(format, args...))
+}
+
+// Divergence declares that a subject breaks a check on purpose: a known,
+// documented difference, with the reason and the subject's source line.
+type Divergence struct {
+	Check    string // Check.Name
+	Reason   string
+	Upstream string // file:line where the subject's behaviour comes from
+	// Intermittent says the behaviour shows only when the schedule hits a
+	// window (a call in flight as another returns): a run that does not
+	// observe it passes the check instead of reporting the declaration as
+	// stale. Declare it only where another check observes the same
+	// behaviour every run.
+	Intermittent bool
+	// Guarantees, when set, narrow the declaration to violations of these
+	// guarantees: a violation of any other guarantee fails the check as
+	// usual, so that declaring one known defect does not hide a different
+	// bug the same check finds.
+	Guarantees []string
+}
+
+// covers reports whether err is behaviour the declaration covers.
+func (d Divergence) covers(err error) bool {
+	if len(d.Guarantees) == 0 {
+		return true
+	}
+	var v *Violation
+	return errors.As(err, &v) && slices.Contains(d.Guarantees, v.Guarantee)
+}
+
+// Config is what the runner hands each check.
+type Config struct {
+	// Budget is how long a randomized check may keep exploring after its
+	// first full round; zero means one round.
+	Budget time.Duration
+	// Checks is the number of rapid cases per round; zero means rapid's
+	// default (-rapid.checks).
+	Checks int
+	// TraceDir is where failing checks save their counterexample; empty
+	// means the test's artifact directory.
+	TraceDir string
+	// Subject names the subject under test, for traces; Run sets
+	// DefaultSubject when it is empty.
+	Subject string
+	// Component names the checks' component, for traces. When it is set,
+	// a violation that carries no step trace (a probe's: a race, a
+	// lifecycle sweep, a concurrent history) is saved as a probe trace,
+	// which replays by running the check again (see ProbeTrace).
+	Component string
+	// Progress is the check's heartbeat (see Progress): the runner's
+	// watchdog fails a check that reports no progress for HangAfter.
+	Progress *Progress
+
+	// abandoned is set when the runner gave up on the check as hung: its
+	// goroutines must then not touch the finished test.
+	abandoned *atomic.Bool
+	// fuzz, when set, is the input of a fuzz run (FuzzCheck): Rapid draws
+	// from it once (rapid.MakeFuzz) instead of exploring, and counts its
+	// calls in rapidCalls.
+	fuzz       *[]byte
+	rapidCalls *atomic.Int32
+}
+
+// Abandoned reports whether the runner has given up on the check as hung.
+func (c Config) Abandoned() bool { return c.abandoned != nil && c.abandoned.Load() }
+
+// Option configures Run.
+type Option func(*runOptions)
+
+type runOptions struct {
+	cfg         Config
+	divergences map[string]Divergence
+}
+
+// WithDivergences declares the subject's known differences. A declared
+// check must fail (it is then reported as skipped with the reason); if it
+// passes, the declaration is stale and Run reports an error.
+func WithDivergences(ds ...Divergence) Option {
+	return func(o *runOptions) {
+		for _, d := range ds {
+			o.divergences[d.Check] = d
+		}
+	}
+}
+
+// WithBudget lets randomized checks explore for up to d each.
+func WithBudget(d time.Duration) Option { return func(o *runOptions) { o.cfg.Budget = d } }
+
+// WithChecks sets the number of rapid cases per round.
+func WithChecks(n int) Option { return func(o *runOptions) { o.cfg.Checks = n } }
+
+// WithTraceDir saves counterexample traces in dir.
+func WithTraceDir(dir string) Option { return func(o *runOptions) { o.cfg.TraceDir = dir } }
+
+// DefaultSubject names, in traces and messages, a subject that neither
+// WithSubject nor KVERIFY_SUBJECT named.
+const DefaultSubject = "subject"
+
+// WithSubject names the subject in traces.
+func WithSubject(name string) Option { return func(o *runOptions) { o.cfg.Subject = name } }
+
+// WithComponent names the component in traces, and makes Run save a probe
+// trace for a violation that has no steps of its own.
+func WithComponent(name string) Option { return func(o *runOptions) { o.cfg.Component = name } }
+
+// DivergencePrefix starts the skip message of a declared divergence; the
+// kverify command recognises it.
+const DivergencePrefix = "DECLARED DIVERGENCE"
+
+// Run runs every check as a subtest named after it. Options from the
+// environment (KVERIFY_BUDGET, KVERIFY_CHECKS, KVERIFY_TRACE_DIR) apply
+// first, then opts. A check the subject is not offered is skipped with its
+// reason. A failing check's counterexample is kept in DefaultTraceDir
+// unless a trace directory was set, and the failure prints the command
+// that replays it; with -kverify.replay=FILE, Run replays that trace on the
+// check it names instead of running the checks.
+//
+// Each check runs on its own goroutine under a watchdog: a panic becomes a
+// "No panic" violation and a check that makes no progress for HangAfter
+// (see Progress) a "Termination" violation naming its last operations,
+// with the goroutine stacks. A hung check's goroutines cannot be stopped,
+// so the checks after it in the process are skipped as NOT RUN.
+func Run(t *testing.T, checks []Check, opts ...Option) {
+	t.Helper()
+	o := runOptions{divergences: map[string]Divergence{}}
+	envOptions(&o.cfg)
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.cfg.Subject == "" {
+		// Traces and messages name the subject; an unnamed one is the
+		// test's own, not "" (trace files were named "...-.json").
+		o.cfg.Subject = DefaultSubject
+	}
+	if tr, path, err := replayTrace(); err != nil {
+		t.Fatalf("-kverify.replay: %v", err)
+	} else if tr != nil {
+		runReplay(t, checks, o.cfg, tr, path)
+		return
+	}
+	names := map[string]bool{}
+	for _, c := range checks {
+		names[c.Name] = true
+	}
+	for name := range o.divergences {
+		if !names[name] {
+			t.Errorf("divergence declared for unknown check %q", name)
+		}
+	}
+	for _, c := range checks {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.NotOffered != "" {
+				SkipNotOffered(t, "%s", c.NotOffered)
+			}
+			if by := tainted.Load(); by != nil {
+				t.Skipf("%s: %s hung in this process and its goroutines may still run; run this check in a fresh process (kverify does)", NotRunPrefix, *by)
+			}
+			ended, err := guarded(t, c, o.cfg)
+			if ended {
+				return // skipped (t.Skip in the check)
+			}
+			err = saveProbe(t, o.cfg, c.Name, err)
+			d, divergent := o.divergences[c.Name]
+			switch {
+			case divergent && err == nil && d.Intermittent:
+				t.Logf("declared intermittent divergence %q not observed in this run", c.Name)
+			case divergent && err != nil && !d.covers(err):
+				keep(t, o.cfg, err)
+				t.Errorf("%s check %s: %v\n(the declared divergence covers only %s)", c.Family, c.Name, err, strings.Join(d.Guarantees, ", "))
+			case divergent && err != nil:
+				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s%s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err), savedAt(err))
+			case divergent:
+				t.Errorf("declared divergence %q was not observed: the subject now keeps %q; remove the declaration", c.Name, c.Guarantee)
+			case err != nil:
+				keep(t, o.cfg, err)
+				t.Errorf("%s check %s: %v", c.Family, c.Name, err)
+			}
+		})
+	}
+}
+
+// saveProbe saves a violation that has no trace of its own as a probe
+// trace (no steps; the violation's message holds the counterexample: the
+// round, the history), when the component is known.
+func saveProbe(t *testing.T, cfg Config, check string, err error) error {
+	var v *Violation
+	if cfg.Component == "" || !errors.As(err, &v) || v.Trace != nil || v.TracePath != "" {
+		return err
+	}
+	v.Trace = &traces.Trace{}
+	err = Save(t, cfg, cfg.Component, check, err)
+	v.Trace = nil // the message is the counterexample; a probe has no steps to print
+	return err
+}
+
+// savedAt is the line naming a violation's saved trace, or "".
+func savedAt(err error) string {
+	var v *Violation
+	if !errors.As(err, &v) || v.TracePath == "" {
+		return ""
+	}
+	return fmt.Sprintf("\n  trace: %s (replay: %s)", v.TracePath, v.replay())
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func envOptions(cfg *Config) {
+	if v := os.Getenv("KVERIFY_BUDGET"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			cfg.Budget = d
+		}
+	}
+	if v := os.Getenv("KVERIFY_CHECKS"); v != "" {
+		var n int
+		if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
+			cfg.Checks = n
+		}
+	}
+	cfg.TraceDir = os.Getenv("KVERIFY_TRACE_DIR")
+	cfg.Subject = os.Getenv("KVERIFY_SUBJECT")
+}
+
+// Violation is a broken guarantee. Trace, when set, is the shortest
+// counterexample found.
+type Violation struct {
+	Guarantee string
+	Detail    string
+	Trace     *traces.Trace
+	TracePath string // where the trace was saved, if it was
+	// ReplayCommand replays the saved trace where the check ran (see
+	// DefaultTraceDir and -kverify.replay).
+	ReplayCommand string
+}
+
+func (v *Violation) replay() string {
+	if v.ReplayCommand != "" {
+		return v.ReplayCommand
+	}
+	return "kverify replay " + v.TracePath
+}
+
+func (v *Violation) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "broke %s: %s", v.Guarantee, v.Detail)
+	if v.Trace != nil {
+		fmt.Fprintf(&b, "\ncounterexample (%s)", v.Trace)
+	}
+	if v.TracePath != "" {
+		fmt.Fprintf(&b, "\nsaved: %s\nreplay: %s", v.TracePath, v.replay())
+	}
+	return b.String()
+}
+
+// Broke returns a Violation of guarantee without a trace.
+func Broke(guarantee, format string, args ...any) error {
+	return &Violation{Guarantee: guarantee, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Dir is where a check saves what it leaves for the user (traces,
+// histories): TraceDir, or the test's artifact directory.
+func (c Config) Dir(t *testing.T) string {
+	if c.TraceDir != "" {
+		return c.TraceDir
+	}
+	return t.ArtifactDir()
+}
+
+// Save writes the violation's trace (if any) for check c to the configured
+// directory and records the path in the violation. Errors other than
+// violations are returned unchanged.
+func Save(t *testing.T, cfg Config, component string, c string, err error) error {
+	var v *Violation
+	if !errors.As(err, &v) || v.Trace == nil {
+		return err
+	}
+	dir := cfg.Dir(t)
+	v.Trace.Component, v.Trace.Check, v.Trace.Subject = component, c, cfg.Subject
+	v.Trace.Guarantee, v.Trace.Message = v.Guarantee, v.Detail
+	if path, werr := traces.Write(dir, v.Trace); werr == nil {
+		v.TracePath = path
+		v.ReplayCommand = replayHint(t.Name(), path)
+	} else {
+		t.Logf("could not save trace: %v", werr)
+	}
+	return err
+}
+
+// Watchdog bounds, in real time, a call that must return promptly, so that
+// a hang becomes a violation instead of a test timeout.
+const Watchdog = 5 * time.Second
+
+// ReturnsWithin reports whether f returns within d. If it does not, the
+// goroutine running f is abandoned (and reported by goleak at exit). If f
+// panics, the panic is raised again on the caller's goroutine, with the
+// stack where it happened, so that the check running there reports it (a
+// panic on a goroutine of its own would end the whole test binary: a
+// subject whose second ShutDown closes a closed channel did so).
+func ReturnsWithin(d time.Duration, f func()) bool {
+	done := make(chan struct{})
+	var p *goPanic
+	go func() {
+		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				p = &goPanic{v, debug.Stack()}
+			}
+		}()
+		f()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		if p != nil {
+			panic(*p)
+		}
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// goPanic is a panic of a call made on a helper goroutine, raised again on
+// the check's goroutine.
+type goPanic struct {
+	value any
+	stack []byte
+}
+
+func (p goPanic) Error() string { return fmt.Sprintf("%v\n%s", p.value, p.stack) }
+
+// Protect calls f and returns its panic, if it panicked, as an error.
+func Protect(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	f()
+	return nil
+}
+
+// Problem is one broken guarantee among the many cases a check tries.
+type Problem struct{ Guarantee, Detail string }
+
+// Worst reports problems as one violation: the guarantee of the most
+// severe (the first of order that any problem breaks; else the first
+// problem's), its detail, then every other problem's on its own line.
+func Worst(problems []Problem, order ...string) (guarantee, detail string) {
+	rank := func(g string) int {
+		for i, o := range order {
+			if o == g {
+				return i
+			}
+		}
+		return len(order)
+	}
+	first := 0
+	for i, p := range problems {
+		if rank(p.Guarantee) < rank(problems[first].Guarantee) {
+			first = i
+		}
+	}
+	var b strings.Builder
+	b.WriteString(problems[first].Detail)
+	for i, p := range problems {
+		if i != first {
+			fmt.Fprintf(&b, "\n  also (%s): %s", p.Guarantee, p.Detail)
+		}
+	}
+	return problems[first].Guarantee, b.String()
+}
