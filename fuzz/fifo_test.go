@@ -3,9 +3,10 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	pfifo "github.com/kverify/kverify/props/fifo"
-	"github.com/kverify/kverify/subjects"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // DecodeFIFOSteps turns bytes into a FIFO machine run. The first byte picks
@@ -109,10 +110,10 @@ func fuzzFIFO(f *testing.F, real bool, subs []fuzzSubject) {
 // sync-during option is left to ours: client-go's DeltaFIFO syncs before
 // processing (a declared divergence).
 func FuzzDeltaFIFO(f *testing.F) {
-	fuzzFIFO(f, false, []fuzzSubject{{"ours", subjects.OursDeltaFIFO(), false}, {"upstream", upstream.DeltaFIFO(), true}})
+	fuzzFIFO(f, false, []fuzzSubject{{"ours", ours.DeltaFIFO(), false}, {"upstream", upstream.DeltaFIFO(), true}})
 }
 
 // FuzzRealFIFO does the same for the RealFIFOs, PopBatch included.
 func FuzzRealFIFO(f *testing.F) {
-	fuzzFIFO(f, true, []fuzzSubject{{"ours", subjects.OursRealFIFO(), false}, {"upstream", upstream.RealFIFO(), false}})
+	fuzzFIFO(f, true, []fuzzSubject{{"ours", ours.RealFIFO(), false}, {"upstream", upstream.RealFIFO(), false}})
 }

@@ -3,9 +3,10 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	"github.com/kverify/kverify/props/checkkit"
 	prefl "github.com/kverify/kverify/props/reflector"
-	"github.com/kverify/kverify/subjects"
 )
 
 // FuzzReflector decodes its input into a server history and fault schedule
@@ -25,7 +26,7 @@ func FuzzReflector(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc := prefl.Decode(data)
-		if err := prefl.RunSchedule(t, checkkit.Config{}, subjects.OursReflector(), sc); err != nil {
+		if err := prefl.RunSchedule(t, checkkit.Config{}, ours.Reflector(), sc); err != nil {
 			t.Fatalf("%s: %v", sc, err)
 		}
 	})

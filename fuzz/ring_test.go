@@ -3,9 +3,10 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	pring "github.com/kverify/kverify/props/ring"
-	"github.com/kverify/kverify/subjects"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // DecodeRingSteps turns bytes into a ring machine run: the first byte picks
@@ -60,8 +61,8 @@ func FuzzRingOps(f *testing.F) {
 		name string
 		s    pring.Subject
 	}{
-		{"ours ring", subjects.OursRing()},
-		{"ours chunked", subjects.OursChunked()},
+		{"ours ring", ours.Ring()},
+		{"ours chunked", ours.Chunked()},
 		{"upstream TypedRingGrowing", upstream.Ring()},
 		{"upstream Ring", upstream.ShrinkingRing()},
 	}

@@ -3,9 +3,10 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	pwq "github.com/kverify/kverify/props/workqueue"
-	"github.com/kverify/kverify/subjects"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 	"go.uber.org/goleak"
 )
 
@@ -21,7 +22,7 @@ func FuzzWorkqueueOps(f *testing.F) {
 	f.Add([]byte{0x02, 0x0A, 0x00, 0x08, 0x10, 0x04})       // blocked gets woken by adds
 	f.Add([]byte{0x00, 0x08, 0x02, 0xC7, 0x03, 0x02, 0x03}) // drain with a queued item
 	f.Add([]byte{0x05, 0x00, 0x05, 0x04, 0x02})             // Done of items never handed out
-	ours := subjects.OursWorkqueue()
+	ours := ours.Workqueue()
 	up := upstream.Workqueue()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		steps := DecodeQueueSteps(data)

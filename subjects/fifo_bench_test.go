@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	"github.com/kverify/kverify/impl/deltafifo"
 	"github.com/kverify/kverify/impl/realfifo"
 	pfifo "github.com/kverify/kverify/props/fifo"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
@@ -20,7 +22,7 @@ var fifoImpls = []struct {
 	name        string
 	delta, real func() pfifo.Subject
 }{
-	{"ours", OursDeltaFIFO, OursRealFIFO},
+	{"ours", ours.DeltaFIFO, ours.RealFIFO},
 	{"upstream", upstream.DeltaFIFO, upstream.RealFIFO},
 }
 

@@ -9,7 +9,7 @@ package subjects
 //
 // compares them. Two levels:
 //
-//   - level=informer goes through the suite's adapters (OursInformer,
+//   - level=informer goes through the suite's adapters (ours.Informer,
 //     upstream.Informer): Emit of an Update on one key, through client-go's
 //     whole pipeline for upstream (fake source, reflector, FIFO, indexer,
 //     processor) and through our minimal informer (a key store and the
@@ -40,9 +40,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	"github.com/kverify/kverify/impl/informer"
 	pinf "github.com/kverify/kverify/props/informer"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -54,7 +56,7 @@ var informerImpls = []struct {
 	name string
 	new  func() pinf.FanOut
 }{
-	{Ours, func() pinf.FanOut { return OursInformer().New() }},
+	{Ours, func() pinf.FanOut { return ours.Informer().New() }},
 	{Upstream, func() pinf.FanOut { return upstream.Informer().New() }},
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	"github.com/anishathalye/porcupine"
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/linearizability"
@@ -24,7 +26,7 @@ func TestOursListenerIsLinearizable(t *testing.T) {
 	start := time.Now()
 	ops := 0
 	for i := range uint64(20) {
-		h := linearizability.RunListenerWorkload(OursListenerFanOut(informer.ListenerOptions{}), linearizability.ListenerWorkload{Seed: seed + i})
+		h := linearizability.RunListenerWorkload(ours.ListenerFanOut(informer.ListenerOptions{}), linearizability.ListenerWorkload{Seed: seed + i})
 		ops += len(h)
 		if err := linearizability.CheckListenerDrained(h, 10*time.Second); err != nil {
 			failListener(t, "ours", seed+i, h, err)
@@ -48,7 +50,7 @@ func failListener(t *testing.T, name string, seed uint64, h []porcupine.Operatio
 // listener, one Deliver per handler call, intervals in order.
 func TestListenerWorkloadShape(t *testing.T) {
 	cfg := linearizability.ListenerWorkload{Seed: 2, Listeners: 3, Distributors: 3, Adds: 20, Drain: 10 * time.Second}
-	h := linearizability.RunListenerWorkload(OursListenerFanOut(informer.ListenerOptions{}), cfg)
+	h := linearizability.RunListenerWorkload(ours.ListenerFanOut(informer.ListenerOptions{}), cfg)
 	adds, dels := map[int]int{}, map[int]int{}
 	for _, op := range h {
 		if op.Call >= op.Return {
@@ -142,7 +144,7 @@ func (f *goFanOut) Run(ctx context.Context) {
 }
 
 func withBuffer(nb func() informer.Buffer) func() linearizability.FanOut {
-	return func() linearizability.FanOut { return OursListenerFanOut(informer.ListenerOptions{NewBuffer: nb}) }
+	return func() linearizability.FanOut { return ours.ListenerFanOut(informer.ListenerOptions{NewBuffer: nb}) }
 }
 
 // Each broken fan-out is caught within a few scenarios, and what a failure

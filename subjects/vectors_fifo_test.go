@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	pfifo "github.com/kverify/kverify/props/fifo"
+	"github.com/kverify/kverify/subjects/upstream"
 	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -300,14 +302,7 @@ func within(call func() error) error {
 // fifoLength is the FIFO's length, where it exports one: ours DeltaFIFO's
 // ListKeys, the queued keys.
 func fifoLength(f pfifo.FIFO) (func() int, bool) {
-	var x any = f
-	switch o := f.(type) {
-	case oursFIFO:
-		x = o.producer
-	case oursReal:
-		x = o.producer
-	}
-	switch l := x.(type) {
+	switch l := ours.FIFOImpl(f).(type) {
 	case interface{ Len() int }:
 		return l.Len, true
 	case interface{ ListKeys() []string }:
@@ -328,8 +323,8 @@ func TestVectorsFIFO(t *testing.T) {
 		component string
 		ours, up  pfifo.Subject
 	}{
-		{pfifo.DeltaComponent, OursDeltaFIFO(), upstream.DeltaFIFO()},
-		{pfifo.RealComponent, OursRealFIFO(), upstream.RealFIFO()},
+		{pfifo.DeltaComponent, ours.DeltaFIFO(), upstream.DeltaFIFO()},
+		{pfifo.RealComponent, ours.RealFIFO(), upstream.RealFIFO()},
 	} {
 		vs := readVectors(t, c.component)
 		counts := vectorChecks(t, c.component, vs, pfifo.Checks(c.ours))
@@ -484,7 +479,7 @@ func TestVectorsFIFOCompares(t *testing.T) {
 	for _, c := range []struct {
 		component string
 		ours      pfifo.Subject
-	}{{pfifo.DeltaComponent, OursDeltaFIFO()}, {pfifo.RealComponent, OursRealFIFO()}} {
+	}{{pfifo.DeltaComponent, ours.DeltaFIFO()}, {pfifo.RealComponent, ours.RealFIFO()}} {
 		vs := readVectors(t, c.component)
 		for _, ch := range changes {
 			tried, caught := 0, 0

@@ -9,9 +9,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	pinf "github.com/kverify/kverify/props/informer"
+	"github.com/kverify/kverify/subjects/upstream"
 	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 )
 
 // vectorHandler records the calls one handler of an informer vector gets,
@@ -145,7 +147,7 @@ func replayInformerVector(t *testing.T, s pinf.Subject, v traces.Vector) (err er
 // at least one. Every vector names a check the informer suite has.
 func TestVectorsInformer(t *testing.T) {
 	vs := readVectors(t, pinf.Component)
-	counts := vectorChecks(t, "informer", vs, pinf.Checks(OursInformer()))
+	counts := vectorChecks(t, "informer", vs, pinf.Checks(ours.Informer()))
 	for _, want := range []string{pinf.CheckResyncSchedule, pinf.CheckResyncSyncOnly} {
 		if counts[want] == 0 {
 			t.Errorf("no informer vector of %s", want)
@@ -155,7 +157,7 @@ func TestVectorsInformer(t *testing.T) {
 		return func(v traces.Vector) error { return replayInformerVector(t, s, v) }
 	}
 	checkVectorReplays(t, "informer", vs, upstream.InformerDivergences, covered(upstream.InformerDivergences, counts), []vectorSubject{
-		{name: Ours, replay: replayOn(OursInformer())}, {name: Upstream, replay: replayOn(upstream.Informer())},
+		{name: Ours, replay: replayOn(ours.Informer())}, {name: Upstream, replay: replayOn(upstream.Informer())},
 	})
 }
 
@@ -252,7 +254,7 @@ func TestVectorsInformerCompares(t *testing.T) {
 				w.Steps = slices.Clone(v.Steps)
 				w.Steps[i] = st
 				tried++
-				if err := replayInformerVector(t, OursInformer(), w); err != nil {
+				if err := replayInformerVector(t, ours.Informer(), w); err != nil {
 					failed = true
 					t.Logf("%s: vector %d fails: %v", c.name, v.Header.Seed, err)
 				}

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/spec/apiserver"
+	"github.com/kverify/kverify/subjects/upstream"
 	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -146,7 +148,7 @@ func sameEvents(srv *prefl.Server, seen int, want []traces.VDelta) (int, error) 
 // guarantees its violations name.
 func TestVectorsReflector(t *testing.T) {
 	vs := readVectors(t, prefl.Component)
-	counts := vectorChecks(t, "reflector", vs, prefl.Checks(OursReflector()))
+	counts := vectorChecks(t, "reflector", vs, prefl.Checks(ours.Reflector()))
 	guarantees := map[string]bool{}
 	for _, g := range []string{prefl.GuaranteeEarned, prefl.GuaranteePublish, prefl.GuaranteeWithhold, prefl.GuaranteeRequests,
 		prefl.GuaranteeReplace, prefl.GuaranteeMalformed, prefl.GuaranteeConverge, prefl.GuaranteeCancel, prefl.GuaranteeStops,
@@ -164,7 +166,7 @@ func TestVectorsReflector(t *testing.T) {
 		return func(v traces.Vector) error { return replayReflectorVector(t, s, v) }
 	}
 	checkVectorReplays(t, "reflector", vs, upstream.ReflectorDivergences, covered(upstream.ReflectorDivergences, counts), []vectorSubject{
-		{name: Ours, replay: replayOn(OursReflector())}, {name: Upstream, replay: replayOn(upstream.Reflector())},
+		{name: Ours, replay: replayOn(ours.Reflector())}, {name: Upstream, replay: replayOn(upstream.Reflector())},
 	})
 }
 
@@ -242,7 +244,7 @@ func TestVectorsReflectorCompares(t *testing.T) {
 				w := v
 				w.Steps = slices.Clone(v.Steps)
 				w.Steps[i] = st
-				err := replayReflectorVector(t, OursReflector(), w)
+				err := replayReflectorVector(t, ours.Reflector(), w)
 				if err == nil {
 					t.Errorf("%s: ours passes vector %d with step %d changed", c.name, v.Header.Seed, i)
 				} else {

@@ -10,13 +10,15 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	pbo "github.com/kverify/kverify/props/backoff"
 	"github.com/kverify/kverify/props/checkkit"
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pring "github.com/kverify/kverify/props/ring"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	"github.com/kverify/kverify/subjects/upstream"
 	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -170,7 +172,7 @@ func wantString(w traces.Want) string {
 // the same files).
 func TestVectorsOurs(t *testing.T) {
 	for _, v := range readVectors(t, "workqueue") {
-		if err := replayQueueVector(OursWorkqueue().New(pwq.Deps{Clock: clock.RealClock{}}), v); err != nil {
+		if err := replayQueueVector(ours.Workqueue().New(pwq.Deps{Clock: clock.RealClock{}}), v); err != nil {
 			t.Errorf("workqueue vector %d (%s): %v", v.Header.Seed, v.Header.Check, err)
 		}
 	}
@@ -180,7 +182,7 @@ func TestVectorsOurs(t *testing.T) {
 			continue // the shrinking Ring's normal size varies per vector; ours has no such ring
 		}
 		ran++
-		if err := replayRingVector(OursRing().New(int(v.Header.Params["initial"])), v); err != nil {
+		if err := replayRingVector(ours.Ring().New(int(v.Header.Params["initial"])), v); err != nil {
 			t.Errorf("ring vector %d (%s): %v", v.Header.Seed, v.Header.Check, err)
 		}
 	}
@@ -284,7 +286,7 @@ func TestVectorsLimitersAndBackoff(t *testing.T) {
 		name string
 		rl   prl.Subject
 		bo   pbo.Subject
-	}{{Ours, OursLimiters(), OursBackoff()}, {Upstream, upstream.Limiters(), upstream.Backoff()}} {
+	}{{Ours, ours.Limiters(), ours.Backoff()}, {Upstream, upstream.Limiters(), upstream.Backoff()}} {
 		checkVectorReplays(t, "ratelimit", readVectors(t, "ratelimit"), divs, nil, []vectorSubject{
 			{name: sub.name, replay: func(v traces.Vector) error { return replayLimiterVector(sub.rl, v) }},
 		})
@@ -330,7 +332,7 @@ func TestVectorsDelaying(t *testing.T) {
 		return func(v traces.Vector) error { return replayDelayingVector(t, newQ, v) }
 	}
 	checkVectorReplays(t, "delaying", readVectors(t, "delaying"), upstream.DelayingDivergences, []string{pwq.CheckDelayingTies}, []vectorSubject{
-		{name: Ours, replay: replayOn(OursWorkqueue().NewDelaying)},
+		{name: Ours, replay: replayOn(ours.Workqueue().NewDelaying)},
 		{name: Upstream, replay: replayOn(upstream.Workqueue().NewDelaying)},
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/mutants"
+	"github.com/kverify/kverify/subjects"
 )
 
 // mutantsCmd prints the kill matrix: for every catalogued mutant of the
@@ -343,16 +344,20 @@ func (o killOutcome) summary() string {
 // takes every check (which checks kill it); the others stop at the first
 // failure, for the kill rate and the time to kill.
 func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race bool, repeat int, full bool) killOutcome {
-	s, target, extra, err := mutantSuite(root, "mutant:"+m.ID, race)
+	subject, err := subjects.ResolveOne("mutant:" + m.ID)
 	if err != nil {
 		return killOutcome{err: err}
 	}
-	want := wantedChecks(target, []string{m.Component})
+	s, err := subjectSuite(root, subject, race)
+	if err != nil {
+		return killOutcome{err: err}
+	}
+	want := wantedChecks(subject.Target, []string{m.Component})
 	wanted := map[string]bool{}
 	for _, w := range want {
 		wanted[w] = true
 	}
-	o := suiteRun{env: append(slices.Concat(env, extra), "KVERIFY_SUBJECTS="+target), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}
+	o := suiteRun{env: append(slices.Concat(env, subject.Env()), "KVERIFY_SUBJECTS="+subject.Target), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}
 	out := killOutcome{runs: 1}
 	if full {
 		defer s.Close()

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kverify/kverify/mutants"
 	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/traces"
 )
@@ -16,7 +15,7 @@ import (
 // was recorded on) and reports whether the violation still occurs.
 func replay(args []string) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	subject := fs.String("subject", "", "subject to replay on: ours, upstream, mutant:ID or a nested module's subject (default: the trace's)")
+	subject := fs.String("subject", "", "subject to replay on (default: the trace's): "+strings.Join(subjects.Forms(), ", "))
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
@@ -41,30 +40,25 @@ func replay(args []string) int {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
 		return 2
 	}
-	o := goTestOpts{run: "^TestReplay$", env: []string{"KVERIFY_REPLAY=" + path}}
-	target := *subject
-	if ext, ok := subjects.ExternalByName(*subject); ok {
-		o.dir, o.pkg = ext.Dir, "."
+	sub, err := subjects.ResolveOne(*subject)
+	if err != nil {
+		return usageErr(fs, err)
 	}
-	if id, ok := strings.CutPrefix(*subject, "mutant:"); ok {
-		m, ok := mutants.ByID(id)
-		if !ok {
-			return usageErr(fs, fmt.Errorf("unknown mutant %q", id))
-		}
-		dir, err := os.MkdirTemp("", "kverify-mutant-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "kverify:", err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		if o.overlay, err = m.Overlay(root, dir); err != nil {
-			fmt.Fprintln(os.Stderr, "kverify:", err)
-			return 1
-		}
-		target = subjects.Ours
-		o.env = append(o.env, "KVERIFY_MUTANT="+id)
+	o := goTestOpts{run: "^TestReplay$", env: append([]string{"KVERIFY_REPLAY=" + path}, sub.Env()...)}
+	if sub.Nested() {
+		o.dir, o.pkg = sub.Dir, "."
 	}
-	o.env = append(o.env, "KVERIFY_REPLAY_SUBJECT="+target)
+	dir, err := os.MkdirTemp("", "kverify-subject-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if o.overlay, err = sub.Overlay(root, dir); err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	o.env = append(o.env, "KVERIFY_REPLAY_SUBJECT="+sub.Target)
 	run := goTest(root, o)
 	if run.buildFail {
 		fmt.Fprintf(os.Stderr, "kverify replay: build failed:\n%s", tail(run.output.String(), 30))

@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kverify/kverify/mutants"
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
@@ -48,7 +47,7 @@ func (c *commonFlags) useRace() bool {
 func (c *commonFlags) componentList() ([]string, error) {
 	all := subjects.Components()
 	if c.components == "" {
-		return all, nil
+		return nil, nil
 	}
 	var out []string
 	for _, name := range strings.Split(c.components, ",") {
@@ -115,7 +114,7 @@ func verify(args []string) int {
 	c.register(fs)
 	var rf reportFlags
 	rf.register(fs)
-	subject := fs.String("subject", subjects.Ours, "ours, upstream, all (ours and upstream), mutant:ID, or a nested module's subject ("+strings.Join(externalNames(), ", ")+")")
+	subject := fs.String("subject", subjects.Ours, strings.Join(subjects.Forms(), ", "))
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
@@ -123,40 +122,21 @@ func verify(args []string) int {
 	if len(pos) > 0 {
 		return usageErr(fs, fmt.Errorf("unexpected arguments %q", pos))
 	}
-	comps, err := c.componentList()
+	requested, err := c.componentList()
 	if err != nil {
 		return usageErr(fs, err)
 	}
-	var subs []string
-	switch {
-	case *subject == "all":
-		// Mutants belong to kverify mutants: every mutant must fail, so
-		// a gate that ran them here could only exit 1.
-		subs = []string{subjects.Ours, subjects.Upstream}
-	case *subject == subjects.Ours, *subject == subjects.Upstream:
-		subs = []string{*subject}
-	case isExternal(*subject):
-		ext, _ := subjects.ExternalByName(*subject)
-		if c.components == "" {
-			comps = ext.Components
+	subs, err := subjects.Resolve(*subject)
+	if err != nil {
+		return usageErr(fs, err)
+	}
+	comps := requested
+	for _, s := range subs {
+		// One component list for every subject named: --subject all is
+		// ours and upstream, which have the same components.
+		if comps, err = s.Select(requested); err != nil {
+			return usageErr(fs, err)
 		}
-		for _, c := range comps {
-			if !slices.Contains(ext.Components, c) {
-				return usageErr(fs, fmt.Errorf("subject %s has no entries for component %s (it has %s)", ext.Name, c, strings.Join(ext.Components, ",")))
-			}
-		}
-		subs = []string{*subject}
-	case strings.HasPrefix(*subject, "mutant:"):
-		m, ok := mutants.ByID(strings.TrimPrefix(*subject, "mutant:"))
-		if !ok {
-			return usageErr(fs, fmt.Errorf("unknown mutant %q (see kverify mutants)", *subject))
-		}
-		if !slices.Contains(comps, m.Component) {
-			return usageErr(fs, fmt.Errorf("mutant %s belongs to component %s", m.ID, m.Component))
-		}
-		subs = []string{*subject}
-	default:
-		return usageErr(fs, fmt.Errorf("unknown --subject %q: want %s", *subject, strings.Join(append([]string{subjects.Ours, subjects.Upstream, "all", "mutant:ID (see kverify mutants --list)"}, externalNames()...), ", ")))
 	}
 	root, err := moduleRoot()
 	if err != nil {
@@ -173,10 +153,11 @@ func verify(args []string) int {
 	rep := newReport("verify", args, race, c.traces)
 	var all []*result
 	failed := false
-	for _, s := range subs {
+	for _, sub := range subs {
+		s := sub.Name
 		fmt.Fprintf(os.Stderr, "kverify: %s: building the suite (race: %v)\n", s, race)
 		start := time.Now()
-		rs, err := runSubject(root, s, c, env, comps, race, func(done, total int, r *result) {
+		rs, err := runSubject(root, sub, c, env, comps, race, func(done, total int, r *result) {
 			fmt.Fprintf(os.Stderr, "  [%d/%d] %-11s %-9s %s/%s (%v)\n", done, total, r.Status, s, r.Component, r.Check, r.Elapsed.Round(time.Millisecond))
 			if c.verbose && r.Status == "fail" {
 				fmt.Fprint(os.Stderr, indent(tail(r.Output.String(), 40)))
@@ -228,60 +209,38 @@ func wantedChecks(subject string, comps []string) []string {
 	return out
 }
 
-// isExternal reports whether subject lives in a nested module.
-func isExternal(subject string) bool {
-	_, ok := subjects.ExternalByName(subject)
-	return ok
-}
-
-func externalNames() []string {
-	var out []string
-	for _, e := range subjects.Externals() {
-		out = append(out, e.Name)
-	}
-	return out
-}
-
-// mutantSuite builds the suite for subject: ours and upstream as they are,
+// subjectSuite builds the suite for subject: ours and upstream as they are,
 // a mutant as ours with the mutant's overlay, a nested module's subject in
-// its module. It returns the suite, the subject the binary runs and the
-// extra environment.
-func mutantSuite(root, subject string, race bool) (*suite, string, []string, error) {
-	if ext, ok := subjects.ExternalByName(subject); ok {
-		s, err := buildSuiteIn(root, ext.Dir, "", race)
-		return s, subject, nil, err
-	}
-	id, ok := strings.CutPrefix(subject, "mutant:")
-	if !ok {
-		s, err := buildSuite(root, "", race)
-		return s, subject, nil, err
-	}
-	m, _ := mutants.ByID(id)
-	dir, err := os.MkdirTemp("", "kverify-mutant-")
+// its module.
+func subjectSuite(root string, subject subjects.Subject, race bool) (*suite, error) {
+	dir, err := os.MkdirTemp("", "kverify-subject-")
 	if err != nil {
-		return nil, "", nil, err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	overlay, err := m.Overlay(root, dir)
+	overlay, err := subject.Overlay(root, dir)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, err
 	}
-	s, err := buildSuite(root, overlay, race)
-	return s, subjects.Ours, []string{"KVERIFY_MUTANT=" + id}, err
+	pkg := suitePkg
+	if subject.Nested() {
+		pkg = subject.Dir
+	}
+	return buildSuiteIn(root, pkg, overlay, race)
 }
 
 // runSubject builds and runs the suite for one subject, every check to a
 // result (see suite.runAll).
-func runSubject(root, subject string, c commonFlags, env []string, comps []string, race bool, progress func(done, total int, r *result)) ([]*result, error) {
-	s, target, extra, err := mutantSuite(root, subject, race)
+func runSubject(root string, subject subjects.Subject, c commonFlags, env []string, comps []string, race bool, progress func(done, total int, r *result)) ([]*result, error) {
+	s, err := subjectSuite(root, subject, race)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	runEnv := append(slices.Concat(env, extra), "KVERIFY_SUBJECTS="+target)
-	want := wantedChecks(target, comps)
+	runEnv := append(slices.Concat(env, subject.Env()), "KVERIFY_SUBJECTS="+subject.Target)
+	want := wantedChecks(subject.Target, comps)
 	var families map[string]string
-	if isExternal(subject) {
+	if subject.Nested() {
 		// A nested module's entries are not importable here: ask its suite.
 		if want, families, err = s.list(runEnv); err != nil {
 			return nil, err
@@ -298,7 +257,7 @@ func runSubject(root, subject string, c commonFlags, env []string, comps []strin
 	o := suiteRun{env: runEnv, timeout: c.timeout(len(want)), finished: finished}
 	rs, _ := s.runAll(o, want)
 	for _, r := range rs {
-		if f, ok := families["TestSuite/"+r.Component+"/"+subject+"/"+r.Check]; ok {
+		if f, ok := families["TestSuite/"+r.Component+"/"+subject.Target+"/"+r.Check]; ok {
 			r.Family = f
 		}
 	}

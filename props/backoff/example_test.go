@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	pbo "github.com/kverify/kverify/props/backoff"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // A conformance test for a backoff is a subject and one call:

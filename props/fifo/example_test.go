@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	pfifo "github.com/kverify/kverify/props/fifo"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // A conformance test for an informer queue is a subject and one call:

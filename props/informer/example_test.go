@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	pinf "github.com/kverify/kverify/props/informer"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // A conformance test for a shared informer's fan-out (listeners and the

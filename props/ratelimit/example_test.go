@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	prl "github.com/kverify/kverify/props/ratelimit"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // A conformance test for rate limiters is a subject of constructors and

@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kverify/kverify/subjects/ours"
+
 	"github.com/kverify/kverify/props/checkkit"
 	prefl "github.com/kverify/kverify/props/reflector"
-	"github.com/kverify/kverify/subjects"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 	"go.uber.org/goleak"
 )
 
@@ -57,7 +58,7 @@ func ExampleDecode() {
 
 func TestRunScheduleOurs(t *testing.T) {
 	for _, data := range [][]byte{{0x03, 3, 1, 6, 2, 1, 0x00, 0x08, 0x07}, {0x10, 2, 2, 1, 0, 0, 4, 0, 0, 0x05, 0x1f}} {
-		if err := prefl.RunSchedule(t, checkkit.Config{}, subjects.OursReflector(), prefl.Decode(data)); err != nil {
+		if err := prefl.RunSchedule(t, checkkit.Config{}, ours.Reflector(), prefl.Decode(data)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	pring "github.com/kverify/kverify/props/ring"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // A conformance test for a ring buffer is a subject and one call:

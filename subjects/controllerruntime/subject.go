@@ -15,7 +15,7 @@ import (
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	wq "github.com/kverify/kverify/spec/workqueue"
-	"github.com/kverify/kverify/upstream"
+	"github.com/kverify/kverify/subjects/upstream"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )

@@ -1,17 +1,12 @@
-package subjects
+package ours
 
 import (
-	"testing"
-
 	wq "github.com/kverify/kverify/impl/workqueue"
-	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
-	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 )
 
-// OursWorkqueue is our workqueue family as a subject.
-func OursWorkqueue() pwq.Subject {
+// Workqueue is our workqueue family as a subject.
+func Workqueue() pwq.Subject {
 	return pwq.Subject{
 		New: func(d pwq.Deps) pwq.Queue {
 			cfg := wq.Config[string]{Clock: d.Clock}
@@ -25,34 +20,9 @@ func OursWorkqueue() pwq.Subject {
 		},
 		NewDelaying:     oursDelaying(),
 		NewRateLimiting: oursRateLimiting(),
-		Limiters:        OursLimiters(),
+		Limiters:        Limiters(),
 		Metrics:         true,
 	}
-}
-
-// workqueueEntries bind the work queue family's three components (the
-// plain queue, the delaying queue, the rate limiters with the rate-limiting
-// queue) to ours and to client-go.
-func workqueueEntries() []Entry {
-	var es []Entry
-	for _, c := range []struct {
-		name   string
-		checks func(pwq.Subject) []checkkit.Check
-		divs   []checkkit.Divergence
-	}{
-		{pwq.Component, pwq.QueueChecks, upstream.QueueDivergences},
-		{pwq.ComponentDelaying, pwq.DelayingChecks, upstream.DelayingDivergences},
-		{pwq.ComponentRateLimit, pwq.RateLimitChecks, upstream.LimiterDivergences},
-	} {
-		es = append(es,
-			Entry{Component: c.name, Subject: Ours, Checks: func() []checkkit.Check { return c.checks(OursWorkqueue()) }, Replay: replayWorkqueue(OursWorkqueue)},
-			Entry{Component: c.name, Subject: Upstream, Checks: func() []checkkit.Check { return c.checks(upstream.Workqueue()) }, Divergences: c.divs, Replay: replayWorkqueue(upstream.Workqueue)})
-	}
-	return es
-}
-
-func replayWorkqueue(s func() pwq.Subject) func(*testing.T, *traces.Trace) error {
-	return func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, s(), tr) }
 }
 
 // recProvider hands out a props Metrics recorder's metrics as wq's

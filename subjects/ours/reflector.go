@@ -1,35 +1,17 @@
-package subjects
+package ours
 
 import (
 	"context"
-	"testing"
 
 	"github.com/kverify/kverify/impl/reflector"
-	"github.com/kverify/kverify/props/checkkit"
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/spec/apiserver"
-	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// reflectorEntries binds the reflector suite to ours and to client-go.
-func reflectorEntries() []Entry {
-	return []Entry{
-		{Component: prefl.Component, Subject: Ours, Checks: func() []checkkit.Check { return prefl.Checks(OursReflector()) },
-			Replay: replayReflector(OursReflector())},
-		{Component: prefl.Component, Subject: Upstream, Checks: func() []checkkit.Check { return prefl.Checks(upstream.Reflector()) },
-			Divergences: upstream.ReflectorDivergences, Replay: replayReflector(upstream.Reflector())},
-	}
-}
-
-func replayReflector(s prefl.Subject) func(*testing.T, *traces.Trace) error {
-	return func(t *testing.T, tr *traces.Trace) error { return prefl.Replay(t, s, tr) }
-}
-
-// OursReflector is impl/reflector as a subject, with the bubble's clock
+// Reflector is impl/reflector as a subject, with the bubble's clock
 // (the real clock under synctest).
-func OursReflector() prefl.Subject {
+func Reflector() prefl.Subject {
 	return prefl.Subject{
 		New: func(s prefl.Setup) (prefl.Reflector, error) {
 			return newReflector(s.Server, s.Store, s)

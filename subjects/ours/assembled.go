@@ -1,4 +1,4 @@
-package subjects
+package ours
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// OursAssembled is impl/informer's Informer (our reflector, RealFIFO,
+// Assembled is impl/informer's Informer (our reflector, RealFIFO,
 // delta.Process, store and processor) over the model server.
-func OursAssembled() prefl.InformerSubject {
+func Assembled() prefl.InformerSubject {
 	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool) (prefl.Informer, error) {
 		ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{}}
 		if !watchList {

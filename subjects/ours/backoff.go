@@ -1,21 +1,17 @@
-package subjects
+package ours
 
 import (
-	"testing"
 	"time"
 
 	"github.com/kverify/kverify/impl/backoff"
 	pbo "github.com/kverify/kverify/props/backoff"
-	"github.com/kverify/kverify/props/checkkit"
-	"github.com/kverify/kverify/traces"
-	"github.com/kverify/kverify/upstream"
 	"k8s.io/utils/clock"
 )
 
-// OursBackoff is impl/backoff as a subject: New validates the parameters
+// Backoff is impl/backoff as a subject: New validates the parameters
 // as a caller of backoff.Backoff would (Validate), and the jitter comes
 // from the random source the suite hands in.
-func OursBackoff() pbo.Subject {
+func Backoff() pbo.Subject {
 	return pbo.Subject{
 		New: func(p pbo.Params) (pbo.Backoff, error) {
 			b := toOurs(p)
@@ -55,19 +51,4 @@ func toOurs(p pbo.Params) backoff.Backoff {
 
 func fromOurs(b backoff.Backoff) pbo.Params {
 	return pbo.Params{Duration: b.Duration, Factor: b.Factor, Jitter: b.Jitter, Steps: b.Steps, Cap: b.Cap}
-}
-
-// backoffEntries are the backoff component's entries: ours, and client-go's
-// wait.Backoff with DelayWithReset.
-func backoffEntries() []Entry {
-	return []Entry{
-		{Component: pbo.Component, Subject: Ours, Checks: func() []checkkit.Check { return pbo.Checks(OursBackoff()) },
-			Replay: replayBackoff(OursBackoff)},
-		{Component: pbo.Component, Subject: Upstream, Checks: func() []checkkit.Check { return pbo.Checks(upstream.Backoff()) },
-			Divergences: upstream.BackoffDivergences, Replay: replayBackoff(upstream.Backoff)},
-	}
-}
-
-func replayBackoff(s func() pbo.Subject) func(*testing.T, *traces.Trace) error {
-	return func(t *testing.T, tr *traces.Trace) error { return pbo.Replay(t, s(), tr) }
 }

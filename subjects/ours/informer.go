@@ -1,4 +1,4 @@
-package subjects
+package ours
 
 import (
 	"context"
@@ -11,41 +11,21 @@ import (
 	"github.com/kverify/kverify/impl/delta"
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/linearizability"
-	"github.com/kverify/kverify/props/checkkit"
 	pinf "github.com/kverify/kverify/props/informer"
-	prefl "github.com/kverify/kverify/props/reflector"
 	sinf "github.com/kverify/kverify/spec/informer"
-	"github.com/kverify/kverify/upstream"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 )
 
-// informerEntries binds the informer suite to ours and to client-go.
-func informerEntries() []Entry {
-	return []Entry{
-		{Component: pinf.Component, Subject: Ours, Checks: oursInformerChecks},
-		{Component: pinf.Component, Subject: Upstream, Checks: upstreamInformerChecks, Divergences: upstream.InformerDivergences},
-	}
-}
-
-func oursInformerChecks() []checkkit.Check {
-	// The assembled checks first: they take milliseconds.
-	return append(prefl.InformerChecks(OursAssembled()), pinf.Checks(OursInformer())...)
-}
-
-func upstreamInformerChecks() []checkkit.Check {
-	return append(prefl.InformerChecks(upstream.SharedInformer()), pinf.Checks(upstream.Informer())...)
-}
-
-// OursInformer is impl/informer behind the suite's FanOut: a minimal
+// Informer is impl/informer behind the suite's FanOut: a minimal
 // informer whose "source" is a key store, so the suite drives our listener,
 // pump and processor exactly as an informer would.
-func OursInformer() pinf.Subject {
+func Informer() pinf.Subject {
 	return pinf.Subject{
 		New:  func() pinf.FanOut { return newOursFanOut(0) },
 		Pump: oursPump{},
 		Linear: func() linearizability.FanOut {
-			return OursListenerFanOut(informer.ListenerOptions{})
+			return ListenerFanOut(informer.ListenerOptions{})
 		},
 		NewResync: func(check time.Duration) pinf.ResyncFanOut { return newOursFanOut(check) },
 		Slow:      func() (pinf.SlowFanOut, func()) { return newOursFanOut(0), func() {} },
@@ -320,11 +300,11 @@ func pumpActionName(a informer.PumpAction) string {
 	return "Invalid"
 }
 
-// OursListenerFanOut is our processor behind the per-listener
+// ListenerFanOut is our processor behind the per-listener
 // linearizability workload: each value becomes a notification (kinds
 // mixed, so every handler method is exercised) and comes back as the
 // object of the handler call.
-func OursListenerFanOut(opts informer.ListenerOptions) linearizability.FanOut {
+func ListenerFanOut(opts informer.ListenerOptions) linearizability.FanOut {
 	return &listenerFanOut{p: informer.NewProcessor(nil), opts: opts}
 }
 

@@ -1,4 +1,4 @@
-package subjects
+package ours
 
 import (
 	"github.com/kverify/kverify/impl/delta"
@@ -7,9 +7,9 @@ import (
 	pfifo "github.com/kverify/kverify/props/fifo"
 )
 
-// OursDeltaFIFO is impl/deltafifo as a subject, with impl/delta.Process as
+// DeltaFIFO is impl/deltafifo as a subject, with impl/delta.Process as
 // its processing path.
-func OursDeltaFIFO() pfifo.Subject {
+func DeltaFIFO() pfifo.Subject {
 	return pfifo.Subject{
 		New: func(o pfifo.Options) (pfifo.FIFO, error) {
 			opts := deltafifo.Options{EmitReplaced: o.EmitReplaced, SlowProcess: o.OnSlow}
@@ -27,9 +27,9 @@ func OursDeltaFIFO() pfifo.Subject {
 	}
 }
 
-// OursRealFIFO is impl/realfifo as a subject, with impl/delta.Process as
+// RealFIFO is impl/realfifo as a subject, with impl/delta.Process as
 // its processing path.
-func OursRealFIFO() pfifo.Subject {
+func RealFIFO() pfifo.Subject {
 	return pfifo.Subject{
 		Real: true,
 		New: func(o pfifo.Options) (pfifo.FIFO, error) {
@@ -168,4 +168,18 @@ func (s suiteStore) Bookmark(rv string) {
 	if b, ok := s.s.(interface{ Bookmark(string) }); ok {
 		b.Bookmark(rv)
 	}
+}
+
+// FIFOImpl returns the FIFO of ours behind f (a *deltafifo.FIFO or a
+// *realfifo.FIFO), or f itself when f is not one of ours: what a vector
+// replay reads Len or ListKeys from, which the suite's FIFO interface
+// leaves out (client-go's FIFOs export no length).
+func FIFOImpl(f pfifo.FIFO) any {
+	switch o := f.(type) {
+	case oursFIFO:
+		return o.producer
+	case oursReal:
+		return o.producer
+	}
+	return f
 }

@@ -1,4 +1,4 @@
-package subjects
+package ours
 
 import (
 	wq "github.com/kverify/kverify/impl/workqueue"

@@ -1,4 +1,4 @@
-package subjects
+package ours
 
 import (
 	"time"
@@ -7,10 +7,10 @@ import (
 	prl "github.com/kverify/kverify/props/ratelimit"
 )
 
-// OursLimiters are our rate limiters as a subject. The limiters satisfy
+// Limiters are our rate limiters as a subject. The limiters satisfy
 // prl.Limiter as they are; the combinators' parts are prl.Limiters, which
 // satisfy rl.Limiter[string] (the same method set).
-func OursLimiters() prl.Subject {
+func Limiters() prl.Subject {
 	return prl.Subject{
 		Exponential: func(base, max time.Duration) (prl.Limiter, error) {
 			return limiter(rl.NewItemExponential[string](base, max))

@@ -1,0 +1,160 @@
+package subjects
+
+import (
+	"slices"
+	"testing"
+
+	pbo "github.com/kverify/kverify/props/backoff"
+	"github.com/kverify/kverify/props/checkkit"
+	pfifo "github.com/kverify/kverify/props/fifo"
+	pinf "github.com/kverify/kverify/props/informer"
+	prefl "github.com/kverify/kverify/props/reflector"
+	pring "github.com/kverify/kverify/props/ring"
+	pwq "github.com/kverify/kverify/props/workqueue"
+	"github.com/kverify/kverify/subjects/ours"
+	"github.com/kverify/kverify/subjects/upstream"
+	"github.com/kverify/kverify/traces"
+)
+
+// Component is one row of the registry: a component and its checks bound
+// to each subject built into this module. Every list keyed by component
+// (Components, All, the command's --component, the nested modules'
+// components) comes from Registry, and TestRegistryConsistent fails when a
+// catalogue (mutants, fuzz machines, golden vectors, divergences) names a
+// component or check that Registry lacks, or forgets one it has.
+type Component struct {
+	Name string
+	// Ours and Upstream bind the component's checks to our implementation
+	// (subjects/ours) and to client-go v0.37.2 (subjects/upstream).
+	Ours, Upstream Binding
+}
+
+// Binding is one subject's side of a Component.
+type Binding struct {
+	Checks func() []checkkit.Check
+	// Divergences are the subject's declared differences.
+	Divergences []checkkit.Divergence
+	// Replay replays a saved step trace of one of the checks; nil when
+	// the component has none.
+	Replay func(t *testing.T, tr *traces.Trace) error
+}
+
+// Registry is every component, in the order kverify reports them.
+func Registry() []Component {
+	ring := func(ss ...pring.Subject) []checkkit.Check {
+		var cs []checkkit.Check
+		for _, s := range ss {
+			cs = append(cs, pring.Checks(s)...)
+		}
+		return cs
+	}
+	return []Component{
+		{Name: pwq.Component,
+			Ours:     Binding{Checks: func() []checkkit.Check { return pwq.QueueChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)},
+			Upstream: Binding{Checks: func() []checkkit.Check { return pwq.QueueChecks(upstream.Workqueue()) }, Divergences: upstream.QueueDivergences, Replay: replayWorkqueue(upstream.Workqueue)}},
+		{Name: pwq.ComponentDelaying,
+			Ours:     Binding{Checks: func() []checkkit.Check { return pwq.DelayingChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)},
+			Upstream: Binding{Checks: func() []checkkit.Check { return pwq.DelayingChecks(upstream.Workqueue()) }, Divergences: upstream.DelayingDivergences, Replay: replayWorkqueue(upstream.Workqueue)}},
+		{Name: pwq.ComponentRateLimit,
+			Ours:     Binding{Checks: func() []checkkit.Check { return pwq.RateLimitChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)},
+			Upstream: Binding{Checks: func() []checkkit.Check { return pwq.RateLimitChecks(upstream.Workqueue()) }, Divergences: upstream.LimiterDivergences, Replay: replayWorkqueue(upstream.Workqueue)}},
+		// Both of our buffers are under the one "ours" subject (checks
+		// ring/*, chunked/* and pooled/*), so that the gate and the kill
+		// matrix cover both; upstream's TypedRingGrowing takes ring/*.
+		{Name: pring.Component,
+			Ours:     Binding{Checks: func() []checkkit.Check { return ring(ours.Ring(), ours.Chunked(), ours.Pooled()) }, Replay: replayRing(ours.Ring(), ours.Chunked(), ours.Pooled())},
+			Upstream: Binding{Checks: func() []checkkit.Check { return ring(upstream.Ring()) }, Divergences: upstream.RingDivergences, Replay: replayRing(upstream.Ring())}},
+		// The assembled informer's checks first: they take milliseconds.
+		{Name: pinf.Component,
+			Ours: Binding{Checks: func() []checkkit.Check {
+				return append(prefl.InformerChecks(ours.Assembled()), pinf.Checks(ours.Informer())...)
+			}},
+			Upstream: Binding{Checks: func() []checkkit.Check {
+				return append(prefl.InformerChecks(upstream.SharedInformer()), pinf.Checks(upstream.Informer())...)
+			}, Divergences: upstream.InformerDivergences}},
+		{Name: pfifo.DeltaComponent,
+			Ours:     Binding{Checks: func() []checkkit.Check { return pfifo.Checks(ours.DeltaFIFO()) }, Replay: replayFIFO(ours.DeltaFIFO())},
+			Upstream: Binding{Checks: func() []checkkit.Check { return pfifo.Checks(upstream.DeltaFIFO()) }, Divergences: upstream.DeltaFIFODivergences, Replay: replayFIFO(upstream.DeltaFIFO())}},
+		{Name: pfifo.RealComponent,
+			Ours:     Binding{Checks: func() []checkkit.Check { return pfifo.Checks(ours.RealFIFO()) }, Replay: replayFIFO(ours.RealFIFO())},
+			Upstream: Binding{Checks: func() []checkkit.Check { return pfifo.Checks(upstream.RealFIFO()) }, Divergences: upstream.RealFIFODivergences, Replay: replayFIFO(upstream.RealFIFO())}},
+		{Name: prefl.Component,
+			Ours:     Binding{Checks: func() []checkkit.Check { return prefl.Checks(ours.Reflector()) }, Replay: replayReflector(ours.Reflector())},
+			Upstream: Binding{Checks: func() []checkkit.Check { return prefl.Checks(upstream.Reflector()) }, Divergences: upstream.ReflectorDivergences, Replay: replayReflector(upstream.Reflector())}},
+		{Name: pbo.Component,
+			Ours:     Binding{Checks: func() []checkkit.Check { return pbo.Checks(ours.Backoff()) }, Replay: replayBackoff(ours.Backoff)},
+			Upstream: Binding{Checks: func() []checkkit.Check { return pbo.Checks(upstream.Backoff()) }, Divergences: upstream.BackoffDivergences, Replay: replayBackoff(upstream.Backoff)}},
+	}
+}
+
+// External is a subject registered by a module of its own, nested in this
+// repository, so that this module does not gain its dependencies. The
+// module's TestSuite and TestReplay call RunSuite and RunReplay with its
+// entries; kverify builds and runs them there.
+type External struct {
+	Name       string
+	Dir        string   // the module's directory, relative to this module's root
+	Components []string // the components it registers entries for
+}
+
+// Externals lists the subjects that live in nested modules.
+func Externals() []External {
+	return []External{
+		// controller-runtime's priority queue (subjects/controllerruntime:
+		// Components there).
+		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue", "delaying", "ratelimit"}},
+	}
+}
+
+// Components lists the component names, in registry order.
+func Components() []string {
+	var out []string
+	for _, c := range Registry() {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// ComponentByName returns the registry row called name.
+func ComponentByName(name string) (Component, bool) {
+	rs := Registry()
+	if i := slices.IndexFunc(rs, func(c Component) bool { return c.Name == name }); i >= 0 {
+		return rs[i], true
+	}
+	return Component{}, false
+}
+
+// All returns every entry of the subjects built into this module: each
+// registry row bound to ours and to upstream.
+func All() []Entry {
+	var es []Entry
+	for _, c := range Registry() {
+		for _, b := range []struct {
+			subject string
+			Binding
+		}{{Ours, c.Ours}, {Upstream, c.Upstream}} {
+			es = append(es, Entry{Component: c.Name, Subject: b.subject, Checks: b.Checks, Divergences: b.Divergences, Replay: b.Replay})
+		}
+	}
+	return es
+}
+
+func replayWorkqueue(s func() pwq.Subject) func(*testing.T, *traces.Trace) error {
+	return func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, s(), tr) }
+}
+
+func replayRing(ss ...pring.Subject) func(*testing.T, *traces.Trace) error {
+	return func(_ *testing.T, tr *traces.Trace) error { return pring.Replay(ss, tr) }
+}
+
+func replayFIFO(s pfifo.Subject) func(*testing.T, *traces.Trace) error {
+	return func(_ *testing.T, tr *traces.Trace) error { return pfifo.Replay(s, tr) }
+}
+
+func replayReflector(s prefl.Subject) func(*testing.T, *traces.Trace) error {
+	return func(t *testing.T, tr *traces.Trace) error { return prefl.Replay(t, s, tr) }
+}
+
+func replayBackoff(s func() pbo.Subject) func(*testing.T, *traces.Trace) error {
+	return func(t *testing.T, tr *traces.Trace) error { return pbo.Replay(t, s(), tr) }
+}
