@@ -278,7 +278,7 @@ func (r *Racer) RaceChecked(p *Progress, round string, offset int, a, b func()) 
 		v = r.Panicked()
 	}
 	if v != nil {
-		err := Broke("No panic", "%s: a call panicked: %v", round, v)
+		err := Broke(GNoPanic, "%s: a call panicked: %v", round, v)
 		p.Abandon(err)
 		return false, err
 	}

@@ -146,6 +146,21 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 	}
 }
 
+// InBubble runs body in a testing/synctest bubble, for a check that runs
+// one fixed scenario on fake time, and returns body's error, or a
+// GNoPanic violation for a panic (of the subject, or synctest's deadlock
+// report when the subject leaves goroutines blocked). Body must stop every
+// goroutine it started.
+func InBubble(t *testing.T, body func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil && err == nil {
+			err = Broke(GNoPanic, "%v", p)
+		}
+	}()
+	Bubble(t, func() { err = body() })
+	return err
+}
+
 // Bubble runs body in a testing/synctest bubble (fresh fake clock, durable
 // blocking detection) and re-raises inside the calling goroutine any panic
 // body raised, which is how rapid's failures leave a bubble: rapid sees them

@@ -145,8 +145,6 @@ func (p *Progress) context() string {
 	}
 }
 
-// GTermination is the guarantee a hang, spin or deadlock breaks.
-const GTermination = "Termination"
 
 // tainted names the first check that hung in this process: its goroutines
 // may still run (a spinning subject holds a CPU), so later checks in the
@@ -202,7 +200,7 @@ func guard(t *testing.T, c Check, cfg Config) error {
 		returned := false
 		defer func() {
 			if r := recover(); r != nil {
-				done <- Broke("No panic", "the subject panicked during the check: %v\n%s", r, subjectStack(debugStack()))
+				done <- Broke(GNoPanic, "the subject panicked during the check: %v\n%s", r, subjectStack(debugStack()))
 				return
 			}
 			if !returned {

@@ -1,9 +1,7 @@
 package informer
 
 import (
-	"fmt"
 	"testing"
-	"testing/synctest"
 
 	"github.com/kverify/kverify/props/checkkit"
 	"pgregory.net/rapid"
@@ -95,26 +93,6 @@ func Checks(s Subject) []checkkit.Check {
 			Run:       linear(s.Linear)}.OfferedIf(s.Linear != nil, "the subject offers no listener for the linearizability check (Subject.Linear is nil)"),
 	}
 	return cs
-}
-
-// inBubble runs body in a synctest bubble and turns every panic (a bug in
-// the subject, or synctest's deadlock report when goroutines stay blocked)
-// into an error. body must leave no goroutine running.
-func inBubble(t *testing.T, body func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil && err == nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	synctest.Test(t, func(*testing.T) {
-		defer func() {
-			if r := recover(); r != nil && err == nil {
-				err = fmt.Errorf("panic in the bubble: %v", r)
-			}
-		}()
-		err = body()
-	})
-	return err
 }
 
 func delivery(s Subject) func(*testing.T, checkkit.Config) error {

@@ -52,7 +52,7 @@ func slowWarning(s Subject) func(*testing.T, checkkit.Config) error {
 		if s.Slow == nil {
 			checkkit.SkipNotOffered(t, "the subject does not report slow-handler warnings")
 		}
-		return inBubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			f, release := s.Slow()
 			defer release()
 			d := &driver{}
@@ -197,7 +197,7 @@ func faults(s Subject) func(*testing.T, checkkit.Config) error {
 			checkkit.SkipNotOffered(t, "the subject does not promise to contain handler panics (one could crash the test binary)")
 		}
 		return s.ContainPanics(func() error {
-			return inBubble(t, func() error { return faultScenario(s) })
+			return checkkit.InBubble(t, func() error { return faultScenario(s) })
 		})
 	}
 }

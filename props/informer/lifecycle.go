@@ -32,7 +32,7 @@ const lifecycleEvents = 200
 // if each call had been made once.
 func lifecycle(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		return inBubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			if err := fanOutLifecycle(s, cfg); err != nil {
 				return err
 			}

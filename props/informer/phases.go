@@ -76,7 +76,7 @@ func snapshot(got []string, base phaseStore, racy []pev, later []string, exact b
 // notifications behind it), and after every handler synced.
 func phases(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		return inBubble(t, func() error { return phaseScenario(s, cfg.Progress) })
+		return checkkit.InBubble(t, func() error { return phaseScenario(s, cfg.Progress) })
 	}
 }
 

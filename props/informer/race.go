@@ -127,7 +127,7 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 		}
 		sched := checkkit.NewRaceSchedule(pairs, InformerRaceRounds, cfg.Budget)
 		defer sched.Stop()
-		return inBubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, fr := range fanRaces {
 					if err := fanRaceRound(s, r, fr, round, cfg); err != nil {

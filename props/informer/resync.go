@@ -141,7 +141,7 @@ func resyncCheck(s Subject, scs []rsScenario) func(*testing.T, checkkit.Config) 
 	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, sc := range scs {
 			cfg.Progress.Op("scenario: " + sc.name)
-			if err := inBubble(t, func() error { return runResync(s, sc) }); err != nil {
+			if err := checkkit.InBubble(t, func() error { return runResync(s, sc) }); err != nil {
 				return fmt.Errorf("%s: %w", sc.name, err)
 			}
 		}

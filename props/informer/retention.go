@@ -30,7 +30,7 @@ func retention(s Subject) func(*testing.T, checkkit.Config) error {
 		if s.SourceRetains != "" {
 			checkkit.SkipNotOffered(t, "%s", s.SourceRetains)
 		}
-		return inBubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			f := s.New()
 			defer f.Stop()
 			p := newProbe("h")
@@ -101,7 +101,7 @@ func burstMemory(s Subject) func(*testing.T, checkkit.Config) error {
 		if s.SourceRetains != "" {
 			checkkit.SkipNotOffered(t, "%s", s.SourceRetains)
 		}
-		return inBubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			f := s.New()
 			defer f.Stop()
 			h := &gatedCounter{gate: make(chan struct{})}

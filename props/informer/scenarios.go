@@ -74,7 +74,7 @@ func addHandler(d *driver, f FanOut, p *probe) (Registration, error) {
 
 func isolation(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		return inBubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			f := s.New()
 			d := &driver{}
 			stuck := newProbe("blocked")
@@ -130,7 +130,7 @@ const SyncKeys = 3
 
 func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		return inBubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			f := s.New()
 			d := &driver{}
 			var cleanup []*probe
@@ -292,7 +292,7 @@ var errNoBacklog = errors.New("the subject's registrations do not implement Back
 
 func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		err := inBubble(t, func() error {
+		err := checkkit.InBubble(t, func() error {
 			f := s.New()
 			d := &driver{}
 			p := newProbe("h")

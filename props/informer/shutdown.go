@@ -13,7 +13,7 @@ import (
 
 func shutdown(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		if err := inBubble(t, func() error { return removeAndStop(s) }); err != nil {
+		if err := checkkit.InBubble(t, func() error { return removeAndStop(s) }); err != nil {
 			return err
 		}
 		return leak(s)

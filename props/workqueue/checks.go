@@ -264,7 +264,7 @@ func RunSteps(t *testing.T, s Subject, mode Mode, steps []Step, rec *checkkit.Re
 	if rec == nil {
 		rec = &checkkit.Recorder{}
 	}
-	return bubble(t, func() error {
+	return checkkit.InBubble(t, func() error {
 		x := newMachine(s, mode, rec)
 		defer x.Close()
 		for _, st := range steps {

@@ -193,7 +193,7 @@ var finalStep = DStep{Kind: DShutDown}
 // outcome against the model. A violation comes back with the steps run as its trace.
 func RunDSteps(t *testing.T, s Subject, mode DMode, steps []DStep) error {
 	var ops []traces.Step
-	err := bubble(t, func() error {
+	err := checkkit.InBubble(t, func() error {
 		x := newDMachine(s, mode, &checkkit.Recorder{})
 		defer x.Close()
 		for _, st := range append(slices.Clip(steps), finalStep) {
@@ -245,16 +245,4 @@ func takeAll(q Queue) []string {
 		got = append(got, k)
 	}
 	return got
-}
-
-// bubble runs body in a synctest bubble and turns a panic (of the subject,
-// or synctest's deadlock report) into a violation.
-func bubble(t *testing.T, body func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil && err == nil {
-			err = checkkit.Broke(GNoPanic, "%v", p)
-		}
-	}()
-	checkkit.Bubble(t, func() { err = body() })
-	return err
 }

@@ -2,11 +2,12 @@ package workqueue
 
 import (
 	"fmt"
-	"k8s.io/utils/clock"
 	"slices"
 	"strconv"
 	"strings"
 	"testing/synctest"
+
+	"k8s.io/utils/clock"
 
 	"github.com/kverify/kverify/props/checkkit"
 	wq "github.com/kverify/kverify/spec/workqueue"

@@ -22,7 +22,7 @@ const CheckDelayingFakeClock = "delaying/fake-clock"
 // lost nor reordered.
 func fakeClockCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		return bubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			fc := testingclock.NewFakeClock(timersEpoch)
 			q := s.NewDelaying(Deps{Clock: fc})
 			defer func() {

@@ -70,7 +70,7 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 		// run after this one.
 		sched := checkkit.NewRaceScheduleWithin(len(pairs)-1, lifecycleRounds, cfg.Budget, lifecycleLimit)
 		defer sched.Stop()
-		return bubble(t, func() (err error) {
+		return checkkit.InBubble(t, func() (err error) {
 			for _, p := range pairs {
 				how := fmt.Sprintf("%s then %s", p[0].name, p[1].name)
 				cfg.Progress.Op(how)

@@ -330,7 +330,7 @@ func replayPriority(t *testing.T, s Subject, ops []string) error {
 		}
 		steps = append(steps, st)
 	}
-	return bubble(t, func() error {
+	return checkkit.InBubble(t, func() error {
 		x := newPrioMachine(s, checkkit.NewRecorder(nil))
 		defer x.q.ShutDown()
 		for _, st := range steps {

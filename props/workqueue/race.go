@@ -89,7 +89,7 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		sched := checkkit.NewRaceSchedule(len(racePairs), checkkit.RaceRounds, cfg.Budget)
 		defer sched.Stop()
-		return bubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			return sched.Loop(t, raceBatch, func(r *checkkit.Racer, round int) error {
 				for _, p := range racePairs {
 					if err := raceRounds(s, r, p, round, cfg); err != nil {

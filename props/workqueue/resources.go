@@ -33,7 +33,7 @@ const (
 // waiting heap.
 func delayingRetention(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		return bubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			var (
 				queues []Delaying
 				probes []weak.Pointer[byte]
@@ -132,7 +132,7 @@ func delayingRetention(s Subject) func(*testing.T, checkkit.Config) error {
 // each call once the queue has settled.
 func oneTimer(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		return bubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			fc := checkkit.NewTimers(timersEpoch)
 			q := s.NewDelaying(Deps{Clock: fc})
 			defer stop(s.Profile, q)

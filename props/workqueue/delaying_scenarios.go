@@ -160,7 +160,7 @@ var immediateDelays = []time.Duration{0, -1, -time.Hour, math.MinInt64}
 // least once in 64 probes.
 func immediateCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		return bubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 			defer func() {
 				stop(s.Profile, q)
@@ -196,7 +196,7 @@ func immediateCheck(s Subject) func(*testing.T, checkkit.Config) error {
 func shutdownCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
 		for _, drain := range []bool{false, true} {
-			if err := bubble(t, func() error { return shutdownScenario(s, drain) }); err != nil {
+			if err := checkkit.InBubble(t, func() error { return shutdownScenario(s, drain) }); err != nil {
 				return err
 			}
 		}
@@ -339,7 +339,7 @@ func shutdownScenario(s Subject, drain bool) error {
 // model says (spec/workqueue: ShutDown makes a waiting drain return).
 func releaseCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		return bubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 			q.Add("a")
 			held, _ := q.Get()
@@ -385,7 +385,7 @@ func returned(ch chan struct{}) bool {
 func delayingLeak(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
 		for _, drain := range []bool{false, true} {
-			err := bubble(t, func() error {
+			err := checkkit.InBubble(t, func() error {
 				before := goleak.IgnoreCurrent()
 				q := s.NewDelaying(Deps{Clock: clock.RealClock{}, Metrics: true})
 				// Release what the stop left running, so that a leak is

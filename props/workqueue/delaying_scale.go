@@ -44,7 +44,7 @@ func scaleCheck(s Subject) func(*testing.T, checkkit.Config) error {
 		for _, seed := range scaleSeeds {
 			var failed error
 			for _, n := range scaleSizes {
-				err := bubble(t, func() error { return scaleRun(s, cfg, seed, n) })
+				err := checkkit.InBubble(t, func() error { return scaleRun(s, cfg, seed, n) })
 				if err == nil {
 					break // smaller sizes are only tried to shrink a failure
 				}

@@ -107,7 +107,7 @@ func delayingRaceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		sched := checkkit.NewRaceSchedule(len(dracePairs), checkkit.RaceRounds/2, cfg.Budget)
 		defer sched.Stop()
-		return bubble(t, func() error {
+		return checkkit.InBubble(t, func() error {
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, p := range dracePairs {
 					if err := draceRound(s, r, p, round, cfg); err != nil {
