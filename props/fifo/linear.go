@@ -3,7 +3,6 @@ package fifo
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -34,9 +33,6 @@ const (
 	// to give the clients two CPUs (the budget, if longer, replaces it).
 	linearLimit   = 5 * time.Second
 	linearTimeout = 10 * time.Second // porcupine's search, per history
-	// linearSeedEnv fixes the first workload's seed. A seed repeats the
-	// calls each client makes and their offsets, not the scheduling.
-	linearSeedEnv = "KVERIFY_LINEAR_SEED"
 )
 
 // linearTargets are the least number of workloads the check runs, and the
@@ -79,7 +75,7 @@ func raceEnabled() bool {
 // it and drains it, and its history is checked on its own.
 func linearCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := linearSeed()
+		seed := checkkit.LinearSeed()
 		wantWorkloads, wantParallel := linearTargets()
 		pool := newLinearPool()
 		defer pool.close()
@@ -419,7 +415,7 @@ func (p *linearPlan) save(t *testing.T, cfg checkkit.Config, s Subject, c lin.FI
 	name := fmt.Sprintf("%s-linear-%s-seed%d", component(s), subject, p.seed)
 	html, js, err := lin.SaveFIFOFailure(dir, name, c, h, info)
 	return lin.FailureNote(html, js, err, "linearizability.LoadFIFOHistory, then linearizability.Check with FIFOModel",
-		fmt.Sprintf("rerun the same calls with %s=%d", linearSeedEnv, p.seed))
+		checkkit.LinearSeedHint(p.seed))
 }
 
 // linearDo makes one call on f and returns what it observed. A Pop's
@@ -492,14 +488,3 @@ func burn(n int) {
 }
 
 func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
-
-// linearSeed is the first workload's seed: from the environment if set,
-// else random.
-func linearSeed() uint64 {
-	if v := os.Getenv(linearSeedEnv); v != "" {
-		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
-			return n
-		}
-	}
-	return rand.Uint64()
-}

@@ -220,7 +220,7 @@ func TestLinearFindsBrokenFIFO(t *testing.T) {
 			if !errors.As(err, &v) || v.Guarantee != gLinear {
 				t.Fatalf("want a %q violation, got %v", gLinear, err)
 			}
-			for _, want := range []string{"client 3 is the coordinator", "Pop() -> ", "visualisation: " + dir, ".html", "history: " + dir, linearSeedEnv + "="} {
+			for _, want := range []string{"client 3 is the coordinator", "Pop() -> ", "visualisation: " + dir, ".html", "history: " + dir, "KVERIFY_LINEAR_SEED="} {
 				if !strings.Contains(v.Detail, want) {
 					t.Errorf("violation does not mention %q:\n%s", want, v.Detail)
 				}

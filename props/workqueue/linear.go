@@ -2,9 +2,6 @@ package workqueue
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,10 +27,6 @@ const (
 	linearFIFORuns  = 20               // short scenarios in the first round
 	linearPerKeyOps = 2000             // per client, in the long run
 	linearTimeout   = 10 * time.Second // porcupine's search, per history
-	// linearSeedEnv fixes the first scenario's seed. A seed repeats each
-	// goroutine's choices, not the scheduling: the saved history is the
-	// exact replay.
-	linearSeedEnv = "KVERIFY_LINEAR_SEED"
 )
 
 func linearChecks(s Subject) []checkkit.Check {
@@ -51,7 +44,7 @@ func linearChecks(s Subject) []checkkit.Check {
 // least linearFIFORuns and more while cfg.Budget lasts.
 func linearFIFO(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := linearSeed()
+		seed := checkkit.LinearSeed()
 		start := time.Now()
 		ops := 0
 		for i := uint64(0); ; i++ {
@@ -72,7 +65,7 @@ func linearFIFO(s Subject) func(*testing.T, checkkit.Config) error {
 // while cfg.Budget lasts.
 func linearPerKey(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := linearSeed()
+		seed := checkkit.LinearSeed()
 		start := time.Now()
 		for i := uint64(0); ; i++ {
 			n, err := linearScenario(t, s, cfg, CheckLinearPerKey, linearizability.PerKeyModelFor(s.Profile), seed+i, linearPerKeyOps)
@@ -141,16 +134,5 @@ func saveLinear(t *testing.T, cfg checkkit.Config, check string, seed uint64, mo
 	name := fmt.Sprintf("%s-%s-%s-seed%d", Component, strings.ReplaceAll(check, "/", "-"), subject, seed)
 	html, js, err := linearizability.SaveFailure(dir, name, model, h, info)
 	return linearizability.FailureNote(html, js, err, "linearizability.LoadHistory, then linearizability.Check",
-		fmt.Sprintf("rerun the same choices with %s=%d", linearSeedEnv, seed))
-}
-
-// linearSeed is the first scenario's seed: from the environment if set,
-// else random.
-func linearSeed() uint64 {
-	if v := os.Getenv(linearSeedEnv); v != "" {
-		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
-			return n
-		}
-	}
-	return rand.Uint64()
+		checkkit.LinearSeedHint(seed))
 }
