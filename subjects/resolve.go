@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/mutants"
 )
 
@@ -44,7 +45,7 @@ func (s Subject) Nested() bool { return s.Dir != "" }
 // Env is what the subject adds to the suite binary's environment.
 func (s Subject) Env() []string {
 	if s.Mutant != nil {
-		return []string{"KVERIFY_MUTANT=" + s.Mutant.ID}
+		return kvenv.Config{Mutant: s.Mutant.ID}.Environ()
 	}
 	return nil
 }

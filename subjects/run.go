@@ -2,11 +2,11 @@ package subjects
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/traces"
 )
@@ -21,10 +21,11 @@ import (
 // with its entries, and kverify drives it like this package's.
 func RunSuite(t *testing.T, entries []Entry) {
 	t.Helper()
-	comps := list("KVERIFY_COMPONENTS")
-	subs := list("KVERIFY_SUBJECTS")
-	only := list("KVERIFY_ONLY")
-	listing := os.Getenv("KVERIFY_LIST") != ""
+	env := loadEnv(t)
+	comps, subs, only, listing := env.Components, env.Subjects, env.Only, env.List
+	if err := knownNames(entries, comps, subs); err != nil {
+		t.Fatal(err)
+	}
 	for _, e := range entries {
 		if (comps != nil && !slices.Contains(comps, e.Component)) || (subs != nil && !slices.Contains(subs, e.Subject)) {
 			continue
@@ -63,7 +64,8 @@ const ListPrefix = "kverify-check: "
 // replay` runs.
 func RunReplay(t *testing.T, entries []Entry) {
 	t.Helper()
-	path := os.Getenv("KVERIFY_REPLAY")
+	env := loadEnv(t)
+	path := env.Replay
 	if path == "" {
 		t.Skip("KVERIFY_REPLAY not set")
 	}
@@ -71,7 +73,7 @@ func RunReplay(t *testing.T, entries []Entry) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subject := os.Getenv("KVERIFY_REPLAY_SUBJECT")
+	subject := env.ReplaySubject
 	if subject == "" {
 		subject = tr.Subject
 	}
@@ -101,18 +103,38 @@ func RunReplay(t *testing.T, entries []Entry) {
 }
 
 func subjectName(s string) string {
-	if m := os.Getenv("KVERIFY_MUTANT"); m != "" && s == Ours {
-		return "mutant:" + m
+	if env, _ := kvenv.Load(); env.Mutant != "" && s == Ours { // a malformed one failed the run already
+		return "mutant:" + env.Mutant
 	}
 	return s
 }
 
-func list(env string) []string {
-	v := os.Getenv(env)
-	if v == "" {
-		return nil
+// loadEnv is the KVERIFY_* environment, or the end of t naming the
+// malformed variable.
+func loadEnv(t *testing.T) kvenv.Config {
+	t.Helper()
+	env, err := kvenv.Load()
+	if err != nil {
+		t.Fatalf("kverify's environment: %v", err)
 	}
-	return strings.Split(v, ",")
+	return env
+}
+
+// knownNames reports a component or subject named in KVERIFY_COMPONENTS
+// or KVERIFY_SUBJECTS that no entry has: a run narrowed to nothing would
+// pass having checked nothing.
+func knownNames(entries []Entry, comps, subs []string) error {
+	for _, c := range comps {
+		if !slices.ContainsFunc(entries, func(e Entry) bool { return e.Component == c }) {
+			return fmt.Errorf("KVERIFY_COMPONENTS names %q, which no entry here has", c)
+		}
+	}
+	for _, s := range subs {
+		if !slices.ContainsFunc(entries, func(e Entry) bool { return e.Subject == s }) {
+			return fmt.Errorf("KVERIFY_SUBJECTS names %q, which no entry here has", s)
+		}
+	}
+	return nil
 }
 
 func firstLine(s string) string {

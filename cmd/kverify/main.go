@@ -17,6 +17,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/kverify/kverify/internal/kvenv"
 )
 
 const usage = `usage: kverify <command> [flags]
@@ -59,6 +61,12 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, done bo
 }
 
 func run(args []string) int {
+	// The test binaries kverify starts inherit the environment: a
+	// malformed KVERIFY_* variable would fail every one of them.
+	if _, err := kvenv.Load(); err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)
 		return 2

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/mutants"
 	"github.com/kverify/kverify/subjects"
 )
@@ -357,7 +358,7 @@ func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race 
 	for _, w := range want {
 		wanted[w] = true
 	}
-	o := suiteRun{env: append(slices.Concat(env, subject.Env()), "KVERIFY_SUBJECTS="+subject.Target), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}
+	o := suiteRun{env: slices.Concat(env, subject.Env(), kvenv.Config{Subjects: []string{subject.Target}}.Environ()), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}
 	out := killOutcome{runs: 1}
 	if full {
 		defer s.Close()
@@ -416,7 +417,7 @@ func retrySurvivors(ms []mutants.Mutant, outcomes []killOutcome) {
 			continue
 		}
 		ro := o.run
-		ro.env = append(slices.Clone(ro.env), "KVERIFY_BUDGET="+deepBudget.String())
+		ro.env = slices.Concat(ro.env, kvenv.Config{Budget: deepBudget}.Environ())
 		ro.timeout += time.Duration(len(o.wanted)) * 2 * deepBudget
 		run := o.suite.run(ro, o.wanted)
 		o.runs++
@@ -464,7 +465,7 @@ func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string
 				continue
 			}
 			ro := o.run
-			ro.env = append(slices.Clone(ro.env), "KVERIFY_ONLY="+k)
+			ro.env = slices.Concat(ro.env, kvenv.Config{Only: []string{k}}.Environ())
 			run := o.suite.run(ro, o.wanted)
 			if _, ok := timeToKill(run, o.wanted); ok {
 				o.by = append(o.by, check)

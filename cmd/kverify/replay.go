@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/traces"
 )
@@ -44,7 +46,7 @@ func replay(args []string) int {
 	if err != nil {
 		return usageErr(fs, err)
 	}
-	o := goTestOpts{run: "^TestReplay$", env: append([]string{"KVERIFY_REPLAY=" + path}, sub.Env()...)}
+	o := goTestOpts{run: "^TestReplay$", env: slices.Concat(kvenv.Config{Replay: path, ReplaySubject: sub.Target}.Environ(), sub.Env())}
 	if sub.Nested() {
 		o.dir, o.pkg = sub.Dir, "."
 	}
@@ -58,7 +60,6 @@ func replay(args []string) int {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
 		return 1
 	}
-	o.env = append(o.env, "KVERIFY_REPLAY_SUBJECT="+sub.Target)
 	run := goTest(root, o)
 	if run.buildFail {
 		fmt.Fprintf(os.Stderr, "kverify replay: build failed:\n%s", tail(run.output.String(), 30))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
@@ -66,7 +67,7 @@ func buildSuiteIn(root, pkg, overlay string, race bool) (*suite, error) {
 func (s *suite) list(env []string) ([]string, map[string]string, error) {
 	cmd := exec.Command(s.bin, "-test.run", "^TestSuite$", "-test.count=1")
 	cmd.Dir = filepath.Join(s.root, s.pkg)
-	cmd.Env = append(append(os.Environ(), env...), "KVERIFY_LIST=1")
+	cmd.Env = slices.Concat(os.Environ(), env, kvenv.Config{List: true}.Environ())
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing the checks: %v\n%s", err, tail(string(out), 20))
@@ -189,7 +190,7 @@ func (s *suite) runAll(o suiteRun, want []string) ([]*result, *goTestRun) {
 	for round := 0; round < 6 && len(pending) > 0; round++ {
 		ro := o
 		if round > 0 {
-			ro.env = append(slices.Clone(o.env), "KVERIFY_ONLY="+onlyList(pending))
+			ro.env = slices.Concat(o.env, kvenv.Config{Only: onlyList(pending)}.Environ())
 		}
 		run := s.run(ro, wanted)
 		if first == nil {
@@ -235,7 +236,7 @@ func (s *suite) runAll(o suiteRun, want []string) ([]*result, *goTestRun) {
 }
 
 // onlyList is KVERIFY_ONLY for test names: component/check, comma-separated.
-func onlyList(names []string) string {
+func onlyList(names []string) []string {
 	var parts []string
 	for _, n := range names {
 		p := strings.SplitN(n, "/", 4)
@@ -243,5 +244,5 @@ func onlyList(names []string) string {
 			parts = append(parts, p[1]+"/"+p[3])
 		}
 	}
-	return strings.Join(parts, ",")
+	return parts
 }

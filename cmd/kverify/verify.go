@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
@@ -60,13 +61,6 @@ func (c *commonFlags) componentList() ([]string, error) {
 }
 
 func (c *commonFlags) env(components []string) ([]string, error) {
-	env := []string{"KVERIFY_COMPONENTS=" + strings.Join(components, ",")}
-	if c.budget > 0 {
-		env = append(env, "KVERIFY_BUDGET="+c.budget.String())
-	}
-	if c.checks > 0 {
-		env = append(env, fmt.Sprintf("KVERIFY_CHECKS=%d", c.checks))
-	}
 	dir := c.traces
 	if dir == "" {
 		d, err := os.MkdirTemp("", "kverify-traces-")
@@ -80,7 +74,7 @@ func (c *commonFlags) env(components []string) ([]string, error) {
 		return nil, err
 	}
 	c.traces = abs
-	return append(env, "KVERIFY_TRACE_DIR="+abs), nil
+	return kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs}.Environ(), nil
 }
 
 func (c *commonFlags) timeout(nChecks int) time.Duration {
@@ -237,7 +231,7 @@ func runSubject(root string, subject subjects.Subject, c commonFlags, env []stri
 		return nil, err
 	}
 	defer s.Close()
-	runEnv := append(slices.Concat(env, subject.Env()), "KVERIFY_SUBJECTS="+subject.Target)
+	runEnv := slices.Concat(env, subject.Env(), kvenv.Config{Subjects: []string{subject.Target}}.Environ())
 	want := wantedChecks(subject.Target, comps)
 	var families map[string]string
 	if subject.Nested() {

@@ -12,7 +12,6 @@ package checkkit
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -189,7 +189,7 @@ const DivergencePrefix = "DECLARED DIVERGENCE"
 
 // Run runs every check as a subtest named after it. Options from the
 // environment (KVERIFY_BUDGET, KVERIFY_CHECKS, KVERIFY_TRACE_DIR) apply
-// first, then opts. A check the subject is not offered is skipped with its
+// first, then opts; a malformed variable fails t, naming it. A check the subject is not offered is skipped with its
 // reason. A failing check's counterexample is kept in DefaultTraceDir
 // unless a trace directory was set, and the failure prints the command
 // that replays it; with -kverify.replay=FILE, Run replays that trace on the
@@ -203,7 +203,9 @@ const DivergencePrefix = "DECLARED DIVERGENCE"
 func Run(t *testing.T, checks []Check, opts ...Option) {
 	t.Helper()
 	o := runOptions{divergences: map[string]Divergence{}}
-	envOptions(&o.cfg)
+	if err := envOptions(&o.cfg); err != nil {
+		t.Fatal(err)
+	}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -290,20 +292,20 @@ func firstLine(err error) string {
 	return s
 }
 
-func envOptions(cfg *Config) {
-	if v := os.Getenv("KVERIFY_BUDGET"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			cfg.Budget = d
-		}
+// envOptions applies the KVERIFY_* environment (internal/kvenv) to cfg.
+func envOptions(cfg *Config) error {
+	env, err := kvenv.Load()
+	if err != nil {
+		return fmt.Errorf("kverify's environment: %w", err)
 	}
-	if v := os.Getenv("KVERIFY_CHECKS"); v != "" {
-		var n int
-		if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
-			cfg.Checks = n
-		}
+	if env.Budget > 0 {
+		cfg.Budget = env.Budget
 	}
-	cfg.TraceDir = os.Getenv("KVERIFY_TRACE_DIR")
-	cfg.Subject = os.Getenv("KVERIFY_SUBJECT")
+	if env.Checks > 0 {
+		cfg.Checks = env.Checks
+	}
+	cfg.TraceDir, cfg.Subject = env.TraceDir, env.Subject
+	return nil
 }
 
 // Violation is a broken guarantee. Trace, when set, is the shortest

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/traces"
 	"pgregory.net/rapid"
 )
@@ -286,7 +286,8 @@ func (r *Recorder) Attach(err error) error {
 // mutant:ID) the test it names runs our code without the mutant's overlay,
 // so the seed reproduces nothing there.
 func rapidHint(report string) string {
-	m := os.Getenv("KVERIFY_MUTANT")
+	env, _ := kvenv.Load() // a malformed environment failed Run already
+	m := env.Mutant
 	if m == "" {
 		return report
 	}
@@ -309,6 +310,9 @@ func FuzzCheck(t *testing.T, c Check, data []byte) {
 	t.Helper()
 	if c.NotOffered != "" {
 		SkipNotOffered(t, "%s", c.NotOffered)
+	}
+	if _, err := kvenv.Load(); err != nil {
+		t.Fatalf("kverify's environment: %v", err)
 	}
 	calls := new(atomic.Int32)
 	cfg := Config{Subject: DefaultSubject, TraceDir: t.TempDir(), fuzz: &data, rapidCalls: calls}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -140,10 +141,11 @@ func copyInto(dir, src string) (string, error) {
 // mutant, when the subject was one), go test -kverify.replay in any other
 // module, naming the top-level test that called Run.
 func replayHint(testName, path string) string {
-	if m := os.Getenv("KVERIFY_MUTANT"); m != "" {
+	env, _ := kvenv.Load() // a malformed environment failed Run already
+	if m := env.Mutant; m != "" {
 		return fmt.Sprintf("kverify replay %s --subject mutant:%s", path, m)
 	}
-	if os.Getenv("KVERIFY_SUBJECTS") != "" {
+	if len(env.Subjects) > 0 {
 		return "kverify replay " + path
 	}
 	top, _, _ := strings.Cut(testName, "/")

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kverify/kverify/internal/kvenv"
 )
 
 // HangAfter is how long a check may go without progress before the runner
@@ -145,7 +147,6 @@ func (p *Progress) context() string {
 	}
 }
 
-
 // tainted names the first check that hung in this process: its goroutines
 // may still run (a spinning subject holds a CPU), so later checks in the
 // process are not run but reported as NotRun, for a fresh process to run.
@@ -157,10 +158,8 @@ var tainted atomic.Pointer[string]
 const NotRunPrefix = "NOT RUN"
 
 func hangAfter() time.Duration {
-	if v := os.Getenv("KVERIFY_HANG_AFTER"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			return d
-		}
+	if env, _ := kvenv.Load(); env.HangAfter > 0 { // a malformed one failed Run already
+		return env.HangAfter
 	}
 	return HangAfter
 }
