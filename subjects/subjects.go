@@ -1,7 +1,15 @@
-// Package subjects is the registry of implementations under test: ours, and
-// upstream client-go, per component. Mutants are not listed here: a mutant
-// is ours built with one file replaced (see package mutants), so it runs
-// through the "ours" entry of a test binary built with -overlay.
+// Package subjects is the registry of implementations under test.
+//
+// Registry is the one table of components, each bound to our
+// implementation (subjects/ours) and to client-go (subjects/upstream);
+// every list keyed by component comes from it, and TestRegistryConsistent
+// holds the catalogues (mutants, fuzz machines, golden vectors,
+// divergences) to it. Externals are the subjects that live in nested
+// modules of their own (subjects/controllerruntime). Resolve turns every
+// --subject form into the subjects it names; a mutant (mutant:ID) is ours
+// built with one file replaced by an overlay (package mutants), run
+// through the "ours" entries. RunSuite and RunReplay are what the test
+// binaries of this package and of the nested modules run.
 package subjects
 
 import (
