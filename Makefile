@@ -91,9 +91,9 @@ fuzz:
 bench: tools
 	$(KVERIFY) bench
 
-## bench-table: the benchmarks, six runs each, into the README's table
+## bench-table: the benchmarks, six runs each, into the table in docs/performance.md
 bench-table: tools
-	$(KVERIFY) bench --count 6 --readme README.md
+	$(KVERIFY) bench --count 6 --readme docs/performance.md
 
 ## lint: gofmt, vet, staticcheck
 lint:

@@ -44,7 +44,7 @@ func bench(args []string) int {
 	pattern := fs.String("bench", ".", "regexp selecting the benchmarks (go test -bench)")
 	out := fs.String("out", "", "file for go test's raw output (default: bench.out in a new temporary directory)")
 	jsonOut := fs.String("json", "", "also write the means and the ours/upstream and ours/floor ratios of every benchmark to this file, as JSON")
-	readme := fs.String("readme", "", "also rewrite the Markdown table between the "+benchBegin+" and "+benchEnd+" lines of this file (the README's benchmark table)")
+	readme := fs.String("readme", "", "also rewrite the Markdown table between the "+benchBegin+" and "+benchEnd+" lines of this file (docs/performance.md)")
 	from := fs.String("from", "", "read go test's raw output from this file (a saved --out) instead of running the benchmarks")
 	fs.Usage = func() {
 		w := fs.Output()
