@@ -210,3 +210,46 @@ func otherComponent(c string) string {
 	}
 	return c
 }
+
+// TestAddingAComponentChecklist: the checklist for adding a component
+// (docs/adding-a-component.md) names every catalogue TestRegistryConsistent
+// holds to the registry, at paths that exist.
+func TestAddingAComponentChecklist(t *testing.T) {
+	doc, err := os.ReadFile("../docs/adding-a-component.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"subjects/registry.go", "subjects/guarantees.go", "subjects/ours/", "subjects/upstream/",
+		"mutants/matrix.tsv", "fuzz/libfuzzer/machines.go", "fuzz/libfuzzer/targets.go",
+		"traces/vectors/vectors.go", "props/checkkit",
+	} {
+		if !strings.Contains(string(doc), path) {
+			t.Errorf("docs/adding-a-component.md does not name %s", path)
+		}
+		if _, err := os.Stat("../" + path); err != nil {
+			t.Errorf("docs/adding-a-component.md names %s: %v", path, err)
+		}
+	}
+}
+
+// TestLayoutNamesEveryFolder: the layout tree in docs/architecture.md
+// names every top-level folder of the repository.
+func TestLayoutNamesEveryFolder(t *testing.T) {
+	doc, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || e.Name() == "testdata" {
+			continue
+		}
+		if !strings.Contains(string(doc), "\n"+e.Name()+"/") {
+			t.Errorf("the layout in docs/architecture.md does not name %s/", e.Name())
+		}
+	}
+}

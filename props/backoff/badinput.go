@@ -10,9 +10,6 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 )
 
-// Guarantees of the bad-input check besides the engine's.
-const gRejected = "invalid parameters rejected"
-
 // validParams are parameters every check accepts, to pair with a bad
 // reset interval and to spoil one field at a time.
 var validParams = Params{Duration: time.Second, Factor: 2, Jitter: 0.5, Steps: 5, Cap: time.Minute}
@@ -79,7 +76,7 @@ func badInput(s Subject) func(*testing.T, checkkit.Config) error {
 		if len(problems) == 0 {
 			return nil
 		}
-		g, d := checkkit.Worst(problems, gNoPanic, gNegative)
+		g, d := checkkit.Worst(problems, GNoPanic, GNegative)
 		return checkkit.Save(t, cfg, Component, CheckBadInput, rec.Attach(checkkit.Broke(g, "%s", d)))
 	}
 }
@@ -91,7 +88,7 @@ func tryBad(rec *checkkit.Recorder, name string, build func() (func() time.Durat
 	var err error
 	if p := checkkit.Protect(func() { next, err = build() }); p != nil {
 		rec.Step(name, "error", p.Error())
-		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", name, p)}}
+		return []checkkit.Problem{{Guarantee: GNoPanic, Detail: fmt.Sprintf("%s: %v", name, p)}}
 	}
 	if err != nil {
 		rec.Step(name, "error", errString(err))
@@ -99,20 +96,20 @@ func tryBad(rec *checkkit.Recorder, name string, build func() (func() time.Durat
 	}
 	if next == nil {
 		rec.Step(name, "error", "nil without an error")
-		return []checkkit.Problem{{Guarantee: gRejected, Detail: name + " returned neither a value nor an error"}}
+		return []checkkit.Problem{{Guarantee: GRejected, Detail: name + " returned neither a value nor an error"}}
 	}
 	rec.Step(name, "error", "accepted")
 	for i := range 3 {
 		var d time.Duration
 		if p := checkkit.Protect(func() { d = next() }); p != nil {
 			rec.Step("next delay", "no panic", p.Error())
-			return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then delay #%d: %v", name, i+1, p)}}
+			return []checkkit.Problem{{Guarantee: GNoPanic, Detail: fmt.Sprintf("%s accepted, then delay #%d: %v", name, i+1, p)}}
 		}
 		if d < 0 {
 			rec.Step("next delay", ">= 0", fmtD(d))
-			return []checkkit.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then delay #%d = %s", name, i+1, fmtD(d))}}
+			return []checkkit.Problem{{Guarantee: GNegative, Detail: fmt.Sprintf("%s accepted, then delay #%d = %s", name, i+1, fmtD(d))}}
 		}
 		rec.Step("next delay", ">= 0", fmtD(d))
 	}
-	return []checkkit.Problem{{Guarantee: gRejected, Detail: name + " was accepted"}}
+	return []checkkit.Problem{{Guarantee: GRejected, Detail: name + " was accepted"}}
 }

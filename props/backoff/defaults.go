@@ -38,11 +38,11 @@ func defaultWitness(s Subject, rec *checkkit.Recorder) error {
 	var p Params
 	if pe := checkkit.Protect(func() { p = s.Default() }); pe != nil {
 		rec.Step("Default()", want.String(), pe.Error())
-		return checkkit.Broke(gNoPanic, "Default(): %v", pe)
+		return checkkit.Broke(GNoPanic, "Default(): %v", pe)
 	}
 	rec.Step("Default()", want.String(), p.String())
 	if p != want {
-		return checkkit.Broke("the reflector's defaults", "Default() is {%v}, want {%v}", p, want)
+		return checkkit.Broke(GDefaults, "Default() is {%v}, want {%v}", p, want)
 	}
 
 	// Without jitter.
@@ -56,11 +56,11 @@ func defaultWitness(s Subject, rec *checkkit.Recorder) error {
 		var got time.Duration
 		if pe := checkkit.Protect(func() { got = b.Step(constRand(0)) }); pe != nil {
 			rec.Step("Step", fmtD(defaultBase(i)), pe.Error())
-			return checkkit.Broke(gNoPanic, "Step #%d of the defaults without jitter: %v", i+1, pe)
+			return checkkit.Broke(GNoPanic, "Step #%d of the defaults without jitter: %v", i+1, pe)
 		}
 		rec.Step("Step", fmtD(defaultBase(i)), fmtD(got))
 		if got != defaultBase(i) {
-			return checkkit.Broke("the reflector's default sequence", "Step #%d of the defaults without jitter returned %s, want %s (sequence 0.8s, 1.6s, 3.2s, 6.4s, 12.8s, 25.6s, 30s, 30s, ...)", i+1, fmtD(got), fmtD(defaultBase(i)))
+			return checkkit.Broke(GDefaultSequence, "Step #%d of the defaults without jitter returned %s, want %s (sequence 0.8s, 1.6s, 3.2s, 6.4s, 12.8s, 25.6s, 30s, 30s, ...)", i+1, fmtD(got), fmtD(defaultBase(i)))
 		}
 	}
 
@@ -84,11 +84,11 @@ func defaultWitness(s Subject, rec *checkkit.Recorder) error {
 		}
 		if pe := checkkit.Protect(func() { got = b.Step(constRand(r)) }); pe != nil {
 			rec.Step(op, want, pe.Error())
-			return checkkit.Broke(gNoPanic, "Step #%d of the defaults: %v", i+1, pe)
+			return checkkit.Broke(GNoPanic, "Step #%d of the defaults: %v", i+1, pe)
 		}
 		rec.Step(op, want, fmtD(got))
 		if got < base || got >= 2*base || (s.Rand && !near(got, spec.Jittered(base, spec.DefaultJitter, r))) {
-			return checkkit.Broke("the reflector's default jitter", "Step #%d of the defaults (base %s) returned %s, want %s", i+1, fmtD(base), fmtD(got), want)
+			return checkkit.Broke(GDefaultJitter, "Step #%d of the defaults (base %s) returned %s, want %s", i+1, fmtD(base), fmtD(got), want)
 		}
 	}
 
@@ -102,11 +102,11 @@ func defaultWitness(s Subject, rec *checkkit.Recorder) error {
 	var d Delay
 	if pe := checkkit.Protect(func() { d, err = s.NewDelay(p0, c, spec.DefaultReset, constRand(0)) }); pe != nil {
 		rec.Step(op, "ok", pe.Error())
-		return checkkit.Broke(gNoPanic, "%s: %v", op, pe)
+		return checkkit.Broke(GNoPanic, "%s: %v", op, pe)
 	}
 	rec.Step(op, "ok", errString(err))
 	if err != nil {
-		return checkkit.Broke(gAccepted, "%s: %v", op, err)
+		return checkkit.Broke(GAccepted, "%s: %v", op, err)
 	}
 	for i := range 11 {
 		if i == 10 {
@@ -116,11 +116,11 @@ func defaultWitness(s Subject, rec *checkkit.Recorder) error {
 		var got time.Duration
 		if pe := checkkit.Protect(func() { got = d.Next() }); pe != nil {
 			rec.Step("Next", fmtD(defaultBase(i)), pe.Error())
-			return checkkit.Broke(gNoPanic, "Next #%d of the default Delay: %v", i+1, pe)
+			return checkkit.Broke(GNoPanic, "Next #%d of the default Delay: %v", i+1, pe)
 		}
 		rec.Step("Next", fmtD(defaultBase(i)), fmtD(got))
 		if got != defaultBase(i) {
-			return checkkit.Broke("the reflector's default sequence", "Next #%d of a default Delay without jitter returned %s, want %s", i+1, fmtD(got), fmtD(defaultBase(i)))
+			return checkkit.Broke(GDefaultSequence, "Next #%d of a default Delay without jitter returned %s, want %s", i+1, fmtD(got), fmtD(defaultBase(i)))
 		}
 	}
 	return nil
@@ -132,11 +132,11 @@ func newChecked(s Subject, rec *checkkit.Recorder, p Params) (Backoff, error) {
 	var err error
 	if pe := checkkit.Protect(func() { b, err = s.New(p) }); pe != nil {
 		rec.Step("New("+p.String()+")", "ok", pe.Error())
-		return nil, checkkit.Broke(gNoPanic, "New(%v): %v", p, pe)
+		return nil, checkkit.Broke(GNoPanic, "New(%v): %v", p, pe)
 	}
 	rec.Step("New("+p.String()+")", "ok", errString(err))
 	if err != nil {
-		return nil, checkkit.Broke(gAccepted, "New(%v): %v", p, err)
+		return nil, checkkit.Broke(GAccepted, "New(%v): %v", p, err)
 	}
 	return b, nil
 }

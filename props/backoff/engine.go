@@ -25,17 +25,6 @@ import (
 //	NewDelay(<params>, Reset=<d>)      a Delay on a fake clock, then
 //	Sleep(<d>) | Next | Next(rand=<r>) clock steps and calls
 
-// Guarantees the engine reports, most severe first.
-const (
-	gNoPanic     = "No panic"
-	gAccepted    = "valid parameters accepted"
-	gNegative    = "never negative"
-	gSequence    = "Step returns wait.Backoff.Step's delay"
-	gState       = "Duration and Steps advance as in wait.Backoff.Step"
-	gJitterRange = "jittered delay within [base, base*(1+jitter)]"
-	gJitterExact = "jittered delay is base + r*jitter*base"
-)
-
 // stepRun is a backoff with parameters P stepped once per element of
 // Rands, each the random number for its step's jitter (0 without jitter).
 type stepRun struct {
@@ -67,11 +56,11 @@ func (sr stepRun) run(s Subject, rec *checkkit.Recorder, _ ResetRule) error {
 	var err error
 	if p := checkkit.Protect(func() { b, err = s.New(sr.P) }); p != nil {
 		rec.Step("New("+sr.P.String()+")", "ok", p.Error())
-		return checkkit.Broke(gNoPanic, "New(%v): %v", sr.P, p)
+		return checkkit.Broke(GNoPanic, "New(%v): %v", sr.P, p)
 	}
 	rec.Step("New("+sr.P.String()+")", "ok", errString(err))
 	if err != nil {
-		return checkkit.Broke(gAccepted, "New(%v): %v", sr.P, err)
+		return checkkit.Broke(GAccepted, "New(%v): %v", sr.P, err)
 	}
 	m := sr.P.spec()
 	for i, r := range sr.Rands {
@@ -83,24 +72,24 @@ func (sr stepRun) run(s Subject, rec *checkkit.Recorder, _ ResetRule) error {
 		var got time.Duration
 		if p := checkkit.Protect(func() { got = b.Step(constRand(r)) }); p != nil {
 			rec.Step(op, fmtD(base), p.Error())
-			return checkkit.Broke(gNoPanic, "Step #%d of %v: %v", i+1, sr.P, p)
+			return checkkit.Broke(GNoPanic, "Step #%d of %v: %v", i+1, sr.P, p)
 		}
 		state := b.State()
 		want, ok := wantDelay(s, sr.P.Jitter, base, r, got)
 		rec.Step(op, want+"; then "+fmtState(fromSpec(next), sr.P), fmtD(got)+"; then "+fmtState(state, sr.P))
 		switch {
 		case got < 0:
-			return checkkit.Broke(gNegative, "Step #%d of %v returned %s", i+1, sr.P, fmtD(got))
+			return checkkit.Broke(GNegative, "Step #%d of %v returned %s", i+1, sr.P, fmtD(got))
 		case !ok && sr.P.Jitter == 0:
-			return checkkit.Broke(gSequence, "Step #%d of %v returned %s, want %s", i+1, sr.P, fmtD(got), want)
+			return checkkit.Broke(GSequence, "Step #%d of %v returned %s, want %s", i+1, sr.P, fmtD(got), want)
 		case !ok:
-			g := gJitterRange
+			g := GJitterRange
 			if s.Rand && inRange(got, base, sr.P.Jitter) {
-				g = gJitterExact
+				g = GJitterExact
 			}
 			return checkkit.Broke(g, "Step #%d of %v (base %s, rand %s) returned %s, want %s", i+1, sr.P, fmtD(base), fmtF(r), fmtD(got), want)
 		case state != fromSpec(next):
-			return checkkit.Broke(gState, "after Step #%d of %v the backoff is %s, want %s", i+1, sr.P, fmtState(state, sr.P), fmtState(fromSpec(next), sr.P))
+			return checkkit.Broke(GState, "after Step #%d of %v the backoff is %s, want %s", i+1, sr.P, fmtState(state, sr.P), fmtState(fromSpec(next), sr.P))
 		}
 		m = next
 	}
@@ -162,11 +151,11 @@ func (dr delayRun) run(s Subject, rec *checkkit.Recorder, rule ResetRule) error 
 	rand := func() float64 { return r }
 	if p := checkkit.Protect(func() { d, err = s.NewDelay(dr.P, c, dr.Reset, rand) }); p != nil {
 		rec.Step(op, "ok", p.Error())
-		return checkkit.Broke(gNoPanic, "%s: %v", op, p)
+		return checkkit.Broke(GNoPanic, "%s: %v", op, p)
 	}
 	rec.Step(op, "ok", errString(err))
 	if err != nil {
-		return checkkit.Broke(gAccepted, "%s: %v", op, err)
+		return checkkit.Broke(GAccepted, "%s: %v", op, err)
 	}
 	m := spec.NewDelay(dr.P.spec(), dr.Reset, rule)
 	var at time.Duration
@@ -190,15 +179,15 @@ func (dr delayRun) run(s Subject, rec *checkkit.Recorder, rule ResetRule) error 
 		var got time.Duration
 		if p := checkkit.Protect(func() { got = d.Next() }); p != nil {
 			rec.Step(op, fmtD(base), p.Error())
-			return checkkit.Broke(gNoPanic, "Next #%d at %s: %v", i+1, fmtD(at), p)
+			return checkkit.Broke(GNoPanic, "Next #%d at %s: %v", i+1, fmtD(at), p)
 		}
 		want, ok := wantDelay(s, dr.P.Jitter, base, r, got)
 		rec.Step(op, want, fmtD(got))
 		switch {
 		case got < 0:
-			return checkkit.Broke(gNegative, "Next #%d at %s returned %s", i+1, fmtD(at), fmtD(got))
+			return checkkit.Broke(GNegative, "Next #%d at %s returned %s", i+1, fmtD(at), fmtD(got))
 		case !ok:
-			return checkkit.Broke("Next follows the "+rule.String()+" reset rule",
+			return checkkit.Broke(resetGuarantee(rule),
 				"Next #%d at %s after creation (reset interval %s, base %s, rand %s) returned %s, want %s", i+1, fmtD(at), fmtD(dr.Reset), fmtD(base), fmtF(r), fmtD(got), want)
 		}
 		m = next
@@ -368,4 +357,13 @@ func errString(err error) string {
 		return "error: " + err.Error()
 	}
 	return "ok"
+}
+
+// resetGuarantee is the guarantee a Delay breaks when its Next differs
+// from the model under rule.
+func resetGuarantee(rule ResetRule) string {
+	if rule == SinceLastReset {
+		return GResetSinceLastReset
+	}
+	return GResetSinceLastCall
 }

@@ -15,10 +15,10 @@ func nilStep(s Subject) func(*testing.T, checkkit.Config) error {
 		}
 		var got time.Duration
 		if p := checkkit.Protect(func() { got = s.NilStep() }); p != nil {
-			return checkkit.Broke(gNoPanic, "stepping a nil backoff: %v", p)
+			return checkkit.Broke(GNoPanic, "stepping a nil backoff: %v", p)
 		}
 		if got != 0 {
-			return checkkit.Broke("a nil backoff steps to 0", "stepping a nil backoff returned %s", fmtD(got))
+			return checkkit.Broke(GNilStep, "stepping a nil backoff returned %s", fmtD(got))
 		}
 		return nil
 	}

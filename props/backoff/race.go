@@ -55,12 +55,12 @@ func raceRound(s Subject, serial []time.Duration, r *checkkit.Racer, round int, 
 	clk := testingclock.NewFakeClock(time.Now())
 	d, err := s.NewDelay(raceParams, clk, raceReset, nil)
 	if err != nil {
-		return checkkit.Broke(gAccepted, "NewDelay(%v, Reset=%s): %v", raceParams, raceReset, err)
+		return checkkit.Broke(GAccepted, "NewDelay(%v, Reset=%s): %v", raceParams, raceReset, err)
 	}
 	k := round % (raceSetup + 1)
 	for i := range k {
 		if got := d.Next(); got != serial[i] {
-			return checkkit.Broke("Next follows the model", "%s: serial Next #%d returned %s, want %s", name, i+1, fmtD(got), fmtD(serial[i]))
+			return checkkit.Broke(GNextFollowsModel, "%s: serial Next #%d returned %s, want %s", name, i+1, fmtD(got), fmtD(serial[i]))
 		}
 	}
 	var a, b time.Duration
@@ -69,7 +69,7 @@ func raceRound(s Subject, serial []time.Duration, r *checkkit.Racer, round int, 
 		return err
 	}
 	if blocked {
-		err := checkkit.Broke("Liveness", "%s: the second Next is still blocked after the first returned", name)
+		err := checkkit.Broke(GLiveness, "%s: the second Next is still blocked after the first returned", name)
 		cfg.Progress.Abandon(err)
 		return err
 	}
@@ -78,7 +78,7 @@ func raceRound(s Subject, serial []time.Duration, r *checkkit.Racer, round int, 
 	got := []time.Duration{a, b}
 	slices.Sort(got)
 	if got[0] != serial[k] || got[1] != serial[k+1] || after != serial[k+2] {
-		return checkkit.Broke("Atomic calls", "%s, after %d serial calls: the racing calls returned %s and %s and the next %s; the serial order gives %s and %s, then %s",
+		return checkkit.Broke(GAtomic, "%s, after %d serial calls: the racing calls returned %s and %s and the next %s; the serial order gives %s and %s, then %s",
 			name, k, fmtD(a), fmtD(b), fmtD(after), fmtD(serial[k]), fmtD(serial[k+1]), fmtD(serial[k+2]))
 	}
 	return nil

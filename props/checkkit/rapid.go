@@ -73,7 +73,7 @@ func (r *Recorder) Errorf(t *rapid.T, err error) {
 		r.Fail(t, v.Guarantee, "%s", v.Detail)
 		return
 	}
-	r.Fail(t, "no error", "%v", err)
+	r.Fail(t, GNoError, "%v", err)
 }
 
 // Rapid runs prop with rapid until it fails or the budget is spent (at
@@ -131,7 +131,7 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 			s.mu.Unlock()
 			if v == nil {
 				// No check recorded it: a panic or a deadlock in the subject.
-				v = &Violation{Guarantee: "Termination", Detail: reportCause(tb.report.String())}
+				v = &Violation{Guarantee: GTermination, Detail: reportCause(tb.report.String())}
 			}
 			v.Detail += "\n" + rapidHint(strings.TrimSpace(tb.report.String()))
 			return v

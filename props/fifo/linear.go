@@ -19,8 +19,6 @@ import (
 	spec "github.com/kverify/kverify/spec/fifo"
 )
 
-const gLinear = "Linearizable"
-
 // Sizes of the linear check: many short workloads, each small enough for
 // porcupine's unpartitioned search (FIFO order ties the keys together) to
 // take well under a millisecond.
@@ -337,7 +335,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg checkkit.Config, p *lin
 			if strings.HasPrefix(out.Err, "panic") {
 				// A subject that panicked holding its lock blocks the
 				// other clients, and this workload, for ever.
-				cfg.Progress.Abandon(checkkit.Broke(gNoPanic, "%s: client %d: %s", name, client, lin.DescribeFIFO(in, out)))
+				cfg.Progress.Abandon(checkkit.Broke(GNoPanic, "%s: client %d: %s", name, client, lin.DescribeFIFO(in, out)))
 			}
 			return out
 		}}
@@ -380,9 +378,9 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg checkkit.Config, p *lin
 	h := rec.History()
 	for _, op := range h {
 		if out := op.Output.(lin.FIFOOutput); out.Err != "" {
-			g := gErrors
+			g := GErrors
 			if strings.HasPrefix(out.Err, "panic") {
-				g = gNoPanic
+				g = GNoPanic
 			}
 			return len(h), false, checkkit.Broke(g, "%s: %s\n  history:\n%s", name,
 				lin.DescribeFIFO(op.Input.(lin.FIFOInput), out), indent(lin.DescribeFIFOHistory(h)))
@@ -396,7 +394,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg checkkit.Config, p *lin
 	case porcupine.Ok:
 		return len(h), r.parallel(), nil
 	case porcupine.Illegal:
-		return len(h), false, checkkit.Broke(gLinear, "%s: no sequential order of these %d calls (each placed inside its [call, return] interval of a logical clock; client %d is the coordinator) is a run of the %s model:\n%s%s",
+		return len(h), false, checkkit.Broke(GLinear, "%s: no sequential order of these %d calls (each placed inside its [call, return] interval of a logical clock; client %d is the coordinator) is a run of the %s model:\n%s%s",
 			name, len(h), coord, c, indent(lin.DescribeFIFOHistory(h)), p.save(t, cfg, s, c, h, info))
 	}
 	return len(h), false, fmt.Errorf("inconclusive: porcupine found neither a linearization nor a violation within %v for %s (%d calls)%s",

@@ -217,8 +217,8 @@ func TestLinearFindsBrokenFIFO(t *testing.T) {
 			}
 			err := linearCheck(tinySubject(bug))(t, cfg)
 			var v *checkkit.Violation
-			if !errors.As(err, &v) || v.Guarantee != gLinear {
-				t.Fatalf("want a %q violation, got %v", gLinear, err)
+			if !errors.As(err, &v) || v.Guarantee != GLinear {
+				t.Fatalf("want a %q violation, got %v", GLinear, err)
 			}
 			for _, want := range []string{"client 3 is the coordinator", "Pop() -> ", "visualisation: " + dir, ".html", "history: " + dir, "KVERIFY_LINEAR_SEED="} {
 				if !strings.Contains(v.Detail, want) {

@@ -10,20 +10,6 @@ import (
 	spec "github.com/kverify/kverify/spec/fifo"
 )
 
-// Guarantees, as they appear in violations.
-const (
-	gOrder     = "Pop order"           // which key or delta comes next
-	gDeltas    = "Deltas"              // a popped key's deltas: accumulation, dedup, Replace's, Resync's
-	gSynced    = "HasSynced"           // initial population, never reverts, only after processing
-	gInitial   = "isInInitialList"     // the flag each pop and add carries
-	gClosed    = "Close"               // Close, IsClosed, Pop after Close
-	gErrors    = "Errors"              // the error a call returns
-	gBatch     = "PopBatch"            // batch boundaries
-	gProcess   = "Processing"          // store and notifications of processDeltas
-	gNoPanic   = "No panic"            // a call panicked
-	gConsisted = "Consistent on fault" // a process func's error or panic
-)
-
 var errProcess = errors.New("process func failed on purpose")
 
 type panicValue struct{}
@@ -65,7 +51,7 @@ func newMachine(s Subject, mode Mode, rec *checkkit.Recorder) (x *machine, err e
 	x.f, err = s.New(opts)
 	rec.Step(op, "", errString(err))
 	if err != nil {
-		return nil, checkkit.Broke(gErrors, "New(%s) failed: %v", op, err)
+		return nil, checkkit.Broke(GErrors, "New(%s) failed: %v", op, err)
 	}
 	if s.Real {
 		b, ok := x.f.(Batcher)
@@ -91,7 +77,7 @@ func (x *machine) catch(op string, err *error) {
 			panic(p)
 		}
 		x.rec.Step(op, "no panic", fmt.Sprintf("panic: %v", p))
-		*err = checkkit.Broke(gNoPanic, "%s panicked: %v", op, p)
+		*err = checkkit.Broke(GNoPanic, "%s panicked: %v", op, p)
 	}
 }
 
@@ -149,7 +135,7 @@ func (x *machine) Apply(st Step) (err error) {
 		}
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return checkkit.Broke(gErrors, "%s of a valid object failed: %v", op, err)
+			return checkkit.Broke(GErrors, "%s of a valid object failed: %v", op, err)
 		}
 	case Replace:
 		list := make([]any, st.N)
@@ -167,7 +153,7 @@ func (x *machine) Apply(st Step) (err error) {
 		}
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return checkkit.Broke(gErrors, "%s of valid objects failed: %v", op, err)
+			return checkkit.Broke(GErrors, "%s of valid objects failed: %v", op, err)
 		}
 	case Resync:
 		err := x.f.Resync()
@@ -178,7 +164,7 @@ func (x *machine) Apply(st Step) (err error) {
 		}
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return checkkit.Broke(gErrors, "Resync failed: %v", err)
+			return checkkit.Broke(GErrors, "Resync failed: %v", err)
 		}
 	case Know:
 		if !x.mode.Known {
@@ -198,7 +184,7 @@ func (x *machine) Apply(st Step) (err error) {
 		x.rm.Bookmark(rv)
 		x.rec.Step(op, "", errString(err))
 		if err != nil {
-			return checkkit.Broke(gErrors, "Bookmark failed: %v", err)
+			return checkkit.Broke(GErrors, "Bookmark failed: %v", err)
 		}
 	case Pop, PopErr, PopPanic:
 		if err := x.pop(op, st.Kind); err != nil {
@@ -249,7 +235,7 @@ func (x *machine) Apply(st Step) (err error) {
 		c := x.f.IsClosed()
 		x.rec.Step(op, "closed", fmt.Sprintf("closed=%t", c))
 		if !c {
-			return checkkit.Broke(gClosed, "IsClosed is false after Close")
+			return checkkit.Broke(GClosed, "IsClosed is false after Close")
 		}
 	default:
 		return fmt.Errorf("fifo: unknown step %v", st)
@@ -293,7 +279,7 @@ func (x *machine) checkSynced() error {
 	got, want := x.f.HasSynced(), x.synced()
 	if got != want {
 		x.rec.Step("HasSynced", strconv.FormatBool(want), strconv.FormatBool(got))
-		return checkkit.Broke(gSynced, "HasSynced is %t, want %t (%s)", got, want, x.syncWhy())
+		return checkkit.Broke(GSynced, "HasSynced is %t, want %t (%s)", got, want, x.syncWhy())
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func (x *machine) pop(op string, kind Kind) error {
 		_, err := x.f.Pop(func([]Delta, bool) error { called = true; return nil })
 		x.rec.Step(op, "closed", errString(err))
 		if called || err == nil {
-			return checkkit.Broke(gClosed, "Pop on a closed, empty FIFO called process=%t and returned %v, want an error", called, err)
+			return checkkit.Broke(GClosed, "Pop on a closed, empty FIFO called process=%t and returned %v, want an error", called, err)
 		}
 		return nil
 	}
@@ -111,41 +111,41 @@ func (x *machine) popOne(kind Kind) (sh shown, err error) {
 	switch {
 	case called != 1:
 		sh.note = fmt.Sprintf("process called %d times; Pop returned %v", called, popErr)
-		return sh, checkkit.Broke(gOrder, "Pop called its process func %d times, want once", called)
+		return sh, checkkit.Broke(GOrder, "Pop called its process func %d times, want once", called)
 	case convErr != nil:
-		return sh, checkkit.Broke(gDeltas, "popped deltas: %v", convErr)
+		return sh, checkkit.Broke(GDeltas, "popped deltas: %v", convErr)
 	case !same(gotM, wantDs):
 		return sh, x.deltaMismatch(wantDs, gotM)
 	case p.initial != wantInitial:
-		return sh, checkkit.Broke(gInitial, "pop of %s had isInInitialList=%t, want %t (%s)", spec.Deltas(gotM), p.initial, wantInitial, x.syncWhy())
+		return sh, checkkit.Broke(GInitial, "pop of %s had isInInitialList=%t, want %t (%s)", spec.Deltas(gotM), p.initial, wantInitial, x.syncWhy())
 	case x.mode.SyncDuring && p.syncedIn != wantSyncedIn:
-		return sh, checkkit.Broke(gSynced, "while the process func of %s ran, the FIFO was synced=%t, want %t: a FIFO syncs only once the last initial item's process func has returned", spec.Deltas(gotM), p.syncedIn, wantSyncedIn)
+		return sh, checkkit.Broke(GSynced, "while the process func of %s ran, the FIFO was synced=%t, want %t: a FIFO syncs only once the last initial item's process func has returned", spec.Deltas(gotM), p.syncedIn, wantSyncedIn)
 	}
 	switch kind {
 	case PopErr:
 		if !errors.Is(popErr, errProcess) {
 			sh.note = errString(popErr)
-			return sh, checkkit.Broke(gConsisted, "Pop returned %v, want the process func's error", popErr)
+			return sh, checkkit.Broke(GConsistent, "Pop returned %v, want the process func's error", popErr)
 		}
 	case PopPanic:
 		if !panicked && popErr == nil {
-			return sh, checkkit.Broke(gConsisted, "the process func panicked, and Pop neither propagated the panic nor returned an error")
+			return sh, checkkit.Broke(GConsistent, "the process func panicked, and Pop neither propagated the panic nor returned an error")
 		}
 	default:
 		if popErr != nil {
 			sh.note = errString(popErr)
-			return sh, checkkit.Broke(gErrors, "Pop returned %v, want nil (the process func returned nil)", popErr)
+			return sh, checkkit.Broke(GErrors, "Pop returned %v, want nil (the process func returned nil)", popErr)
 		}
 	}
 	if kind != PopPanic {
 		retM, err := deltasOf(ret)
 		if err != nil || !same(retM, gotM) {
-			return sh, checkkit.Broke(gDeltas, "Pop returned %s, not the deltas it gave its process func (%s)", spec.Deltas(retM), spec.Deltas(gotM))
+			return sh, checkkit.Broke(GDeltas, "Pop returned %s, not the deltas it gave its process func (%s)", spec.Deltas(retM), spec.Deltas(gotM))
 		}
 	}
 	if x.mode.Pipeline {
 		if p.err != nil {
-			return sh, checkkit.Broke(gProcess, "Process of %s failed: %v", spec.Deltas(gotM), p.err)
+			return sh, checkkit.Broke(GProcess, "Process of %s failed: %v", spec.Deltas(gotM), p.err)
 		}
 		if err := x.compareEvents(wantEvents, p.events); err != nil {
 			return sh, err
@@ -201,13 +201,13 @@ func (x *machine) mirror(ds []spec.Delta) {
 // subject's.
 func (x *machine) deltaMismatch(want, got []spec.Delta) error {
 	if x.rm == nil && len(want) > 0 && (len(got) == 0 || got[0].Key() != want[0].Key()) {
-		return checkkit.Broke(gOrder, "popped %s, want key %s's deltas %s (keys pop in the order they were first touched since their last pop; queued: %v)",
+		return checkkit.Broke(GOrder, "popped %s, want key %s's deltas %s (keys pop in the order they were first touched since their last pop; queued: %v)",
 			spec.Deltas(got), want[0].Key(), spec.Deltas(want), x.dm.Keys())
 	}
 	if x.rm != nil && (len(got) != 1 || got[0].Key() != want[0].Key() || got[0].Type != want[0].Type) {
-		return checkkit.Broke(gOrder, "popped %s, want %s (one delta per event, in arrival order)", spec.Deltas(got), spec.Deltas(want))
+		return checkkit.Broke(GOrder, "popped %s, want %s (one delta per event, in arrival order)", spec.Deltas(got), spec.Deltas(want))
 	}
-	return checkkit.Broke(gDeltas, "popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
+	return checkkit.Broke(GDeltas, "popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
 }
 
 func (x *machine) compareEvents(want []spec.Event, got []Event) error {
@@ -220,7 +220,7 @@ func (x *machine) compareEvents(want []spec.Event, got []Event) error {
 		w[i] = e.String()
 	}
 	if !slices.Equal(w, g) {
-		return checkkit.Broke(gProcess, "notifications %v, want %v", g, w)
+		return checkkit.Broke(GProcess, "notifications %v, want %v", g, w)
 	}
 	return nil
 }
@@ -268,7 +268,7 @@ func (x *machine) compareStore(ds []spec.Delta) error {
 		got := x.store.ListKeys()
 		want := x.model.Objects.Keys()
 		if !slices.Equal(got, want) {
-			return checkkit.Broke(gProcess, "the store holds keys %v, want %v", got, want)
+			return checkkit.Broke(GProcess, "the store holds keys %v, want %v", got, want)
 		}
 		keys = want
 	}
@@ -276,12 +276,12 @@ func (x *machine) compareStore(ds []spec.Delta) error {
 		o, ok, _ := x.store.GetByKey(k)
 		w, wok := x.model.Objects[k]
 		if ok != wok {
-			return checkkit.Broke(gProcess, "the store has key %s: %t, want %t", k, ok, wok)
+			return checkkit.Broke(GProcess, "the store has key %s: %t, want %t", k, ok, wok)
 		}
 		if ok {
 			m, err := objOf(o)
 			if err != nil || m != w {
-				return checkkit.Broke(gProcess, "the store holds %s for %s, want %s", m, k, w)
+				return checkkit.Broke(GProcess, "the store holds %s for %s, want %s", m, k, w)
 			}
 		}
 	}
@@ -315,23 +315,23 @@ func (x *machine) popBatch(op string) error {
 	wantSingle := len(wantDs) == 1
 	switch {
 	case err != nil:
-		return checkkit.Broke(gErrors, "PopBatch returned %v, want nil", err)
+		return checkkit.Broke(GErrors, "PopBatch returned %v, want nil", err)
 	case batch+single != 1:
-		return checkkit.Broke(gBatch, "PopBatch called its process funcs %d times, want once", batch+single)
+		return checkkit.Broke(GBatch, "PopBatch called its process funcs %d times, want once", batch+single)
 	case convErr != nil:
-		return checkkit.Broke(gDeltas, "popped deltas: %v", convErr)
+		return checkkit.Broke(GDeltas, "popped deltas: %v", convErr)
 	case !same(gotM, wantDs):
-		return checkkit.Broke(gBatch, "PopBatch took %s, want %s (up to %d consecutive deltas, not past the initial population, not past a delta that cannot be batched, no key twice)", spec.Deltas(gotM), spec.Deltas(wantDs), spec.DefaultBatchSize)
+		return checkkit.Broke(GBatch, "PopBatch took %s, want %s (up to %d consecutive deltas, not past the initial population, not past a delta that cannot be batched, no key twice)", spec.Deltas(gotM), spec.Deltas(wantDs), spec.DefaultBatchSize)
 	case wantSingle != (single == 1):
-		return checkkit.Broke(gBatch, "a batch of %d went to the single=%t func, want single=%t", len(gotM), single == 1, wantSingle)
+		return checkkit.Broke(GBatch, "a batch of %d went to the single=%t func, want single=%t", len(gotM), single == 1, wantSingle)
 	case p.initial != wantInitial:
-		return checkkit.Broke(gInitial, "batch had isInInitialList=%t, want %t", p.initial, wantInitial)
+		return checkkit.Broke(GInitial, "batch had isInInitialList=%t, want %t", p.initial, wantInitial)
 	case x.mode.SyncDuring && p.syncedIn != wantSyncedIn:
-		return checkkit.Broke(gSynced, "while the batch was processed the FIFO was synced=%t, want %t", p.syncedIn, wantSyncedIn)
+		return checkkit.Broke(GSynced, "while the batch was processed the FIFO was synced=%t, want %t", p.syncedIn, wantSyncedIn)
 	}
 	if x.mode.Pipeline {
 		if p.err != nil {
-			return checkkit.Broke(gProcess, "Process of %s failed: %v", spec.Deltas(gotM), p.err)
+			return checkkit.Broke(GProcess, "Process of %s failed: %v", spec.Deltas(gotM), p.err)
 		}
 		if err := x.compareEvents(wantEvents, p.events); err != nil {
 			return err

@@ -9,8 +9,6 @@ import (
 	spec "github.com/kverify/kverify/spec/fifo"
 )
 
-const gAtomic = "Atomic calls"
-
 // model is what a race round needs of either model.
 type model struct {
 	d     *spec.DeltaFIFO
@@ -279,7 +277,7 @@ func raceRound(s Subject, r *checkkit.Racer, p fpair, round int, cfg checkkit.Co
 	if blocked {
 		f.Close()
 		r.Settle()
-		return checkkit.Broke("Liveness", "%s: %s is still blocked after %s returned", name, p.b.name, p.a.name)
+		return checkkit.Broke(GLiveness, "%s: %s is still blocked after %s returned", name, p.b.name, p.a.name)
 	}
 	var rest []string
 	f.Close()
@@ -293,7 +291,7 @@ func raceRound(s Subject, r *checkkit.Racer, p fpair, round int, cfg checkkit.Co
 	got := outcome(ra, rb, strings.Join(rest, "; "))
 	ab, ba := serial(s, p, true), serial(s, p, false)
 	if got != ab && got != ba {
-		return checkkit.Broke(gAtomic, "%s: %s raced with %s: got %s; one after the other gives %s (a first) or %s (b first)", name, p.a.name, p.b.name, got, ab, ba)
+		return checkkit.Broke(GAtomic, "%s: %s raced with %s: got %s; one after the other gives %s (a first) or %s (b first)", name, p.a.name, p.b.name, got, ab, ba)
 	}
 	return nil
 }

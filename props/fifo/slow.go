@@ -12,8 +12,6 @@ import (
 // CheckSlow is the slow-pop warning's check.
 const CheckSlow = "slow-warning"
 
-const gSlow = "Slow-pop warning"
-
 // The slow-pop rule: client-go traces a pop that left more than slowDepth
 // keys (DeltaFIFO) or deltas (RealFIFO) queued and whose process func took
 // more than slowTook (delta_fifo.go:591-602, the_real_fifo.go:424-439).
@@ -71,23 +69,23 @@ func slowCase(s Subject, m Mode, queued int, took time.Duration, want bool) erro
 	}
 	f, err := s.New(opts)
 	if err != nil {
-		return checkkit.Broke(gErrors, "New(%s) failed: %v", m, err)
+		return checkkit.Broke(GErrors, "New(%s) failed: %v", m, err)
 	}
 	defer f.Close()
 	for i := range queued {
 		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("k%d", i), Version: i + 1}))
 	}
 	if _, err := f.Pop(func([]Delta, bool) error { time.Sleep(took); return nil }); err != nil {
-		return checkkit.Broke(gErrors, "Pop failed: %v", err)
+		return checkkit.Broke(GErrors, "Pop failed: %v", err)
 	}
 	what := fmt.Sprintf("%s: a pop leaving %d queued whose process took %v", m, queued-1, took)
 	switch {
 	case !want && len(reports) > 0:
-		return checkkit.Broke(gSlow, "%s was reported slow (%+v); the rule is more than %d queued and more than %v", what, reports, slowDepth, slowTook)
+		return checkkit.Broke(GSlow, "%s was reported slow (%+v); the rule is more than %d queued and more than %v", what, reports, slowDepth, slowTook)
 	case want && len(reports) != 1:
-		return checkkit.Broke(gSlow, "%s was reported %d times, want once", what, len(reports))
+		return checkkit.Broke(GSlow, "%s was reported %d times, want once", what, len(reports))
 	case want && (reports[0].key != "k0" || reports[0].depth != queued-1 || reports[0].took < took):
-		return checkkit.Broke(gSlow, "%s was reported as key %q, depth %d, took %v; want k0, %d, at least %v", what, reports[0].key, reports[0].depth, reports[0].took, queued-1, took)
+		return checkkit.Broke(GSlow, "%s was reported as key %q, depth %d, took %v; want k0, %d, at least %v", what, reports[0].key, reports[0].depth, reports[0].took, queued-1, took)
 	}
 	return nil
 }

@@ -13,15 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// More guarantees.
-const (
-	gBadInput  = "Bad input rejected"
-	gRetention = "No retention"
-	gUnlock    = "Unlocked while processing"
-	gOptions   = "Bad options rejected"
-	gWake      = "Close wakes Pop"
-)
-
 // witnesses returns the fixed-scenario checks (fast, run first) and the
 // concurrency probes (run after the machines).
 func witnesses(s Subject) (fixed, probes []checkkit.Check) {
@@ -79,7 +70,7 @@ func newFIFO(s Subject, m Mode) (FIFO, *MapStore, error) {
 	}
 	f, err := s.New(opts)
 	if err != nil {
-		return nil, nil, checkkit.Broke(gErrors, "New(%s) failed: %v", m, err)
+		return nil, nil, checkkit.Broke(GErrors, "New(%s) failed: %v", m, err)
 	}
 	return f, st, nil
 }
@@ -97,7 +88,7 @@ func drain(f FIFO) ([]spec.Delta, error) {
 		}
 		ds, cerr := deltasOf(got)
 		if cerr != nil {
-			return out, checkkit.Broke(gDeltas, "popped deltas: %v", cerr)
+			return out, checkkit.Broke(GDeltas, "popped deltas: %v", cerr)
 		}
 		out = append(out, ds...)
 	}
@@ -137,13 +128,13 @@ func closeIn(s Subject, m Mode, cfg checkkit.Config) error {
 	synctest.Wait()
 	if len(results) > 0 {
 		r := <-results
-		return checkkit.Broke(gWake, "%s: Pop on an empty, open FIFO returned (error %v) instead of blocking", m, r.err)
+		return checkkit.Broke(GWake, "%s: Pop on an empty, open FIFO returned (error %v) instead of blocking", m, r.err)
 	}
 	f.Close()
 	f.Close()
 	synctest.Wait()
 	if n := len(results); n < waiters {
-		err := checkkit.Broke(gWake, "%s: Close woke %d of %d blocked Pops", m, n, waiters)
+		err := checkkit.Broke(GWake, "%s: Close woke %d of %d blocked Pops", m, n, waiters)
 		// Release them with objects; if even that fails they are stuck.
 		for i := range waiters - n {
 			_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("release%d", i), Version: 1}))
@@ -156,11 +147,11 @@ func closeIn(s Subject, m Mode, cfg checkkit.Config) error {
 	}
 	for range waiters {
 		if r := <-results; r.err == nil || r.called {
-			return checkkit.Broke(gWake, "%s: a Pop woken by Close returned %v and called process=%t, want an error and no call", m, r.err, r.called)
+			return checkkit.Broke(GWake, "%s: a Pop woken by Close returned %v and called process=%t, want an error and no call", m, r.err, r.called)
 		}
 	}
 	if !f.IsClosed() {
-		return checkkit.Broke(gClosed, "%s: IsClosed is false after Close", m)
+		return checkkit.Broke(GClosed, "%s: IsClosed is false after Close", m)
 	}
 	// Queued before and after Close: both still pop, in order.
 	g, _, err := newFIFO(s, m)
@@ -169,11 +160,11 @@ func closeIn(s Subject, m Mode, cfg checkkit.Config) error {
 	}
 	a, b := spec.Obj{Key: "a", Version: 1}, spec.Obj{Key: "b", Version: 2}
 	if err := g.Add(Object(a)); err != nil {
-		return checkkit.Broke(gErrors, "%s: Add failed: %v", m, err)
+		return checkkit.Broke(GErrors, "%s: Add failed: %v", m, err)
 	}
 	g.Close()
 	if err := g.Add(Object(b)); err != nil {
-		return checkkit.Broke(gClosed, "%s: Add after Close failed: %v (Close does not reject adds)", m, err)
+		return checkkit.Broke(GClosed, "%s: Add after Close failed: %v (Close does not reject adds)", m, err)
 	}
 	got, err := drain(g)
 	if err != nil {
@@ -181,7 +172,7 @@ func closeIn(s Subject, m Mode, cfg checkkit.Config) error {
 	}
 	want := []spec.Delta{spec.Of(spec.Added, a), spec.Of(spec.Added, b)}
 	if !same(got, want) {
-		return checkkit.Broke(gClosed, "%s: after Close the FIFO popped %s, want %s", m, spec.Deltas(got), spec.Deltas(want))
+		return checkkit.Broke(GClosed, "%s: after Close the FIFO popped %s, want %s", m, spec.Deltas(got), spec.Deltas(want))
 	}
 	return nil
 }
@@ -229,12 +220,12 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 		_ = st.Add(Object(b)) // b is known: Delete(b) and Replace see it
 	}
 	if err := f.Add(Object(a)); err != nil {
-		return checkkit.Broke(gErrors, "%s: Add failed: %v", m, err)
+		return checkkit.Broke(GErrors, "%s: Add failed: %v", m, err)
 	}
 	what := fmt.Sprintf("%s: %s of %s", m, op, name)
 	defer func() {
 		if p := recover(); p != nil {
-			err = checkkit.Broke(gBadInput, "%s panicked: %v", what, p)
+			err = checkkit.Broke(GBadInput, "%s panicked: %v", what, p)
 		}
 	}()
 	var opErr error
@@ -249,7 +240,7 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 		opErr = f.Replace([]any{Object(spec.Obj{Key: "c", Version: 3}), obj, Object(spec.Obj{Key: "d", Version: 4})}, "4")
 	}
 	if opErr == nil {
-		return checkkit.Broke(gBadInput, "%s returned no error", what)
+		return checkkit.Broke(GBadInput, "%s returned no error", what)
 	}
 	got, derr := drain(f)
 	if derr != nil {
@@ -257,7 +248,7 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 	}
 	want := []spec.Delta{spec.Of(spec.Added, a)}
 	if !same(got, want) {
-		return checkkit.Broke(gBadInput, "%s returned %q but changed the FIFO: it then popped %s, want %s", what, opErr, spec.Deltas(got), spec.Deltas(want))
+		return checkkit.Broke(GBadInput, "%s returned %q but changed the FIFO: it then popped %s, want %s", what, opErr, spec.Deltas(got), spec.Deltas(want))
 	}
 	return nil
 }
@@ -307,10 +298,10 @@ func retentionCase(s Subject, m Mode, pre int) error {
 	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"}}
 	objProbe := weak.Make(obj)
 	if err := f.Add(obj); err != nil {
-		return checkkit.Broke(gErrors, "%s: Add failed: %v", m, err)
+		return checkkit.Broke(GErrors, "%s: Add failed: %v", m, err)
 	}
 	if err := f.Update(obj); err != nil {
-		return checkkit.Broke(gErrors, "%s: Update failed: %v", m, err)
+		return checkkit.Broke(GErrors, "%s: Update failed: %v", m, err)
 	}
 	obj, name = nil, ""
 	for i := range 3 {
@@ -322,14 +313,14 @@ func retentionCase(s Subject, m Mode, pre int) error {
 	}
 	for range pops {
 		if _, err := f.Pop(func([]Delta, bool) error { return nil }); err != nil {
-			return checkkit.Broke(gErrors, "%s: Pop failed: %v", m, err)
+			return checkkit.Broke(GErrors, "%s: Pop failed: %v", m, err)
 		}
 	}
 	if h := held(objProbe); len(h) > 0 {
-		return checkkit.Broke(gRetention, "%s: a popped object is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
+		return checkkit.Broke(GRetention, "%s: a popped object is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
 	}
 	if len(checkkit.Held(keyProbe)) > 0 {
-		return checkkit.Broke(gRetention, "%s: a popped object's key is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
+		return checkkit.Broke(GRetention, "%s: a popped object's key is still referenced by the FIFO (%d popped before it, 3 still queued)", m, pre)
 	}
 	runtime.KeepAlive(f)
 	return nil
@@ -372,7 +363,7 @@ func unlockIn(s Subject, cfg checkkit.Config) error {
 			}()
 			synctest.Wait()
 			if len(done) == 0 {
-				stuck = checkkit.Broke(gUnlock, "with %d deltas queued behind the one being processed, Update and HasSynced did not complete while the process func ran (case %d)", q, i)
+				stuck = checkkit.Broke(GUnlock, "with %d deltas queued behind the one being processed, Update and HasSynced did not complete while the process func ran (case %d)", q, i)
 			}
 			return nil
 		})
@@ -381,7 +372,7 @@ func unlockIn(s Subject, cfg checkkit.Config) error {
 			return stuck
 		}
 		if perr != nil {
-			return checkkit.Broke(gErrors, "Pop failed: %v", perr)
+			return checkkit.Broke(GErrors, "Pop failed: %v", perr)
 		}
 		got, err := drain(f2)
 		if err != nil {
@@ -389,7 +380,7 @@ func unlockIn(s Subject, cfg checkkit.Config) error {
 		}
 		want := append(queued[1:], spec.Of(spec.Updated, late))
 		if !same(got, want) {
-			return checkkit.Broke(gUnlock, "after an Update made while processing, the FIFO popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
+			return checkkit.Broke(GUnlock, "after an Update made while processing, the FIFO popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
 		}
 	}
 	return nil
@@ -417,11 +408,11 @@ func badOptions(s Subject) func(*testing.T, checkkit.Config) error {
 				f, err = s.New(c.opts)
 			}()
 			if p != nil {
-				return checkkit.Broke(gOptions, "New (%s) panicked: %v", c.name, p)
+				return checkkit.Broke(GOptions, "New (%s) panicked: %v", c.name, p)
 			}
 			if err == nil {
 				f.Close()
-				return checkkit.Broke(gOptions, "New (%s) returned no error", c.name)
+				return checkkit.Broke(GOptions, "New (%s) returned no error", c.name)
 			}
 			if errors.Is(err, errProcess) {
 				return err

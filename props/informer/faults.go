@@ -75,13 +75,13 @@ func slowWarning(s Subject) func(*testing.T, checkkit.Config) error {
 				return err
 			}
 			if !d.call(f.Start) {
-				return checkkit.Broke("Non-blocking distribute", "Start did not return")
+				return checkkit.Broke(GNonBlocking, "Start did not return")
 			}
 			if !d.call(func() { f.Emit(Add, "plug") }) {
-				return checkkit.Broke("Non-blocking distribute", "Emit did not return")
+				return checkkit.Broke(GNonBlocking, "Emit did not return")
 			}
 			if p.waiting.Load() != 1 {
-				return checkkit.Broke("Delivery", "the handler did not receive the first event")
+				return checkkit.Broke(GDelivery, "the handler did not receive the first event")
 			}
 			seq := []string{addEv("plug")}
 			if !d.call(func() {
@@ -89,7 +89,7 @@ func slowWarning(s Subject) func(*testing.T, checkkit.Config) error {
 					f.Emit(Add, fmt.Sprintf("w%d", i))
 				}
 			}) {
-				return checkkit.Broke("Non-blocking distribute", "Emit blocked behind a blocked handler")
+				return checkkit.Broke(GNonBlocking, "Emit blocked behind a blocked handler")
 			}
 			for i := range SlowBacklog {
 				seq = append(seq, addEv(fmt.Sprintf("w%d", i)))
@@ -98,16 +98,16 @@ func slowWarning(s Subject) func(*testing.T, checkkit.Config) error {
 			time.Sleep(total + time.Second)
 			synctest.Wait()
 			if msg := (expectation{seq: seq}).conforms(p.received(), true); msg != "" {
-				return checkkit.Broke("Delivery", "%s", msg)
+				return checkkit.Broke(GDelivery, "%s", msg)
 			}
 			if p.overlap.Load() {
-				return checkkit.Broke("Serial delivery", "two handler calls overlapped")
+				return checkkit.Broke(GSerial, "two handler calls overlapped")
 			}
 			if err := matchWarnings(f.SlowWarnings()); err != nil {
 				return err
 			}
 			if !d.call(f.Stop) {
-				return checkkit.Broke("Shutdown", "Stop did not return")
+				return checkkit.Broke(GShutdown, "Stop did not return")
 			}
 			return nil
 		})
@@ -150,17 +150,17 @@ func matchWarnings(ws []SlowWarning) error {
 		switch {
 		case matched[k] > 0 && !sp.warns:
 			w := ws[matched[k]-1]
-			return checkkit.Broke("Slow-handler warning", "the call that started with %d notifications pending and took %v warned (reported: %s); want no warning: %s", sp.behind, sp.took, describeWarning(w), rule)
+			return checkkit.Broke(GSlowWarning, "the call that started with %d notifications pending and took %v warned (reported: %s); want no warning: %s", sp.behind, sp.took, describeWarning(w), rule)
 		case matched[k] == 0 && sp.warns:
-			return checkkit.Broke("Slow-handler warning", "the call that started with %d notifications pending and took %v did not warn (warnings: %s): %s", sp.behind, sp.took, describeWarnings(ws), rule)
+			return checkkit.Broke(GSlowWarning, "the call that started with %d notifications pending and took %v did not warn (warnings: %s): %s", sp.behind, sp.took, describeWarnings(ws), rule)
 		case matched[k] > 0:
 			if w := ws[matched[k]-1]; w.Pending >= 0 && w.Pending != int64(sp.behind) {
-				return checkkit.Broke("Slow-handler warning", "the warning for the call that started with %d notifications waiting behind it reports %d pending", sp.behind, w.Pending)
+				return checkkit.Broke(GSlowWarning, "the warning for the call that started with %d notifications waiting behind it reports %d pending", sp.behind, w.Pending)
 			}
 		}
 	}
 	if len(stray) > 0 {
-		return checkkit.Broke("Slow-handler warning", "warnings about no slow call: %s (all: %s)", describeWarnings(stray), describeWarnings(ws))
+		return checkkit.Broke(GSlowWarning, "warnings about no slow call: %s (all: %s)", describeWarnings(stray), describeWarnings(ws))
 	}
 	return nil
 }
@@ -226,7 +226,7 @@ func faultScenario(s Subject) error {
 	base := []string{"a", "b", "c"}
 	for _, k := range base {
 		if !d.call(func() { f.Emit(Add, k) }) {
-			return checkkit.Broke("Non-blocking distribute", "Emit before Start did not return")
+			return checkkit.Broke(GNonBlocking, "Emit before Start did not return")
 		}
 	}
 	regs := map[*probe]Registration{}
@@ -238,7 +238,7 @@ func faultScenario(s Subject) error {
 		regs[p] = r
 	}
 	if !d.call(f.Start) {
-		return checkkit.Broke("Non-blocking distribute", "Start did not return")
+		return checkkit.Broke(GNonBlocking, "Start did not return")
 	}
 	t0 := time.Now()
 	reports := func(want int) error {
@@ -252,7 +252,7 @@ func faultScenario(s Subject) error {
 			wantVals = append(wantVals, panicValue(pan.name, i))
 		}
 		if !slices.Equal(got, wantVals) {
-			return checkkit.Broke("Panic containment", "reported handler panics %v, want %v (each contained panic reported once)", got, wantVals)
+			return checkkit.Broke(GPanicContainment, "reported handler panics %v, want %v (each contained panic reported once)", got, wantVals)
 		}
 		return nil
 	}
@@ -261,24 +261,24 @@ func faultScenario(s Subject) error {
 	// Initial lists, one add of which panics.
 	synctest.Wait()
 	if got := pan.received(); len(got) != len(base) {
-		return checkkit.Broke("Panic containment", "after a panic in its initial add, the handler received %v at once; want all %d initial adds at the same instant (the panicking one skipped, the next delivered at once)", got, len(base))
+		return checkkit.Broke(GPanicContainment, "after a panic in its initial add, the handler received %v at once; want all %d initial adds at the same instant (the panicking one skipped, the next delivered at once)", got, len(base))
 	}
 	if msg := initial.conforms(pan.received(), true); msg != "" {
-		return checkkit.Broke("Delivery", "panicking handler: %s", msg)
+		return checkkit.Broke(GDelivery, "panicking handler: %s", msg)
 	}
 	if !regs[pan].HasSynced() {
-		return checkkit.Broke("Panic containment", "a handler whose initial add panicked has HasSynced() false after every initial add returned or panicked: it would never sync")
+		return checkkit.Broke(GPanicContainment, "a handler whose initial add panicked has HasSynced() false after every initial add returned or panicked: it would never sync")
 	}
 	for _, p := range []*probe{ok, stuck} {
 		if msg := initial.conforms(p.received(), true); msg != "" {
-			return checkkit.Broke("Isolation", "%s, next to a panicking handler: %s", p.name, msg)
+			return checkkit.Broke(GIsolation, "%s, next to a panicking handler: %s", p.name, msg)
 		}
 		if !regs[p].HasSynced() {
-			return checkkit.Broke("Handler sync", "%s: HasSynced() false after its initial list", p.name)
+			return checkkit.Broke(GHandlerSync, "%s: HasSynced() false after its initial list", p.name)
 		}
 	}
 	if n := len(slow.received()); n != 1 {
-		return checkkit.Broke("Delivery", "a handler that takes 1s per call received %d calls in no time", n)
+		return checkkit.Broke(GDelivery, "a handler that takes 1s per call received %d calls in no time", n)
 	}
 	if err := reports(1); err != nil {
 		return err
@@ -287,47 +287,47 @@ func faultScenario(s Subject) error {
 	// Events: more panics, a handler blocked forever, a slow one.
 	sc := newScript("e", FaultEvents)
 	if !d.call(func() { sc.emit(f, nil) }) {
-		return checkkit.Broke("Non-blocking distribute", "with a handler blocked, a slow one and a panicking one, Emit did not return")
+		return checkkit.Broke(GNonBlocking, "with a handler blocked, a slow one and a panicking one, Emit did not return")
 	}
 	all := expectation{init: base, seq: sc.events()}
 	if msg := all.conforms(ok.received(), true); msg != "" {
-		return checkkit.Broke("Isolation", "the healthy handler, next to a blocked, a slow and a panicking one: %s", msg)
+		return checkkit.Broke(GIsolation, "the healthy handler, next to a blocked, a slow and a panicking one: %s", msg)
 	}
 	if msg := all.conforms(pan.received(), true); msg != "" {
-		return checkkit.Broke("Panic containment", "after panics in some calls, the panicking handler (each panicking notification skipped, the next delivered at once): %s", msg)
+		return checkkit.Broke(GPanicContainment, "after panics in some calls, the panicking handler (each panicking notification skipped, the next delivered at once): %s", msg)
 	}
 	if err := reports(len(faultPanics)); err != nil {
 		return err
 	}
 	if isClosed(regs[pan].Done()) {
-		return checkkit.Broke("Panic containment", "the panicking handler's Done closed: its listener stopped")
+		return checkkit.Broke(GPanicContainment, "the panicking handler's Done closed: its listener stopped")
 	}
 	if stuck.waiting.Load() != 1 || len(stuck.received()) != len(base)+1 {
-		return checkkit.Broke("Delivery", "the stuck handler is not blocked in its first event (received %v)", stuck.received())
+		return checkkit.Broke(GDelivery, "the stuck handler is not blocked in its first event (received %v)", stuck.received())
 	}
 
 	// The stuck handler is removed while its call is in progress.
 	var err error
 	if !d.call(func() { err = f.RemoveHandler(regs[stuck]) }) {
-		return checkkit.Broke("Non-blocking distribute", "RemoveHandler of a handler blocked in a call did not return")
+		return checkkit.Broke(GNonBlocking, "RemoveHandler of a handler blocked in a call did not return")
 	}
 	if err != nil {
-		return checkkit.Broke("Remove", "RemoveHandler(stuck): %v", err)
+		return checkkit.Broke(GRemove, "RemoveHandler(stuck): %v", err)
 	}
 	if isClosed(regs[stuck].Done()) {
-		return checkkit.Broke("Remove", "the stuck handler's Done closed while its call is in progress")
+		return checkkit.Broke(GRemove, "the stuck handler's Done closed while its call is in progress")
 	}
 	if !d.call(func() { f.Emit(Add, "x") }) {
-		return checkkit.Broke("Non-blocking distribute", "Emit did not return")
+		return checkkit.Broke(GNonBlocking, "Emit did not return")
 	}
 	all.seq = append(all.seq, addEv("x"))
 	for _, p := range []*probe{ok, pan} {
 		if msg := all.conforms(p.received(), true); msg != "" {
-			return checkkit.Broke("Isolation", "%s, after the stuck handler's removal: %s", p.name, msg)
+			return checkkit.Broke(GIsolation, "%s, after the stuck handler's removal: %s", p.name, msg)
 		}
 	}
 	if t := time.Since(t0); t != 0 {
-		return checkkit.Broke("Isolation", "%v of fake time passed while the healthy and the panicking handlers received everything", t)
+		return checkkit.Broke(GIsolation, "%v of fake time passed while the healthy and the panicking handlers received everything", t)
 	}
 
 	// The slow handler gets everything, in order, one call a second.
@@ -335,15 +335,15 @@ func faultScenario(s Subject) error {
 	synctest.Wait()
 	got, at := slow.receivedAt()
 	if msg := all.conforms(got, true); msg != "" {
-		return checkkit.Broke("Delivery", "the slow handler, a minute later: %s", msg)
+		return checkkit.Broke(GDelivery, "the slow handler, a minute later: %s", msg)
 	}
 	for i := range at {
 		if want := t0.Add(time.Duration(i) * time.Second); !at[i].Equal(want) {
-			return checkkit.Broke("Delivery", "the slow handler's call %d (%s) started at +%v, want +%v (one call a second, back to back)", i, got[i], at[i].Sub(t0), want.Sub(t0))
+			return checkkit.Broke(GDelivery, "the slow handler's call %d (%s) started at +%v, want +%v (one call a second, back to back)", i, got[i], at[i].Sub(t0), want.Sub(t0))
 		}
 	}
 	if !regs[slow].HasSynced() {
-		return checkkit.Broke("Handler sync", "the slow handler: HasSynced() false after its initial adds returned")
+		return checkkit.Broke(GHandlerSync, "the slow handler: HasSynced() false after its initial adds returned")
 	}
 
 	// Released, the stuck handler's listener finishes: Done closes and it
@@ -351,40 +351,40 @@ func faultScenario(s Subject) error {
 	stuck.unblock()
 	synctest.Wait()
 	if !isClosed(regs[stuck].Done()) {
-		return checkkit.Broke("Remove", "the stuck handler's Done did not close after its call returned")
+		return checkkit.Broke(GRemove, "the stuck handler's Done did not close after its call returned")
 	}
 	if msg := (expectation{init: base, seq: sc.events()}).conforms(stuck.received(), false); msg != "" || len(stuck.received()) < len(base)+1 {
-		return checkkit.Broke("Remove", "the removed stuck handler: %s (received %v)", msg, stuck.received())
+		return checkkit.Broke(GRemove, "the removed stuck handler: %s (received %v)", msg, stuck.received())
 	}
 
 	// The panicking handler's listener is alive and leaves as usual.
 	if !d.call(func() { err = f.RemoveHandler(regs[pan]) }) {
-		return checkkit.Broke("Non-blocking distribute", "RemoveHandler(panicking) did not return")
+		return checkkit.Broke(GNonBlocking, "RemoveHandler(panicking) did not return")
 	}
 	if err != nil {
-		return checkkit.Broke("Remove", "RemoveHandler(panicking): %v", err)
+		return checkkit.Broke(GRemove, "RemoveHandler(panicking): %v", err)
 	}
 	synctest.Wait()
 	if !isClosed(regs[pan].Done()) {
-		return checkkit.Broke("Panic containment", "the panicking handler's Done did not close after RemoveHandler")
+		return checkkit.Broke(GPanicContainment, "the panicking handler's Done did not close after RemoveHandler")
 	}
 	if !d.call(func() { f.Emit(Add, "y") }) {
-		return checkkit.Broke("Non-blocking distribute", "Emit did not return")
+		return checkkit.Broke(GNonBlocking, "Emit did not return")
 	}
 	if msg := all.conforms(pan.received(), true); msg != "" {
-		return checkkit.Broke("Remove", "the removed panicking handler: %s", msg)
+		return checkkit.Broke(GRemove, "the removed panicking handler: %s", msg)
 	}
 	time.Sleep(time.Minute) // the slow handler's call for y
 	synctest.Wait()
 	if !d.call(f.Stop) {
-		return checkkit.Broke("Shutdown", "Stop did not return")
+		return checkkit.Broke(GShutdown, "Stop did not return")
 	}
 	for _, p := range []*probe{pan, ok, stuck, slow} {
 		if !isClosed(regs[p].Done()) {
-			return checkkit.Broke("Shutdown", "%s: Done open after Stop", p.name)
+			return checkkit.Broke(GShutdown, "%s: Done open after Stop", p.name)
 		}
 		if p.overlap.Load() {
-			return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", p.name)
+			return checkkit.Broke(GSerial, "%s: two handler calls overlapped", p.name)
 		}
 	}
 	return nil

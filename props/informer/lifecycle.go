@@ -16,9 +16,6 @@ import (
 // CheckLifecycle is the informer's lifecycle check.
 const CheckLifecycle = "informer/lifecycle"
 
-// GLifecycle is the guarantee it states.
-const GLifecycle = "Lifecycle calls are safe"
-
 // lifecycleEvents is how many events each scenario emits after the
 // lifecycle calls: enough for a second pump set to show as a reordering
 // or a call overlapping another.

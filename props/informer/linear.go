@@ -31,7 +31,7 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, checkkit.C
 			// to return after its context is cancelled; a fan-out that never
 			// stops must fail here, not at the test timeout.
 			if !checkkit.ReturnsWithin(2*time.Second+checkkit.Watchdog, run) {
-				return checkkit.Broke("Stop returns", "seed %d: the fan-out's Run did not return within %v of its context being cancelled", seed+i, checkkit.Watchdog)
+				return checkkit.Broke(GStopReturns, "seed %d: the fan-out's Run did not return within %v of its context being cancelled", seed+i, checkkit.Watchdog)
 			}
 			var err error
 			cfg.Progress.Analyse(func() { err = linearizability.CheckListenerDrained(h, 10*time.Second) })
@@ -43,7 +43,7 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, checkkit.C
 					info = le.Info
 				}
 				html, js, serr := linearizability.SaveListenerFailure(dir, "informer-linear-listener-seed"+strconv.FormatUint(seed+i, 10), h, info)
-				return checkkit.Broke("Linearizability", "seed %d (%d operations): %v%s", seed+i, len(h), err,
+				return checkkit.Broke(GLinearizability, "seed %d (%d operations): %v%s", seed+i, len(h), err,
 					linearizability.FailureNote(html, js, serr, "one JSON operation a line: client, call, return, listener, op, value",
 						fmt.Sprintf("rerun: linearizability.RunListenerWorkload with Seed %d", seed+i)))
 			}

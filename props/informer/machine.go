@@ -219,7 +219,7 @@ func (x *machine) Apply(s Step) error {
 			}
 		}
 		if !x.call(func() { x.f.Emit(kind, s.Key) }) {
-			return checkkit.Broke("Non-blocking distribute", "Emit(%s) of %s did not return (handlers blocked: %v)", eventOf(kind, s.Key), s.Key, x.blockedNames())
+			return checkkit.Broke(GNonBlocking, "Emit(%s) of %s did not return (handlers blocked: %v)", eventOf(kind, s.Key), s.Key, x.blockedNames())
 		}
 		x.store[s.Key] = kind != Delete
 		if x.started {
@@ -236,10 +236,10 @@ func (x *machine) Apply(s Step) error {
 		nh := &mHandler{p: newProbe(fmt.Sprintf("h%d", len(x.handlers)))}
 		var err error
 		if !x.call(func() { nh.reg, err = x.f.AddHandler(nh.p) }) {
-			return checkkit.Broke("Non-blocking distribute", "AddHandler did not return")
+			return checkkit.Broke(GNonBlocking, "AddHandler did not return")
 		}
 		if err != nil {
-			return checkkit.Broke("AddHandler", "AddHandler on a running fan-out: %v", err)
+			return checkkit.Broke(GAddHandler, "AddHandler on a running fan-out: %v", err)
 		}
 		if x.started {
 			nh.exp.init, nh.hasInit = x.storeKeys(), true
@@ -258,10 +258,10 @@ func (x *machine) Apply(s Step) error {
 	case OpRemove:
 		var err error
 		if !x.call(func() { err = x.f.RemoveHandler(h.reg) }) {
-			return checkkit.Broke("Non-blocking distribute", "RemoveHandler(%s) did not return", h.p.name)
+			return checkkit.Broke(GNonBlocking, "RemoveHandler(%s) did not return", h.p.name)
 		}
 		if err != nil {
-			return checkkit.Broke("Remove", "RemoveHandler(%s): %v", h.p.name, err)
+			return checkkit.Broke(GRemove, "RemoveHandler(%s): %v", h.p.name, err)
 		}
 		h.removed = true
 		h.lossy = h.blocked
@@ -273,7 +273,7 @@ func (x *machine) Apply(s Step) error {
 			return nil
 		}
 		if !x.call(x.f.Start) {
-			return checkkit.Broke("Non-blocking distribute", "Start did not return")
+			return checkkit.Broke(GNonBlocking, "Start did not return")
 		}
 		x.started = true
 		for _, h := range x.handlers {
@@ -325,7 +325,7 @@ func (x *machine) burst(s Step) error {
 			x.f.Emit(kinds[i], keys[i])
 		}
 	}) {
-		return checkkit.Broke("Non-blocking distribute", "a burst of %d emits did not return (handlers blocked: %v)", s.N, x.blockedNames())
+		return checkkit.Broke(GNonBlocking, "a burst of %d emits did not return (handlers blocked: %v)", s.N, x.blockedNames())
 	}
 	if x.started {
 		for _, h := range x.handlers {
@@ -364,35 +364,35 @@ func (x *machine) settle() error {
 // stopped the fan-out after unblocking every handler.
 func (x *machine) check(h *mHandler, final bool) error {
 	if h.p.overlap.Load() {
-		return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", h.p.name)
+		return checkkit.Broke(GSerial, "%s: two handler calls overlapped", h.p.name)
 	}
 	more := h.p.receivedFrom(h.cur.n)
 	if !h.hasInit && h.cur.n+len(more) > 0 {
-		return checkkit.Broke("Delivery", "%s received %s before the fan-out started", h.p.name, window(more, -1))
+		return checkkit.Broke(GDelivery, "%s received %s before the fan-out started", h.p.name, window(more, -1))
 	}
 	exact := !h.blocked && !h.lossy && (h.hasInit || !final)
 	if msg := h.cur.advance(h.exp, more, exact); msg != "" {
 		x.rec.Step(h.p.name+" received", abridge(append(prefixed(h.exp.init), h.exp.seq...)), abridge(h.p.received()))
-		return checkkit.Broke("Delivery", "%s: %s", h.p.name, msg)
+		return checkkit.Broke(GDelivery, "%s: %s", h.p.name, msg)
 	}
 	if final {
 		return nil
 	}
 	if h.removed {
 		if !h.blocked && !isClosed(h.reg.Done()) {
-			return checkkit.Broke("Remove", "%s was removed and is not in a handler call, but its Done channel is open", h.p.name)
+			return checkkit.Broke(GRemove, "%s was removed and is not in a handler call, but its Done channel is open", h.p.name)
 		}
 		return nil
 	}
 	if isClosed(h.reg.Done()) {
-		return checkkit.Broke("Remove", "%s's Done channel closed although it was not removed and the fan-out runs", h.p.name)
+		return checkkit.Broke(GRemove, "%s's Done channel closed although it was not removed and the fan-out runs", h.p.name)
 	}
 	// Sync: true exactly when the fan-out runs and every initial add for
 	// this handler has returned.
 	want := x.started && h.hasInit && h.p.returned() >= len(h.exp.init)
 	if got := h.reg.HasSynced(); got != want {
 		x.rec.Step(h.p.name+" HasSynced", fmt.Sprint(want), fmt.Sprint(got))
-		return checkkit.Broke("Handler sync", "%s: HasSynced() = %v with %d of %d initial adds returned (started: %v)", h.p.name, got, min(h.p.returned(), len(h.exp.init)), len(h.exp.init), x.started)
+		return checkkit.Broke(GHandlerSync, "%s: HasSynced() = %v with %d of %d initial adds returned (started: %v)", h.p.name, got, min(h.p.returned(), len(h.exp.init)), len(h.exp.init), x.started)
 	}
 	return nil
 }
@@ -431,7 +431,7 @@ func (x *machine) Close() error {
 		}
 	}
 	if !x.call(x.f.Stop) {
-		return checkkit.Broke("Shutdown", "Stop did not return with no handler call in progress")
+		return checkkit.Broke(GShutdown, "Stop did not return with no handler call in progress")
 	}
 	for _, h := range x.handlers {
 		if err := x.check(h, true); err != nil {

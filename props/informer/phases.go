@@ -99,13 +99,13 @@ func phaseScenario(s Subject, progress *checkkit.Progress) error {
 				f.Emit(e.kind, e.key)
 			}
 		}) {
-			return checkkit.Broke("Non-blocking distribute", "%s: Emit did not return", what)
+			return checkkit.Broke(GNonBlocking, "%s: Emit did not return", what)
 		}
 		return nil
 	}
 	wantSynced := func(p *probe, r Registration, want bool, when string) error {
 		if got := r.HasSynced(); got != want {
-			return checkkit.Broke("Handler sync", "%s: HasSynced() = %v %s (received %d calls)", p.name, got, when, len(p.received()))
+			return checkkit.Broke(GHandlerSync, "%s: HasSynced() = %v %s (received %d calls)", p.name, got, when, len(p.received()))
 		}
 		return nil
 	}
@@ -151,16 +151,16 @@ func phaseScenario(s Subject, progress *checkkit.Progress) error {
 			f.Emit(e.kind, e.key)
 		}
 	}) {
-		return checkkit.Broke("Non-blocking distribute", "Start and the emits right after it did not return")
+		return checkkit.Broke(GNonBlocking, "Start and the emits right after it did not return")
 	}
 	if first.waiting.Load() != 1 || len(first.received()) != 1 {
-		return checkkit.Broke("Delivery", "%s is not blocked in its first initial add (received %d calls)", first.name, len(first.received()))
+		return checkkit.Broke(GDelivery, "%s is not blocked in its first initial add (received %d calls)", first.name, len(first.received()))
 	}
 	if err := wantSynced(first, rFirst, false, "while its first initial add is in progress"); err != nil {
 		return err
 	}
 	if _, msg := snapshot(pre.received(), base, racy, nil, true); msg != "" {
-		return checkkit.Broke("Delivery", "%s, after Start: %s (the events emitted right after Start belong either in the initial list or after it, in order)", pre.name, msg)
+		return checkkit.Broke(GDelivery, "%s, after Start: %s (the events emitted right after Start belong either in the initial list or after it, in order)", pre.name, msg)
 	}
 	if err := wantSynced(pre, rPre, true, "after its initial list"); err != nil {
 		return err
@@ -186,7 +186,7 @@ func phaseScenario(s Subject, progress *checkkit.Progress) error {
 	}
 	now.apply(joined...)
 	if late.waiting.Load() != 1 {
-		return checkkit.Broke("Delivery", "%s is not blocked in its initial add 5 (received %d calls)", late.name, len(late.received()))
+		return checkkit.Broke(GDelivery, "%s is not blocked in its initial add 5 (received %d calls)", late.name, len(late.received()))
 	}
 	if err := wantSynced(late, rLate, false, "while one of its initial adds is in progress"); err != nil {
 		return err
@@ -215,18 +215,18 @@ func phaseScenario(s Subject, progress *checkkit.Progress) error {
 	for _, p := range []*probe{first, pre} {
 		j, msg := snapshot(p.received(), base, racy, later, true)
 		if msg != "" {
-			return checkkit.Broke("Delivery", "%s (added before Start): %s", p.name, msg)
+			return checkkit.Broke(GDelivery, "%s (added before Start): %s", p.name, msg)
 		}
 		js = append(js, j)
 	}
 	if js[0] != js[1] {
-		return checkkit.Broke("Delivery", "the handlers added before Start got different initial lists: %s's includes the first %d events emitted right after Start, %s's the first %d", first.name, js[0], pre.name, js[1])
+		return checkkit.Broke(GDelivery, "the handlers added before Start got different initial lists: %s's includes the first %d events emitted right after Start, %s's the first %d", first.name, js[0], pre.name, js[1])
 	}
 	if msg := (expectation{init: lateInit, seq: slices.Concat(pevs(joined), pevs(after))}).conforms(late.received(), true); msg != "" {
-		return checkkit.Broke("Delivery", "%s: %s", late.name, msg)
+		return checkkit.Broke(GDelivery, "%s: %s", late.name, msg)
 	}
 	if msg := (expectation{init: syncedInit, seq: pevs(after)}).conforms(synced.received(), true); msg != "" {
-		return checkkit.Broke("Delivery", "%s: %s", synced.name, msg)
+		return checkkit.Broke(GDelivery, "%s: %s", synced.name, msg)
 	}
 	for _, h := range []struct {
 		p *probe
@@ -236,11 +236,11 @@ func phaseScenario(s Subject, progress *checkkit.Progress) error {
 			return err
 		}
 		if h.p.overlap.Load() {
-			return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", h.p.name)
+			return checkkit.Broke(GSerial, "%s: two handler calls overlapped", h.p.name)
 		}
 	}
 	if !d.call(f.Stop) {
-		return checkkit.Broke("Shutdown", "Stop did not return")
+		return checkkit.Broke(GShutdown, "Stop did not return")
 	}
 	return nil
 }

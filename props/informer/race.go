@@ -177,7 +177,7 @@ func fanRaceRound(s Subject, r *checkkit.Racer, fr fanRace, round int, cfg check
 	r.Park()
 	settle()
 	if msg := fr.check(x); msg != "" {
-		return checkkit.Broke("Atomic calls", "%s, on a started fan-out with a and b stored and h1, h2 added before Start: %s", name, msg)
+		return checkkit.Broke(GAtomic, "%s, on a started fan-out with a and b stored and h1, h2 added before Start: %s", name, msg)
 	}
 	return nil
 }
@@ -233,12 +233,12 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Rac
 		for h, g := range [][]string{g0, g1} {
 			if stop {
 				if len(g) == 0 || g[0] != "v0" || len(g) > 2 || (len(g) == 2 && g[1] != "v1") {
-					return checkkit.Broke("Atomic calls", "%s: handler %d received %v: want v0, then v1 at most once", name, h, g)
+					return checkkit.Broke(GAtomic, "%s: handler %d received %v: want v0, then v1 at most once", name, h, g)
 				}
 				continue
 			}
 			if len(g) != 3 || g[0] != "v0" || !slices.Equal(slices.Sorted(slices.Values(g)), want) {
-				return checkkit.Broke("Atomic calls", "%s: handler %d received %v: want v0, then v1 and v2 once each", name, h, g)
+				return checkkit.Broke(GAtomic, "%s: handler %d received %v: want v0, then v1 and v2 once each", name, h, g)
 			}
 		}
 		// Two Distributes at once may reach the listeners in different
@@ -252,7 +252,7 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Rac
 func raceChecked(r *checkkit.Racer, cfg checkkit.Config, name string, round int, a, b func()) error {
 	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), a, b)
 	if err == nil && blocked {
-		err = checkkit.Broke("Liveness", "%s: a call is still blocked after the other returned", name)
+		err = checkkit.Broke(GLiveness, "%s: a call is still blocked after the other returned", name)
 		cfg.Progress.Abandon(err) // its lock may be held: no cleanup
 	}
 	return err

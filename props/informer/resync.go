@@ -237,15 +237,15 @@ func runResync(s Subject, sc rsScenario) error {
 	}
 	for _, h := range r.hs {
 		if h.p.overlap.Load() {
-			return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", h.desc)
+			return checkkit.Broke(GSerial, "%s: two handler calls overlapped", h.desc)
 		}
 		got, at := h.p.receivedAt()
 		if msg := matchSegments(got, at, r.t0, h.segs); msg != "" {
-			return checkkit.Broke("Resync", "%s: %s\n  steps: %s", h.desc, msg, r.describe())
+			return checkkit.Broke(GResync, "%s: %s\n  steps: %s", h.desc, msg, r.describe())
 		}
 	}
 	if !r.d.call(r.f.Stop) {
-		return checkkit.Broke("Shutdown", "Stop did not return")
+		return checkkit.Broke(GShutdown, "Stop did not return")
 	}
 	return nil
 }
@@ -273,13 +273,13 @@ func (r *rsRun) apply(st rsStep) error {
 			period = st.period
 			h.desc = fmt.Sprintf("h%d (resync every %v", i, period)
 			if !r.d.call(func() { h.reg, err = r.f.AddHandlerWithResync(h.p, period) }) {
-				return checkkit.Broke("Non-blocking distribute", "AddHandlerWithResync did not return")
+				return checkkit.Broke(GNonBlocking, "AddHandlerWithResync did not return")
 			}
 		} else {
 			period = r.sc.check // the informer's default handler period
 			h.desc = fmt.Sprintf("h%d (default resync period %v", i, period)
 			if !r.d.call(func() { h.reg, err = r.f.AddHandler(h.p) }) {
-				return checkkit.Broke("Non-blocking distribute", "AddHandler did not return")
+				return checkkit.Broke(GNonBlocking, "AddHandler did not return")
 			}
 		}
 		if err != nil {
@@ -298,7 +298,7 @@ func (r *rsRun) apply(st rsStep) error {
 		r.hs = append(r.hs, h)
 	case rsStart:
 		if !r.d.call(r.f.Start) {
-			return checkkit.Broke("Non-blocking distribute", "Start did not return")
+			return checkkit.Broke(GNonBlocking, "Start did not return")
 		}
 		r.started = true
 		r.m.Start(now)
@@ -310,7 +310,7 @@ func (r *rsRun) apply(st rsStep) error {
 		}
 	case rsEmit:
 		if !r.d.call(func() { r.f.Emit(st.kind, st.key) }) {
-			return checkkit.Broke("Non-blocking distribute", "Emit did not return")
+			return checkkit.Broke(GNonBlocking, "Emit did not return")
 		}
 		r.store[st.key] = st.kind != Delete
 		for _, h := range r.hs {
@@ -322,7 +322,7 @@ func (r *rsRun) apply(st rsStep) error {
 		h := r.hs[st.h]
 		var err error
 		if !r.d.call(func() { err = r.f.RemoveHandler(h.reg) }) {
-			return checkkit.Broke("Non-blocking distribute", "RemoveHandler did not return")
+			return checkkit.Broke(GNonBlocking, "RemoveHandler did not return")
 		}
 		if err != nil {
 			return fmt.Errorf("removing h%d: %w", st.h, err)

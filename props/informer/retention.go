@@ -48,10 +48,10 @@ func retention(s Subject) func(*testing.T, checkkit.Config) error {
 			p.unblock()
 			synctest.Wait()
 			if got := len(p.received()); got != 2*retentionKeys {
-				return checkkit.Broke("Delivery", "the handler received %d of the %d notifications once released", got, 2*retentionKeys)
+				return checkkit.Broke(GDelivery, "the handler received %d of the %d notifications once released", got, 2*retentionKeys)
 			}
 			if held := checkkit.Held(probes...); len(held) > 0 {
-				return checkkit.Broke("No retention", "%d of %d keys added, deleted and delivered are still referenced by the running fan-out (key %d first)", len(held), len(probes), held[0])
+				return checkkit.Broke(GNoRetention, "%d of %d keys added, deleted and delivered are still referenced by the running fan-out (key %d first)", len(held), len(probes), held[0])
 			}
 
 			// A handler removed with a backlog: what it will never get is
@@ -66,7 +66,7 @@ func retention(s Subject) func(*testing.T, checkkit.Config) error {
 			p.unblock()
 			synctest.Wait()
 			if held := checkkit.Held(probes...); len(held) > 0 {
-				return checkkit.Broke("No retention", "%d of %d keys added and deleted behind a handler that was then removed are still referenced while its registration is held (key %d first): a removed listener keeps what it will never deliver", len(held), len(probes), held[0])
+				return checkkit.Broke(GNoRetention, "%d of %d keys added and deleted behind a handler that was then removed are still referenced while its registration is held (key %d first): a removed listener keeps what it will never deliver", len(held), len(probes), held[0])
 			}
 			runtime.KeepAlive(reg)
 			return nil
@@ -130,10 +130,10 @@ func burstMemory(s Subject) func(*testing.T, checkkit.Config) error {
 			h.open()
 			synctest.Wait()
 			if got, want := h.calls.Load(), int64(burstUpdates+2); got != want {
-				return checkkit.Broke("Delivery", "the handler received %d of the %d notifications once released", got, want)
+				return checkkit.Broke(GDelivery, "the handler received %d of the %d notifications once released", got, want)
 			}
 			if kept := int64(checkkit.LiveHeap()) - int64(before); kept > burstRetainedMax {
-				return checkkit.Broke("Memory after a burst", "after a burst of %d notifications drained, the running fan-out keeps %.1f MiB more live heap than before it (at most %d MiB allowed)", burstUpdates, float64(kept)/(1<<20), burstRetainedMax>>20)
+				return checkkit.Broke(GBurstMemory, "after a burst of %d notifications drained, the running fan-out keeps %.1f MiB more live heap than before it (at most %d MiB allowed)", burstUpdates, float64(kept)/(1<<20), burstRetainedMax>>20)
 			}
 			return nil
 		})

@@ -64,7 +64,7 @@ func addHandler(d *driver, f FanOut, p *probe) (Registration, error) {
 	var reg Registration
 	var err error
 	if !d.call(func() { reg, err = f.AddHandler(p) }) {
-		return nil, checkkit.Broke("Non-blocking distribute", "AddHandler(%s) did not return", p.name)
+		return nil, checkkit.Broke(GNonBlocking, "AddHandler(%s) did not return", p.name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("AddHandler(%s): %w", p.name, err)
@@ -90,35 +90,35 @@ func isolation(s Subject) func(*testing.T, checkkit.Config) error {
 				}
 			}
 			if !d.call(f.Start) {
-				return checkkit.Broke("Non-blocking distribute", "Start did not return")
+				return checkkit.Broke(GNonBlocking, "Start did not return")
 			}
 			sc := newScript("k", IsolationN)
 			want := expectation{seq: sc.events()}
 			var emitted atomic.Int32
 			if !d.call(func() { sc.emit(f, &emitted) }) {
-				return checkkit.Broke("Non-blocking distribute", "with one handler blocked in a call, Emit blocked after %d of %d emits", emitted.Load(), IsolationN)
+				return checkkit.Broke(GNonBlocking, "with one handler blocked in a call, Emit blocked after %d of %d emits", emitted.Load(), IsolationN)
 			}
 			for _, p := range others {
 				if msg := want.conforms(p.received(), true); msg != "" {
-					return checkkit.Broke("Isolation", "with another handler blocked, %s: %s", p.name, msg)
+					return checkkit.Broke(GIsolation, "with another handler blocked, %s: %s", p.name, msg)
 				}
 				if p.overlap.Load() {
-					return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", p.name)
+					return checkkit.Broke(GSerial, "%s: two handler calls overlapped", p.name)
 				}
 			}
 			if msg := want.conforms(stuck.received(), false); msg != "" {
-				return checkkit.Broke("Delivery", "blocked handler: %s", msg)
+				return checkkit.Broke(GDelivery, "blocked handler: %s", msg)
 			}
 			stuck.unblock()
 			synctest.Wait()
 			if msg := want.conforms(stuck.received(), true); msg != "" {
-				return checkkit.Broke("Isolation", "released handler: %s", msg)
+				return checkkit.Broke(GIsolation, "released handler: %s", msg)
 			}
 			if stuck.overlap.Load() {
-				return checkkit.Broke("Serial delivery", "the released handler's calls overlapped")
+				return checkkit.Broke(GSerial, "the released handler's calls overlapped")
 			}
 			if !d.call(f.Stop) {
-				return checkkit.Broke("Shutdown", "Stop did not return")
+				return checkkit.Broke(GShutdown, "Stop did not return")
 			}
 			return nil
 		})
@@ -144,7 +144,7 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			for i := range keys {
 				keys[i] = fmt.Sprintf("s%d", i)
 				if !d.call(func() { f.Emit(Add, keys[i]) }) {
-					return checkkit.Broke("Non-blocking distribute", "Emit before Start did not return")
+					return checkkit.Broke(GNonBlocking, "Emit before Start did not return")
 				}
 			}
 			synctest.Wait()
@@ -166,21 +166,21 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				got := p.received()
 				want := expectation{init: keys}
 				if msg := want.conforms(got, true); msg != "" {
-					return checkkit.Broke("Delivery", "%s handler: %s", name, msg)
+					return checkkit.Broke(GDelivery, "%s handler: %s", name, msg)
 				}
 				if p.waiting.Load() != 1 {
-					return checkkit.Broke("Handler sync", "%s handler: its last initial add is not in progress (received %v)", name, got)
+					return checkkit.Broke(GHandlerSync, "%s handler: its last initial add is not in progress (received %v)", name, got)
 				}
 				if reg.HasSynced() {
-					return checkkit.Broke("Handler sync", "%s handler: HasSynced() is true while its last initial add (%s) is still in OnAdd", name, got[len(got)-1])
+					return checkkit.Broke(GHandlerSync, "%s handler: HasSynced() is true while its last initial add (%s) is still in OnAdd", name, got[len(got)-1])
 				}
 				if ev := early.Load(); ev != nil {
-					return checkkit.Broke("Handler sync", "%s handler: HasSynced() was true at the start of initial add %v", name, ev)
+					return checkkit.Broke(GHandlerSync, "%s handler: HasSynced() was true at the start of initial add %v", name, ev)
 				}
 				p.unblock()
 				synctest.Wait()
 				if !reg.HasSynced() {
-					return checkkit.Broke("Handler sync", "%s handler: HasSynced() is false after every initial add returned", name)
+					return checkkit.Broke(GHandlerSync, "%s handler: HasSynced() is false after every initial add returned", name)
 				}
 				return nil
 			}
@@ -197,10 +197,10 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			preReg.Store(&r)
 			synctest.Wait()
 			if r.HasSynced() {
-				return checkkit.Broke("Handler sync", "a handler added before Start has HasSynced() true before Start")
+				return checkkit.Broke(GHandlerSync, "a handler added before Start has HasSynced() true before Start")
 			}
 			if !d.call(f.Start) {
-				return checkkit.Broke("Non-blocking distribute", "Start did not return")
+				return checkkit.Broke(GNonBlocking, "Start did not return")
 			}
 			if err := phase("added before Start", pre, r, preEarly); err != nil {
 				return err
@@ -223,7 +223,7 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			// Added after Start to an empty store: nothing to wait for.
 			for _, k := range keys {
 				if !d.call(func() { f.Emit(Delete, k) }) {
-					return checkkit.Broke("Non-blocking distribute", "Emit(%s) did not return", deleteEv(k))
+					return checkkit.Broke(GNonBlocking, "Emit(%s) did not return", deleteEv(k))
 				}
 			}
 			empty := newProbe("empty-store")
@@ -233,10 +233,10 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			}
 			synctest.Wait()
 			if !r3.HasSynced() {
-				return checkkit.Broke("Handler sync", "a handler added after Start to an empty store has HasSynced() false at quiescence")
+				return checkkit.Broke(GHandlerSync, "a handler added after Start to an empty store has HasSynced() false at quiescence")
 			}
 			if !d.call(f.Stop) {
-				return checkkit.Broke("Shutdown", "Stop did not return")
+				return checkkit.Broke(GShutdown, "Stop did not return")
 			}
 			return nil
 		})
@@ -264,17 +264,17 @@ func startRace(s Subject) func(*testing.T, checkkit.Config) error {
 				return err
 			}
 			if !checkkit.ReturnsWithin(StartEmitBound, func() { f.Emit(Add, "a") }) {
-				return checkkit.Broke("Start", "round %d: Emit right after Start did not return within %v", round, StartEmitBound)
+				return checkkit.Broke(GStart, "round %d: Emit right after Start did not return within %v", round, StartEmitBound)
 			}
 			if !eventually(func() bool { return len(p.received()) > 0 }) {
-				return checkkit.Broke("Start", "round %d: an event emitted right after Start was not delivered within %v", round, checkkit.Watchdog)
+				return checkkit.Broke(GStart, "round %d: an event emitted right after Start was not delivered within %v", round, checkkit.Watchdog)
 			}
 			if !checkkit.ReturnsWithin(checkkit.Watchdog, f.Stop) {
-				return checkkit.Broke("Shutdown", "round %d: Stop did not return within %v", round, checkkit.Watchdog)
+				return checkkit.Broke(GShutdown, "round %d: Stop did not return within %v", round, checkkit.Watchdog)
 			}
 			// Either the initial list or the watch carries the add.
 			if got := p.received(); len(got) != 1 || (got[0] != initEv("a") && got[0] != addEv("a")) {
-				return checkkit.Broke("Delivery", "round %d: received %v, want [init:a] or [add:a]", round, got)
+				return checkkit.Broke(GDelivery, "round %d: received %v, want [init:a] or [add:a]", round, got)
 			}
 		}
 		return nil
@@ -309,23 +309,23 @@ func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 				return errNoBacklog
 			}
 			if !d.call(f.Start) {
-				return checkkit.Broke("Non-blocking distribute", "Start did not return")
+				return checkkit.Broke(GNonBlocking, "Start did not return")
 			}
 			// Strictly alternating: each emit is handled before the next.
 			sc := newScript("k", LookaheadN)
 			for i := range sc.kinds {
 				if !d.call(func() { f.Emit(sc.kinds[i], sc.keys[i]) }) {
-					return checkkit.Broke("Non-blocking distribute", "Emit did not return")
+					return checkkit.Broke(GNonBlocking, "Emit did not return")
 				}
 				if n := b.Pending(); n != 0 {
-					return checkkit.Broke("Lookahead", "after emit %d was handled, Pending() = %d, want 0", i, n)
+					return checkkit.Broke(GLookahead, "after emit %d was handled, Pending() = %d, want 0", i, n)
 				}
 			}
 			if hw := b.HighWater(); hw > 1 {
-				return checkkit.Broke("Lookahead", "a handler that keeps up reached a high-water mark of %d pending, want at most 1 (the one in hand)", hw)
+				return checkkit.Broke(GLookahead, "a handler that keeps up reached a high-water mark of %d pending, want at most 1 (the one in hand)", hw)
 			}
 			if msg := (expectation{seq: sc.events()}).conforms(p.received(), true); msg != "" {
-				return checkkit.Broke("Delivery", "%s", msg)
+				return checkkit.Broke(GDelivery, "%s", msg)
 			}
 			// Blocked in a call: everything emitted meanwhile is pending.
 			// Two bursts: the buffer is reused after it drained, and the
@@ -335,37 +335,37 @@ func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 				p.block()
 				plug := fmt.Sprintf("plug%d", i)
 				if !d.call(func() { f.Emit(Add, plug) }) {
-					return checkkit.Broke("Non-blocking distribute", "Emit did not return")
+					return checkkit.Broke(GNonBlocking, "Emit did not return")
 				}
 				seq = append(seq, addEv(plug))
 				if p.waiting.Load() != 1 {
-					return checkkit.Broke("Delivery", "the handler did not receive %s", plug)
+					return checkkit.Broke(GDelivery, "the handler did not receive %s", plug)
 				}
 				if n := b.Pending(); n != 0 {
-					return checkkit.Broke("Lookahead", "with the handler in a call and nothing else added, Pending() = %d, want 0", n)
+					return checkkit.Broke(GLookahead, "with the handler in a call and nothing else added, Pending() = %d, want 0", n)
 				}
 				sc2 := newScript(fmt.Sprintf("b%d-", i), burst)
 				if !d.call(func() { sc2.emit(f, nil) }) {
-					return checkkit.Broke("Non-blocking distribute", "Emit blocked behind a blocked handler")
+					return checkkit.Broke(GNonBlocking, "Emit blocked behind a blocked handler")
 				}
 				seq = append(seq, sc2.events()...)
 				if n := b.Pending(); n != int64(burst) {
-					return checkkit.Broke("Lookahead", "with the handler blocked in a call, %d emits left Pending() = %d", burst, n)
+					return checkkit.Broke(GLookahead, "with the handler blocked in a call, %d emits left Pending() = %d", burst, n)
 				}
 				p.unblock()
 				synctest.Wait()
 				if n := b.Pending(); n != 0 {
-					return checkkit.Broke("Lookahead", "after the handler caught up, Pending() = %d, want 0", n)
+					return checkkit.Broke(GLookahead, "after the handler caught up, Pending() = %d, want 0", n)
 				}
 				if hw := b.HighWater(); hw != int64(burst) {
-					return checkkit.Broke("Lookahead", "after %d notifications piled up (the most so far), HighWater() = %d, want %d", burst, hw, burst)
+					return checkkit.Broke(GLookahead, "after %d notifications piled up (the most so far), HighWater() = %d, want %d", burst, hw, burst)
 				}
 				if msg := (expectation{seq: seq}).conforms(p.received(), true); msg != "" {
-					return checkkit.Broke("Delivery", "after burst %d: %s", i, msg)
+					return checkkit.Broke(GDelivery, "after burst %d: %s", i, msg)
 				}
 			}
 			if !d.call(f.Stop) {
-				return checkkit.Broke("Shutdown", "Stop did not return")
+				return checkkit.Broke(GShutdown, "Stop did not return")
 			}
 			return nil
 		})
@@ -425,13 +425,13 @@ func pumpStep(pump Pump) func(*testing.T, checkkit.Config) error {
 						fmt.Sprintf("%s -> (%v %d %v)", want, wIn, wBuf, wClosed),
 						fmt.Sprintf("%s -> (%v %d %v)", act, gIn, gBuf, gClosed))
 					if act == "Stash" && !inHand {
-						rec.Fail(rt, "Lookahead", "the pump stashed a notification while nothing was in hand")
+						rec.Fail(rt, GLookahead, "the pump stashed a notification while nothing was in hand")
 					}
 					if act != want {
-						rec.Fail(rt, "Pump decision", "%v in state (inHand=%v buffered=%d closed=%v): action %s, model %s", ev, inHand, buffered, closed, act, want)
+						rec.Fail(rt, GPumpDecision, "%v in state (inHand=%v buffered=%d closed=%v): action %s, model %s", ev, inHand, buffered, closed, act, want)
 					}
 					if gIn != wIn || gBuf != wBuf || gClosed != wClosed {
-						rec.Fail(rt, "Pump state", "after %v: (inHand=%v buffered=%d closed=%v), model (%v %d %v)", ev, gIn, gBuf, gClosed, wIn, wBuf, wClosed)
+						rec.Fail(rt, GPumpState, "after %v: (inHand=%v buffered=%d closed=%v), model (%v %d %v)", ev, gIn, gBuf, gClosed, wIn, wBuf, wClosed)
 					}
 					m, inHand, buffered, closed = next, gIn, gBuf, gClosed
 				},

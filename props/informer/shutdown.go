@@ -39,22 +39,22 @@ func removeAndStop(s Subject) error {
 	remove := func(name string, r Registration) error {
 		var err error
 		if !d.call(func() { err = f.RemoveHandler(r) }) {
-			return checkkit.Broke("Non-blocking distribute", "RemoveHandler(%s) did not return", name)
+			return checkkit.Broke(GNonBlocking, "RemoveHandler(%s) did not return", name)
 		}
 		if err != nil {
-			return checkkit.Broke("Remove", "RemoveHandler(%s): %v", name, err)
+			return checkkit.Broke(GRemove, "RemoveHandler(%s): %v", name, err)
 		}
 		return nil
 	}
 	emit := func(kind Kind, k string) error {
 		if !d.call(func() { f.Emit(kind, k) }) {
-			return checkkit.Broke("Non-blocking distribute", "Emit(%s) did not return", eventOf(kind, k))
+			return checkkit.Broke(GNonBlocking, "Emit(%s) did not return", eventOf(kind, k))
 		}
 		return nil
 	}
 	exact := func(p *probe, want []string) error {
 		if got := p.received(); !slices.Equal(got, want) {
-			return checkkit.Broke("Remove", "%s received %v, want %v", p.name, got, want)
+			return checkkit.Broke(GRemove, "%s received %v, want %v", p.name, got, want)
 		}
 		return nil
 	}
@@ -73,13 +73,13 @@ func removeAndStop(s Subject) error {
 		return err
 	}
 	if !isClosed(r2.Done()) {
-		return checkkit.Broke("Remove", "a handler removed before Start: Done did not close")
+		return checkkit.Broke(GRemove, "a handler removed before Start: Done did not close")
 	}
 	if err := remove(h2.name+" (again)", r2); err != nil {
 		return err
 	}
 	if !d.call(f.Start) {
-		return checkkit.Broke("Non-blocking distribute", "Start did not return")
+		return checkkit.Broke(GNonBlocking, "Start did not return")
 	}
 	if err := emit(Add, "a"); err != nil {
 		return err
@@ -100,7 +100,7 @@ func removeAndStop(s Subject) error {
 		return err
 	}
 	if !isClosed(r3.Done()) {
-		return checkkit.Broke("Remove", "%s: Done did not close after RemoveHandler with no call in progress", h3.name)
+		return checkkit.Broke(GRemove, "%s: Done did not close after RemoveHandler with no call in progress", h3.name)
 	}
 	if err := emit(Update, "a"); err != nil {
 		return err
@@ -126,23 +126,23 @@ func removeAndStop(s Subject) error {
 		return err
 	}
 	if isClosed(r4.Done()) {
-		return checkkit.Broke("Remove", "%s: Done closed while its handler call is still in progress", h4.name)
+		return checkkit.Broke(GRemove, "%s: Done closed while its handler call is still in progress", h4.name)
 	}
 	h4.unblock()
 	synctest.Wait()
 	if !isClosed(r4.Done()) {
-		return checkkit.Broke("Remove", "%s: Done did not close after its call returned", h4.name)
+		return checkkit.Broke(GRemove, "%s: Done did not close after its call returned", h4.name)
 	}
 	n4 := len(h4.received())
 	if err := emit(Update, "b"); err != nil {
 		return err
 	}
 	if n := len(h4.received()); n != n4 {
-		return checkkit.Broke("Remove", "%s was called after Done closed: %v", h4.name, h4.received())
+		return checkkit.Broke(GRemove, "%s was called after Done closed: %v", h4.name, h4.received())
 	}
 	want4 := expectation{init: []string{"a", "b"}, seq: []string{updateEv("b")}}
 	if msg := want4.conforms(h4.received(), false); msg != "" {
-		return checkkit.Broke("Delivery", "%s: %s", h4.name, msg)
+		return checkkit.Broke(GDelivery, "%s: %s", h4.name, msg)
 	}
 
 	// Stop with a handler call in progress waits for it.
@@ -158,19 +158,19 @@ func removeAndStop(s Subject) error {
 	synctest.Wait()
 	if isClosed(stopped) {
 		d.stuck = true // stopped: nothing more to call
-		return checkkit.Broke("Shutdown", "Stop returned while a handler call was in progress")
+		return checkkit.Broke(GShutdown, "Stop returned while a handler call was in progress")
 	}
 	if isClosed(r1.Done()) {
-		return checkkit.Broke("Shutdown", "Done closed while the handler call is in progress")
+		return checkkit.Broke(GShutdown, "Done closed while the handler call is in progress")
 	}
 	h1.unblock()
 	synctest.Wait()
 	if !isClosed(stopped) {
 		d.stuck = true
-		return checkkit.Broke("Shutdown", "Stop did not return after the last handler call returned")
+		return checkkit.Broke(GShutdown, "Stop did not return after the last handler call returned")
 	}
 	if !isClosed(r1.Done()) {
-		return checkkit.Broke("Shutdown", "Stop returned and a handler's Done is open")
+		return checkkit.Broke(GShutdown, "Stop returned and a handler's Done is open")
 	}
 	want1 := []string{addEv("a"), addEv("b"), updateEv("a"), updateEv("b"), updateEv("b"), deleteEv("a")}
 	if err := exact(h1, want1); err != nil {
@@ -178,7 +178,7 @@ func removeAndStop(s Subject) error {
 	}
 	for _, p := range probes {
 		if p.overlap.Load() {
-			return checkkit.Broke("Serial delivery", "%s: two handler calls overlapped", p.name)
+			return checkkit.Broke(GSerial, "%s: two handler calls overlapped", p.name)
 		}
 	}
 	return nil
@@ -203,7 +203,7 @@ func leak(s Subject) error {
 				return err
 			}
 			if !eventually(func() bool { return len(p.received()) > 0 }) {
-				return checkkit.Broke("Liveness", "an event was not delivered within %v", checkkit.Watchdog)
+				return checkkit.Broke(GLiveness, "an event was not delivered within %v", checkkit.Watchdog)
 			}
 			late := newProbe("late")
 			r, err := addHandlerWithin(f, late)
@@ -221,7 +221,7 @@ func leak(s Subject) error {
 			return err
 		}
 		if err := goleak.Find(before); err != nil {
-			return checkkit.Broke("No leak", "after Stop (started: %v): %v", start, err)
+			return checkkit.Broke(GNoLeak, "after Stop (started: %v): %v", start, err)
 		}
 	}
 	return nil
@@ -232,7 +232,7 @@ func leak(s Subject) error {
 // call is abandoned).
 func within(op string, f func()) error {
 	if !checkkit.ReturnsWithin(checkkit.Watchdog, f) {
-		return checkkit.Broke("Non-blocking distribute", "%s did not return within %v", op, checkkit.Watchdog)
+		return checkkit.Broke(GNonBlocking, "%s did not return within %v", op, checkkit.Watchdog)
 	}
 	return nil
 }

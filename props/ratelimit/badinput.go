@@ -39,13 +39,6 @@ func badCases(s Subject) []badCase {
 	}
 }
 
-// Guarantees of the bad-input check, most severe first.
-const (
-	gNoPanic  = "no panic"
-	gNegative = "never negative"
-	gRejected = "invalid parameters rejected"
-)
-
 func badInput(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		sc := &script{}
@@ -56,7 +49,7 @@ func badInput(s Subject) func(*testing.T, checkkit.Config) error {
 		if len(problems) == 0 {
 			return nil
 		}
-		g, d := checkkit.Worst(problems, gNoPanic, gNegative)
+		g, d := checkkit.Worst(problems, GBadInputNoPanic, GNegative)
 		return checkkit.Save(t, cfg, Component, CheckBadInput, sc.broke(g, "%s", d))
 	}
 }
@@ -67,7 +60,7 @@ func tryBad(sc *script, c badCase) []checkkit.Problem {
 	var err error
 	if p := checkkit.Protect(func() { l, err = c.build() }); p != nil {
 		sc.step(c.name, "error", p.Error())
-		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s: %v", c.name, p)}}
+		return []checkkit.Problem{{Guarantee: GBadInputNoPanic, Detail: fmt.Sprintf("%s: %v", c.name, p)}}
 	}
 	if err != nil {
 		sc.step(c.name, "error: "+err.Error(), "error: "+err.Error())
@@ -75,7 +68,7 @@ func tryBad(sc *script, c badCase) []checkkit.Problem {
 	}
 	if l == nil {
 		sc.step(c.name, "error", "nil limiter without an error")
-		return []checkkit.Problem{{Guarantee: gRejected, Detail: c.name + " returned neither a limiter nor an error"}}
+		return []checkkit.Problem{{Guarantee: GRejected, Detail: c.name + " returned neither a limiter nor an error"}}
 	}
 	sc.step(c.name, "error", "accepted")
 	for i := range 3 {
@@ -83,24 +76,24 @@ func tryBad(sc *script, c badCase) []checkkit.Problem {
 		p := checkkit.Protect(func() { d = l.When("a") })
 		if p != nil {
 			sc.step("When(a)", "no panic", p.Error())
-			return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then When(a) #%d: %v", c.name, i+1, p)}}
+			return []checkkit.Problem{{Guarantee: GBadInputNoPanic, Detail: fmt.Sprintf("%s accepted, then When(a) #%d: %v", c.name, i+1, p)}}
 		}
 		if d < 0 {
 			sc.step("When(a)", ">= 0", fmtD(d))
-			return []checkkit.Problem{{Guarantee: gNegative, Detail: fmt.Sprintf("%s accepted, then When(a) #%d = %s", c.name, i+1, fmtD(d))}}
+			return []checkkit.Problem{{Guarantee: GNegative, Detail: fmt.Sprintf("%s accepted, then When(a) #%d = %s", c.name, i+1, fmtD(d))}}
 		}
 		sc.step("When(a)", fmtD(d), fmtD(d))
 	}
 	var n int
 	if p := checkkit.Protect(func() { n = l.NumRequeues("a") }); p != nil {
 		sc.step("NumRequeues(a)", "no panic", p.Error())
-		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then NumRequeues(a): %v", c.name, p)}}
+		return []checkkit.Problem{{Guarantee: GBadInputNoPanic, Detail: fmt.Sprintf("%s accepted, then NumRequeues(a): %v", c.name, p)}}
 	}
 	sc.step("NumRequeues(a)", strconv.Itoa(n), strconv.Itoa(n))
 	if p := checkkit.Protect(func() { l.Forget("a") }); p != nil {
 		sc.step("Forget(a)", "no panic", p.Error())
-		return []checkkit.Problem{{Guarantee: gNoPanic, Detail: fmt.Sprintf("%s accepted, then Forget(a): %v", c.name, p)}}
+		return []checkkit.Problem{{Guarantee: GBadInputNoPanic, Detail: fmt.Sprintf("%s accepted, then Forget(a): %v", c.name, p)}}
 	}
 	sc.step("Forget(a)", "", "")
-	return []checkkit.Problem{{Guarantee: gRejected, Detail: c.name + " was accepted"}}
+	return []checkkit.Problem{{Guarantee: GRejected, Detail: c.name + " was accepted"}}
 }

@@ -76,7 +76,7 @@ func bucket(s Subject) func(*testing.T, checkkit.Config) error {
 				l, err := s.Bucket(qps, burst)
 				rec.Step(fmt.Sprintf("Bucket(%v, %d)", qps, burst), "ok", errString(err))
 				if err != nil {
-					rec.Fail(rt, "valid parameters accepted", "Bucket(%v, %d): %v", qps, burst, err)
+					rec.Fail(rt, GAccepted, "Bucket(%v, %d): %v", qps, burst, err)
 				}
 				m := spec.NewBucket(qps, burst)
 				for _, o := range steps {
@@ -92,17 +92,17 @@ func bucket(s Subject) func(*testing.T, checkkit.Config) error {
 							m, want = m.When(now)
 							rec.Step(o.String(), fmtD(want), fmtD(got))
 							if got < 0 {
-								rec.Fail(rt, "never negative", "%s = %s", o, fmtD(got))
+								rec.Fail(rt, GNegative, "%s = %s", o, fmtD(got))
 							}
 							if !within(got, want, Tolerance) {
-								rec.Fail(rt, "bucket: token bucket delays", "%s = %s, want %s (±%v)", o, fmtD(got), fmtD(want), Tolerance)
+								rec.Fail(rt, GBucket, "%s = %s, want %s (±%v)", o, fmtD(got), fmtD(want), Tolerance)
 							}
 						}
 					case opNumRequeues:
 						got := l.NumRequeues(o.Item)
 						rec.Step(o.String(), "0", strconv.Itoa(got))
 						if got != 0 {
-							rec.Fail(rt, "bucket: NumRequeues is 0", "%s = %d", o, got)
+							rec.Fail(rt, GBucketNumRequeues, "%s = %d", o, got)
 						}
 					case opForget:
 						l.Forget(o.Item)
@@ -130,7 +130,7 @@ func bucketWitness(t *testing.T, s Subject) error {
 			l, cerr := s.Bucket(c.qps, c.burst)
 			sc.step(fmt.Sprintf("Bucket(%v, %d)", c.qps, c.burst), "ok", errString(cerr))
 			if cerr != nil {
-				err = sc.broke("valid parameters accepted", "Bucket(%v, %d): %v", c.qps, c.burst, cerr)
+				err = sc.broke(GAccepted, "Bucket(%v, %d): %v", c.qps, c.burst, cerr)
 				return
 			}
 			period := time.Duration(float64(time.Second) / c.qps)
@@ -138,7 +138,7 @@ func bucketWitness(t *testing.T, s Subject) error {
 				got := l.When("a")
 				sc.step("When(a)", fmtD(want), fmtD(got))
 				if !within(got, want, Tolerance) {
-					err = sc.broke("bucket: first burst Whens return 0, then spaced by 1/qps", "When(a) = %s, want %s", fmtD(got), fmtD(want))
+					err = sc.broke(GBucketBurst, "When(a) = %s, want %s", fmtD(got), fmtD(want))
 					return false
 				}
 				return true
@@ -177,7 +177,6 @@ func defaultController(s Subject) func(*testing.T, checkkit.Config) error {
 }
 
 func defaultScenario(s Subject) error {
-	const g = "default: max(exponential 5ms..1000s per item, bucket 10 qps burst 100)"
 	sc := &script{}
 	sc.timed()
 	l := s.DefaultController()
@@ -199,10 +198,10 @@ func defaultScenario(s Subject) error {
 			sc.step("When("+item+")", fmtD(want), fmtD(got))
 		}
 		if got < 0 {
-			return sc.broke("never negative", "When(%s) = %s", item, fmtD(got))
+			return sc.broke(GNegative, "When(%s) = %s", item, fmtD(got))
 		}
 		if !ok {
-			return sc.broke(g, "When(%s) = %s, want %s", item, fmtD(got), fmtD(want))
+			return sc.broke(GDefault, "When(%s) = %s, want %s", item, fmtD(got), fmtD(want))
 		}
 		return nil
 	}
@@ -227,7 +226,7 @@ func defaultScenario(s Subject) error {
 		got, want := l.NumRequeues(item), m.NumRequeues(item)
 		sc.step("NumRequeues("+item+")", strconv.Itoa(want), strconv.Itoa(got))
 		if got != want {
-			return sc.broke(g, "NumRequeues(%s) = %d, want %d", item, got, want)
+			return sc.broke(GDefault, "NumRequeues(%s) = %d, want %d", item, got, want)
 		}
 		return nil
 	}

@@ -116,12 +116,12 @@ func maxOf(s Subject) func(*testing.T, checkkit.Config) error {
 			l, err := s.MaxOf(parts...)
 			rec.Step("MaxOf("+strings.Join(names, ", ")+")", "ok", errString(err))
 			if err != nil {
-				rec.Fail(rt, "valid parameters accepted", "MaxOf of %d limiters: %v", n, err)
+				rec.Fail(rt, GAccepted, "MaxOf of %d limiters: %v", n, err)
 			}
 			check := func(op string) {
 				for i, f := range fakes {
 					if msg := consulted(f, exps[i]); msg != "" {
-						rec.Fail(rt, "maxof: every part consulted exactly once per call", "after %s: %s", op, msg)
+						rec.Fail(rt, GMaxOfConsulted, "after %s: %s", op, msg)
 					}
 				}
 			}
@@ -139,7 +139,7 @@ func maxOf(s Subject) func(*testing.T, checkkit.Config) error {
 						rec.Step(op, fmtD(want), fmtD(got))
 						check(op)
 						if got != want {
-							rec.Fail(rt, "maxof: When is the largest delay of the parts", "%s = %s, want %s", op, fmtD(got), fmtD(want))
+							rec.Fail(rt, GMaxOfWhen, "%s = %s, want %s", op, fmtD(got), fmtD(want))
 						}
 					}
 				case opNumRequeues:
@@ -152,7 +152,7 @@ func maxOf(s Subject) func(*testing.T, checkkit.Config) error {
 					rec.Step(op, strconv.Itoa(want), strconv.Itoa(got))
 					check(op)
 					if got != want {
-						rec.Fail(rt, "maxof: NumRequeues is the largest of the parts'", "%s = %d, want %d", op, got, want)
+						rec.Fail(rt, GMaxOfNumRequeues, "%s = %d, want %d", op, got, want)
 					}
 				case opForget:
 					for _, e := range exps {
@@ -196,7 +196,7 @@ func maxWait(s Subject) func(*testing.T, checkkit.Config) error {
 			l, err := s.MaxWait(f, maxD)
 			rec.Step(fmt.Sprintf("MaxWait(%s, %s)", f, fmtD(maxD)), "ok", errString(err))
 			if err != nil {
-				rec.Fail(rt, "valid parameters accepted", "MaxWait(%s, %v): %v", f, maxD, err)
+				rec.Fail(rt, GAccepted, "MaxWait(%s, %v): %v", f, maxD, err)
 			}
 			for _, o := range ops.Draw(rt, "ops") {
 				switch o.Kind {
@@ -209,13 +209,13 @@ func maxWait(s Subject) func(*testing.T, checkkit.Config) error {
 						op := "When(" + o.Item + ")"
 						rec.Step(op, fmtD(want), fmtD(got))
 						if msg := consulted(f, e); msg != "" {
-							rec.Fail(rt, "maxwait: the wrapped limiter is consulted once per call", "after %s: %s", op, msg)
+							rec.Fail(rt, GMaxWaitConsulted, "after %s: %s", op, msg)
 						}
 						if got > maxD {
-							rec.Fail(rt, "maxwait: never above max", "%s = %s > max %s", op, fmtD(got), fmtD(maxD))
+							rec.Fail(rt, GMaxWaitNeverAbove, "%s = %s > max %s", op, fmtD(got), fmtD(maxD))
 						}
 						if got != want {
-							rec.Fail(rt, "maxwait: When is min(inner, max)", "%s = %s with inner %s, want %s", op, fmtD(got), fmtD(inner), fmtD(want))
+							rec.Fail(rt, GMaxWaitWhen, "%s = %s with inner %s, want %s", op, fmtD(got), fmtD(inner), fmtD(want))
 						}
 					}
 				case opNumRequeues:
@@ -224,7 +224,7 @@ func maxWait(s Subject) func(*testing.T, checkkit.Config) error {
 					op := "NumRequeues(" + o.Item + ")"
 					rec.Step(op, strconv.Itoa(want), strconv.Itoa(got))
 					if got != want {
-						rec.Fail(rt, "maxwait: NumRequeues is forwarded", "%s = %d, want %d", op, got, want)
+						rec.Fail(rt, GMaxWaitNumRequeues, "%s = %d, want %d", op, got, want)
 					}
 				case opForget:
 					e.forget(o.Item)
@@ -232,7 +232,7 @@ func maxWait(s Subject) func(*testing.T, checkkit.Config) error {
 					op := "Forget(" + o.Item + ")"
 					rec.Step(op, "", "")
 					if msg := consulted(f, e); msg != "" {
-						rec.Fail(rt, "maxwait: Forget is forwarded", "after %s: %s", op, msg)
+						rec.Fail(rt, GMaxWaitForget, "after %s: %s", op, msg)
 					}
 				}
 			}

@@ -141,7 +141,7 @@ func overflowWitness(s Subject) error {
 		l, err := s.Exponential(c.base, c.max)
 		sc.step(fmt.Sprintf("Exponential(%s, %s)", fmtD(c.base), fmtD(c.max)), "ok", errString(err))
 		if err != nil {
-			return sc.broke("valid parameters accepted", "Exponential(%v, %v): %v", c.base, c.max, err)
+			return sc.broke(GAccepted, "Exponential(%v, %v): %v", c.base, c.max, err)
 		}
 		m := spec.NewExponential(c.base, c.max)
 		for i := range c.n {
@@ -151,11 +151,11 @@ func overflowWitness(s Subject) error {
 			sc.step("When(a)", fmtD(want), fmtD(got))
 			switch {
 			case got < 0:
-				return sc.broke("never negative", "When(a) after %d retries returned %s", i, fmtD(got))
+				return sc.broke(GNegative, "When(a) after %d retries returned %s", i, fmtD(got))
 			case got > c.max:
-				return sc.broke("never above max", "When(a) after %d retries returned %s > max %s", i, fmtD(got), fmtD(c.max))
+				return sc.broke(GNeverAboveMax, "When(a) after %d retries returned %s > max %s", i, fmtD(got), fmtD(c.max))
 			case got != want:
-				return sc.broke("exponential: delay min(base*2^n, max)", "When(a) after %d retries returned %s, want %s", i, fmtD(got), fmtD(want))
+				return sc.broke(GExponential, "When(a) after %d retries returned %s, want %s", i, fmtD(got), fmtD(want))
 			}
 		}
 	}
@@ -174,9 +174,9 @@ func exponentialCheck(s Subject, name string, baseGen *rapid.Generator[time.Dura
 			l, err := s.Exponential(base, maxD)
 			rec.Step(fmt.Sprintf("Exponential(%s, %s)", fmtD(base), fmtD(maxD)), "ok", errString(err))
 			if err != nil {
-				rec.Fail(rt, "valid parameters accepted", "Exponential(%v, %v): %v", base, maxD, err)
+				rec.Fail(rt, GAccepted, "Exponential(%v, %v): %v", base, maxD, err)
 			}
-			runItemOps(rt, rec, "exponential: delay min(base*2^n, max)", l, spec.NewExponential(base, maxD), maxD, clipWhens(ops.Draw(rt, "ops"), maxWhens))
+			runItemOps(rt, rec, GExponential, l, spec.NewExponential(base, maxD), maxD, clipWhens(ops.Draw(rt, "ops"), maxWhens))
 		})
 		return checkkit.Save(t, cfg, Component, name, err)
 	}
@@ -226,21 +226,21 @@ func runItemOps(rt *rapid.T, rec *checkkit.Recorder, exact string, l Limiter, m 
 				rec.Step(op, fmtD(want), fmtD(got))
 				switch {
 				case got < 0:
-					rec.Fail(rt, "never negative", "%s returned %s after %d retries", op, fmtD(got), m.NumRequeues(o.Item)-1)
+					rec.Fail(rt, GNegative, "%s returned %s after %d retries", op, fmtD(got), m.NumRequeues(o.Item)-1)
 				case ceiling >= 0 && got > ceiling:
-					rec.Fail(rt, "never above max", "%s returned %s > max %s", op, fmtD(got), fmtD(ceiling))
+					rec.Fail(rt, GNeverAboveMax, "%s returned %s > max %s", op, fmtD(got), fmtD(ceiling))
 				case got != want:
 					rec.Fail(rt, exact, "%s after %d retries returned %s, want %s", op, m.NumRequeues(o.Item)-1, fmtD(got), fmtD(want))
 				}
 			}
 		case opNumRequeues:
-			checkRequeues(rt, rec, "NumRequeues counts the Whens since Forget", l, m, o.Item)
+			checkRequeues(rt, rec, GNumRequeues, l, m, o.Item)
 		case opForget:
 			l.Forget(o.Item)
 			m = m.Reset(o.Item)
 			rec.Step("Forget("+o.Item+")", "", "")
 			for _, it := range Items {
-				checkRequeues(rt, rec, "Forget resets only that item", l, m, it)
+				checkRequeues(rt, rec, GForget, l, m, it)
 			}
 		}
 	}
@@ -272,9 +272,9 @@ func fastSlow(s Subject) func(*testing.T, checkkit.Config) error {
 			l, err := s.FastSlow(fast, slow, maxFast)
 			rec.Step(fmt.Sprintf("FastSlow(%s, %s, %d)", fmtD(fast), fmtD(slow), maxFast), "ok", errString(err))
 			if err != nil {
-				rec.Fail(rt, "valid parameters accepted", "FastSlow(%v, %v, %d): %v", fast, slow, maxFast, err)
+				rec.Fail(rt, GAccepted, "FastSlow(%v, %v, %d): %v", fast, slow, maxFast, err)
 			}
-			runItemOps(rt, rec, "fastslow: fast for the first maxFast Whens, then slow", l, spec.NewFastSlow(fast, slow, maxFast), max(fast, slow), ops.Draw(rt, "ops"))
+			runItemOps(rt, rec, GFastSlow, l, spec.NewFastSlow(fast, slow, maxFast), max(fast, slow), ops.Draw(rt, "ops"))
 		})
 		return checkkit.Save(t, cfg, Component, CheckFastSlow, err)
 	}
@@ -285,12 +285,11 @@ func fastSlow(s Subject) func(*testing.T, checkkit.Config) error {
 func exponentialSequence(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		sc := &script{}
-		const g = "exponential: client-go's delay sequences"
 		when := func(l Limiter, item string, want time.Duration) error {
 			got := l.When(item)
 			sc.step("When("+item+")", fmtD(want), fmtD(got))
 			if got != want {
-				return sc.broke(g, "When(%s) = %s, want %s", item, fmtD(got), fmtD(want))
+				return sc.broke(GExponentialClientGo, "When(%s) = %s, want %s", item, fmtD(got), fmtD(want))
 			}
 			return nil
 		}
@@ -298,7 +297,7 @@ func exponentialSequence(s Subject) func(*testing.T, checkkit.Config) error {
 			got := l.NumRequeues(item)
 			sc.step("NumRequeues("+item+")", strconv.Itoa(want), strconv.Itoa(got))
 			if got != want {
-				return sc.broke(g, "NumRequeues(%s) = %d, want %d", item, got, want)
+				return sc.broke(GExponentialClientGo, "NumRequeues(%s) = %d, want %d", item, got, want)
 			}
 			return nil
 		}
@@ -309,7 +308,7 @@ func exponentialSequence(s Subject) func(*testing.T, checkkit.Config) error {
 				got := l.When(item)
 				if want := spec.ExponentialDelay(base, maxD, i); got != want {
 					sc.step(fmt.Sprintf("When(%s) #%d", item, i+1), fmtD(want), fmtD(got))
-					return sc.broke(g, "call %d of When(%s) = %s, want %s", i+1, item, fmtD(got), fmtD(want))
+					return sc.broke(GExponentialClientGo, "call %d of When(%s) = %s, want %s", i+1, item, fmtD(got), fmtD(want))
 				}
 			}
 			sc.step("When("+item+") x1000", "", "")
@@ -319,7 +318,7 @@ func exponentialSequence(s Subject) func(*testing.T, checkkit.Config) error {
 			l, err := s.Exponential(base, maxD)
 			sc.step(fmt.Sprintf("Exponential(%v, %v)", base, maxD), "ok", errString(err))
 			if err != nil {
-				return nil, sc.broke("valid parameters accepted", "Exponential(%v, %v): %v", base, maxD, err)
+				return nil, sc.broke(GAccepted, "Exponential(%v, %v): %v", base, maxD, err)
 			}
 			return l, nil
 		}

@@ -12,9 +12,6 @@ import (
 // CheckForgetReleases is the per-item state check.
 const CheckForgetReleases = "ratelimit/forget-releases"
 
-// GForgetReleases is the guarantee it states.
-const GForgetReleases = "Forget releases the item"
-
 // namedLimiter is a limiter with how it was made, for messages.
 type namedLimiter struct {
 	name string

@@ -134,7 +134,7 @@ func raceRound(l raceLimiter, p [2]lcall, r *checkkit.Racer, round int, cfg chec
 		return err
 	}
 	if blocked {
-		err := checkkit.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p[1], p[0])
+		err := checkkit.Broke(GLiveness, "%s: %v is still blocked after %v returned", name, p[1], p[0])
 		cfg.Progress.Abandon(err)
 		return err
 	}
@@ -165,6 +165,6 @@ func raceRound(l raceLimiter, p [2]lcall, r *checkkit.Racer, round int, cfg chec
 		}
 		wants = append(wants, want)
 	}
-	return checkkit.Broke("Atomic calls", "%s, after %v: the limiter gave\n    %s\n  the serial orders allow:\n    %s",
+	return checkkit.Broke(GAtomic, "%s, after %v: the limiter gave\n    %s\n  the serial orders allow:\n    %s",
 		name, setup, got, strings.Join(wants, "\n    "))
 }

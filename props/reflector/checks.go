@@ -36,23 +36,6 @@ const (
 	CheckStops       = "reflector/stops"
 )
 
-// The guarantees a violation names.
-const (
-	GuaranteeEarned    = "earned resource version (the store holds the server's state at the published version, which never goes back)"
-	GuaranteePublish   = "every published version reaches the store (Replace or UpdateResourceVersion)"
-	GuaranteeWithhold  = "a watch from \"\" or \"0\" publishes nothing before its first MODIFIED, DELETED or BOOKMARK"
-	GuaranteeRequests  = "request shapes (client-go's versions, page sizes, timeouts, bookmarks, sendInitialEvents; no request while a stream is open)"
-	GuaranteeReplace   = "exactly one Replace per completed sync"
-	GuaranteeMalformed = "malformed events are never stored"
-	GuaranteeConverge  = "convergence once faults stop"
-	GuaranteeCancel    = "cancellation returns at once"
-	GuaranteeStops     = "every watch started is stopped (exactly once in reflector/stops)"
-	GuaranteeBackoff   = "backoff between failing attempts"
-	GuaranteeBound     = "a watch-list stream without its end bookmark ends in a fallback within bounded time"
-	GuaranteeTimers    = "no timer left armed after Run returns (resync timers are stopped each cycle, backoff timers on cancel)"
-	GuaranteeResync    = "resync every period while watching; a failed resync ends the watch"
-)
-
 // Checks returns the reflector checks for s, fixed scenarios first.
 func Checks(s Subject) []checkkit.Check {
 	cs := []checkkit.Check{

@@ -152,7 +152,7 @@ func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Se
 	w := &iworld{fail: fail, srv: srv, done: make(chan struct{})}
 	inf, err := s.New(srv, watchList)
 	if err != nil {
-		fail("construction", "New: %v", err)
+		fail(GuaranteeConstruction, "New: %v", err)
 	}
 	w.inf = inf
 	for i := 0; i < before; i++ {
@@ -171,7 +171,7 @@ func (w *iworld) add() {
 	v := newViewer()
 	r, err := w.inf.AddEventHandler(v)
 	if err != nil {
-		w.fail("handler registration", "AddEventHandler: %v", err)
+		w.fail(GuaranteeHandlerRegistration, "AddEventHandler: %v", err)
 	}
 	w.viewers, w.regs = append(w.viewers, v), append(w.regs, r)
 }
@@ -200,7 +200,7 @@ func (w *iworld) views(want []apiserver.Object) string {
 	for i, v := range w.viewers {
 		view, bad := v.state()
 		if len(bad) > 0 {
-			w.fail("handler calls consistent with the handler's view", "handler %d: %s", i, strings.Join(bad, "; "))
+			w.fail(GuaranteeHandlerCalls, "handler %d: %s", i, strings.Join(bad, "; "))
 		}
 		if want != nil {
 			if d := diff(view, want); d != "" {
@@ -280,7 +280,7 @@ func assembledConverge(s InformerSubject) func(*testing.T, checkkit.Config) erro
 					fail(GuaranteeConverge, "once faults stopped the handlers' views differ from the server: %s", d)
 				}
 				if unsynced != "" {
-					fail("every handler reports synced", "once faults stopped, not synced: %s", unsynced)
+					fail(GuaranteeAllSynced, "once faults stopped, not synced: %s", unsynced)
 				}
 				w.stop(true)
 			})
@@ -304,24 +304,24 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 				defer w.stop(false)
 				synctest.Wait()
 				if un := w.synced(); un != "the informer, handler 0" {
-					fail("synced only after the first sync", "with every request so far refused, not synced: %q, want the informer and handler 0", un)
+					fail(GuaranteeSyncedOnlyAfter, "with every request so far refused, not synced: %q, want the informer and handler 0", un)
 				}
 				time.Sleep(30 * time.Second)
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" || w.synced() != "" {
-					fail("synced after the first sync", "after the refusals: views %s; not synced: %q", d, w.synced())
+					fail(GuaranteeSyncedAfter, "after the refusals: views %s; not synced: %q", d, w.synced())
 				}
 				w.add()
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" || w.synced() != "" {
-					fail("a late handler gets the store as initial-list adds and syncs", "views %s; not synced: %q", d, w.synced())
+					fail(GuaranteeLateHandler, "views %s; not synced: %q", d, w.synced())
 				}
 				_ = srv.Delete("default/o000")
 				_ = srv.Update("default/o001")
 				_ = srv.Create("default/o009")
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" {
-					fail("every handler sees every change", "after a delete, an update and a create: %s", d)
+					fail(GuaranteeEveryChange, "after a delete, an update and a create: %s", d)
 				}
 				w.stop(true)
 				return nil

@@ -72,7 +72,7 @@ func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Set
 	}
 	r, err := s.New(setup)
 	if err != nil {
-		w.fail("construction", "New(%+v): %v", setup, err)
+		w.fail(GuaranteeConstruction, "New(%+v): %v", setup, err)
 	}
 	w.r = r
 	srv.Expect(r.LastSyncResourceVersion, setup.WatchList, setup.PageSize)
@@ -342,7 +342,7 @@ func (w *world) apply(op Op, keys []string) string {
 
 func must(w *world, err error) {
 	if err != nil {
-		w.fail("model server", "%v", err)
+		w.fail(GuaranteeModelServer, "%v", err)
 	}
 }
 

@@ -253,7 +253,7 @@ func badInput(s Subject) func(*testing.T, checkkit.Config) error {
 				return err != nil
 			}()
 			if !ok || err == nil {
-				return checkkit.Broke("bad input rejected", "New with %s: got %v, want an error", w, err)
+				return checkkit.Broke(GuaranteeBadInput, "New with %s: got %v, want an error", w, err)
 			}
 		}
 		return nil

@@ -190,7 +190,7 @@ func retentionCase(s Subject, size, pre int, drain bool) (Ring, weak.Pointer[byt
 		r.ReadOne()
 	}
 	if got, ok := r.ReadOne(); !ok || unsafe.StringData(got) != wp.Value() {
-		return r, wp, checkkit.Broke(gFIFO, "retention scenario (size %d, %d before): read %q, want the probe", size, pre, got)
+		return r, wp, checkkit.Broke(GFIFO, "retention scenario (size %d, %d before): read %q, want the probe", size, pre, got)
 	}
 	if drain {
 		for {
@@ -215,7 +215,7 @@ func guarded(body func(t *testing.T) error) func(*testing.T, checkkit.Config) er
 	return func(t *testing.T, _ checkkit.Config) (err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				err = checkkit.Broke(gNoPanic, "the buffer panicked: %v", p)
+				err = checkkit.Broke(GNoPanic, "the buffer panicked: %v", p)
 			}
 		}()
 		return body(t)
@@ -246,7 +246,7 @@ func retention(s Subject) func(*testing.T, checkkit.Config) error {
 			wps[i] = l.wp
 		}
 		if held := checkkit.Held(wps...); len(held) > 0 {
-			return checkkit.Broke("No retention", "a value returned by ReadOne is still referenced by the buffer: %s", all[held[0]].name)
+			return checkkit.Broke(GNoRetention, "a value returned by ReadOne is still referenced by the buffer: %s", all[held[0]].name)
 		}
 		runtime.KeepAlive(all)
 		return nil
@@ -284,21 +284,21 @@ func shrink(s Subject) func(*testing.T, checkkit.Config) error {
 			r.WriteOne(v)
 			if s.Law == LawChunked {
 				if l, c := r.Len(), r.Cap(); c > l+3*bound-2 {
-					return checkkit.Broke("No growth spike", "write %d of the burst: cap %d > len %d + 3*%d - 2 (chunk %d)", i+1, c, l, bound, bound)
+					return checkkit.Broke(GNoGrowthSpike, "write %d of the burst: cap %d > len %d + 3*%d - 2 (chunk %d)", i+1, c, l, bound, bound)
 				}
 			}
 		}
 		peak := checkkit.LiveHeap()
 		for i := range BurstSize {
 			if got, ok := r.ReadOne(); !ok || got != v {
-				return checkkit.Broke(gFIFO, "read %d of the drain: (%q, %v)", i+1, got, ok)
+				return checkkit.Broke(GFIFO, "read %d of the drain: (%q, %v)", i+1, got, ok)
 			}
 		}
 		if got, ok := r.ReadOne(); ok {
-			return checkkit.Broke(gFIFO, "read after the drain returned %q", got)
+			return checkkit.Broke(GFIFO, "read after the drain returned %q", got)
 		}
 		if c := r.Cap(); c > bound || r.Len() != 0 {
-			return checkkit.Broke("Memory returned", "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", BurstSize, r.Len(), c, bound)
+			return checkkit.Broke(GMemoryReturned, "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", BurstSize, r.Len(), c, bound)
 		}
 		after := checkkit.LiveHeap()
 		runtime.KeepAlive(r)
@@ -311,7 +311,7 @@ func shrink(s Subject) func(*testing.T, checkkit.Config) error {
 			return fmt.Errorf("shrink: the burst grew the heap by only %d bytes; the measurement is unreliable", grown)
 		}
 		if kept > grown/4 {
-			return checkkit.Broke("Memory returned", "after a burst of %d and a full drain, Cap is %d but the heap still holds %d of the %d bytes the burst added", BurstSize, r.Cap(), kept, grown)
+			return checkkit.Broke(GMemoryReturned, "after a burst of %d and a full drain, Cap is %d but the heap still holds %d of the %d bytes the burst added", BurstSize, r.Cap(), kept, grown)
 		}
 		return nil
 	})

@@ -96,14 +96,6 @@ type Mode struct {
 	Law bool
 }
 
-// Guarantees, as they appear in violations.
-const (
-	gFIFO    = "FIFO"
-	gLen     = "Len law"
-	gCap     = "Cap law"
-	gNoPanic = "No panic"
-)
-
 // machine drives one buffer and the model side by side.
 type machine struct {
 	s     Subject
@@ -149,7 +141,7 @@ func newMachine(s Subject, initialSize int, mode Mode, rec *checkkit.Recorder) (
 func (x *machine) catch(op string, err *error) {
 	if p := recover(); p != nil {
 		x.rec.Step(op, "no panic", fmt.Sprintf("panic: %v", p))
-		*err = checkkit.Broke(gNoPanic, "%s panicked: %v", op, p)
+		*err = checkkit.Broke(GNoPanic, "%s panicked: %v", op, p)
 	}
 }
 
@@ -197,7 +189,7 @@ func (x *machine) Apply(st Step) (err error) {
 			want, got = append(want, show(mv, mok)), append(got, show(v, ok))
 			if v != mv || ok != mok {
 				x.rec.Step(op, strings.Join(want, " "), strings.Join(got, " "))
-				return checkkit.Broke(gFIFO, "read %d of %s returned %s, want %s", i+1, op, show(v, ok), show(mv, mok))
+				return checkkit.Broke(GFIFO, "read %d of %s returned %s, want %s", i+1, op, show(v, ok), show(mv, mok))
 			}
 			if x.mode.Law {
 				if err := x.observe(spec.OpRead); err != nil {
@@ -212,7 +204,7 @@ func (x *machine) Apply(st Step) (err error) {
 		got, want := x.r.Len(), x.m.Len()
 		x.rec.Step(op, strconv.Itoa(want), strconv.Itoa(got))
 		if got != want {
-			return checkkit.Broke(gLen, "Len %d, want %d (values written minus values read)", got, want)
+			return checkkit.Broke(GLen, "Len %d, want %d (values written minus values read)", got, want)
 		}
 	case Cap:
 		if x.mode.Law {
@@ -225,7 +217,7 @@ func (x *machine) Apply(st Step) (err error) {
 		got, l := x.r.Cap(), x.m.Len()
 		if got < l {
 			x.rec.Step(op, fmt.Sprintf(">=%d", l), strconv.Itoa(got))
-			return checkkit.Broke(gCap, "Cap %d < %d values held", got, l)
+			return checkkit.Broke(GCap, "Cap %d < %d values held", got, l)
 		}
 		x.rec.Step(op, strconv.Itoa(got), strconv.Itoa(got))
 	default:
@@ -257,16 +249,16 @@ func (x *machine) observe(op spec.Op) error {
 	lenB, capB := x.lenB, x.capB
 	x.lenB, x.capB, x.lawErr = l, c, nil
 	if l != x.m.Len() {
-		return checkkit.Broke(gLen, "Len %d, want %d (values written minus values read)", l, x.m.Len())
+		return checkkit.Broke(GLen, "Len %d, want %d (values written minus values read)", l, x.m.Len())
 	}
 	if x.s.Law == LawChunked {
 		if x.lawErr = spec.ChunkedCap(x.k, op, lenB, capB, l, c, x.wrote); x.lawErr != nil {
-			return checkkit.Broke(gCap, "chunked law (chunk %d): %v", x.k, x.lawErr)
+			return checkkit.Broke(GCap, "chunked law (chunk %d): %v", x.k, x.lawErr)
 		}
 		return nil
 	}
 	if c != x.m.Cap() {
-		return checkkit.Broke(gCap, "Cap %d, want %d (%s law: from %d, with len %d before)", c, x.m.Cap(), x.s.Law, capB, lenB)
+		return checkkit.Broke(GCap, "Cap %d, want %d (%s law: from %d, with len %d before)", c, x.m.Cap(), x.s.Law, capB, lenB)
 	}
 	return nil
 }

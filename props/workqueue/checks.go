@@ -305,7 +305,7 @@ func retention(s Subject) func(*testing.T, checkkit.Config) error {
 		}
 		clear(keys)
 		if held := checkkit.Held(probes...); len(held) > 0 {
-			return checkkit.Broke("No retention", "%d of %d items handed out by Get and marked Done are still referenced by the queue (the first: item-%d), while other items are still being processed", len(held), retentionProbes, held[0])
+			return checkkit.Broke(GNoRetention, "%d of %d items handed out by Get and marked Done are still referenced by the queue (the first: item-%d), while other items are still being processed", len(held), retentionProbes, held[0])
 		}
 		return nil
 	}
@@ -324,10 +324,10 @@ func leak(s Subject) func(*testing.T, checkkit.Config) error {
 				stop = q.ShutDownWithDrain
 			}
 			if !checkkit.ReturnsWithin(checkkit.Watchdog, stop) {
-				return checkkit.Broke("Shutdown returns", "ShutDown (drain=%v) did not return within %v with nothing queued or processing", drain, checkkit.Watchdog)
+				return checkkit.Broke(GShutdownReturns, "ShutDown (drain=%v) did not return within %v with nothing queued or processing", drain, checkkit.Watchdog)
 			}
 			if err := goleak.Find(before); err != nil {
-				return checkkit.Broke("No leak", "after ShutDown (drain=%v): %v", drain, err)
+				return checkkit.Broke(GNoLeak, "after ShutDown (drain=%v): %v", drain, err)
 			}
 		}
 		return nil

@@ -31,25 +31,6 @@ const (
 // the exact ready time; delaying/deadline allows this much lateness.
 const MaxWait = 10 * time.Second
 
-// The guarantees the delaying and rate-limiting checks name in violations.
-const (
-	GNotEarly         = "Not before readyAt"
-	GOnTime           = "Ready at readyAt"
-	GWithinMaxWait    = "Ready within maxWait"
-	GEarlierWins      = "Earlier AddAfter wins"
-	GReadyOrder       = "ReadyAt order"
-	GTieOrder         = "Tie order"
-	GImmediate        = "Immediate"
-	GHugeNever        = "Huge delay never fires"
-	GShutdownReturns  = "Shutdown returns"
-	GShutdownUnblocks = "Shutdown unblocks Get"
-	GReleasesDrain    = "ShutDown releases drain"
-	GAddAfterReturns  = "AddAfter returns"
-	GDropsWaiting     = "Shutdown drops waiting"
-	GNoLeak           = "No leak"
-	GNoPanic          = "No panic"
-)
-
 // farAway is beyond any time a check sleeps to: a ready time further than
 // this from now never comes during a run.
 const farAway = 1000 * time.Hour

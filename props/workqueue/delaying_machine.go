@@ -161,19 +161,19 @@ func (x *dmachine) Apply(s DStep) error {
 		want, got = strconv.Itoa(m), strconv.Itoa(n)
 		if n != m {
 			x.rec.Step(s.String(), want, got)
-			return checkkit.Broke("Len law", "Len() = %d, model %d (queue %s, waiting %s)", n, m, x.queueString(), x.waitingString())
+			return checkkit.Broke(GLenLaw, "Len() = %d, model %d (queue %s, waiting %s)", n, m, x.queueString(), x.waitingString())
 		}
 	case DShuttingDown:
 		b := x.q.ShuttingDown()
 		want, got = strconv.FormatBool(x.m.IsShuttingDown()), strconv.FormatBool(b)
 		if b != x.m.IsShuttingDown() {
 			x.rec.Step(s.String(), want, got)
-			return checkkit.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, x.m.IsShuttingDown())
+			return checkkit.Broke(GShutdown, "ShuttingDown() = %v, model %v", b, x.m.IsShuttingDown())
 		}
 	case DShutDown:
 		if !shutDown(x.q) {
 			x.rec.Step(s.String(), "returned", "blocked")
-			return checkkit.Broke("Shutdown returns", "ShutDown did not return within %v", checkkit.Watchdog)
+			return checkkit.Broke(GShutdownReturns, "ShutDown did not return within %v", checkkit.Watchdog)
 		}
 		x.m.Apply(wq.Op{Kind: wq.ShutDown})
 	case DShutDownWithDrain:
@@ -325,7 +325,7 @@ func (x *dmachine) drainReady(s DStep) error {
 	for i := 0; i < s.N && x.m.Queue().Ready() > 0; i++ {
 		if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
 			x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
-			g := "Len law"
+			g := GLenLaw
 			if n > want {
 				g = x.early()
 			}
@@ -336,10 +336,10 @@ func (x *dmachine) drainReady(s DStep) error {
 		if shut || k != head {
 			x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, fmtResult(getResult{k, shut}))
 			if shut {
-				return checkkit.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Queue().Len())
+				return checkkit.Broke(GShutdown, "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Queue().Len())
 			}
 			if x.m.Queue().Processing(k) {
-				return checkkit.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
+				return checkkit.Broke(GStingy, "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
 			}
 			return checkkit.Broke(x.order([]string{k}, []string{head}), "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s, ready times %s)", s, i+1, k, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)))
 		}
@@ -484,7 +484,7 @@ func (x *dmachine) order(got, head []string) string {
 	case okg || okh:
 		return GReadyOrder
 	}
-	return "Fair"
+	return GFair
 }
 
 // settle waits until the subject is quiescent, then checks which blocked
@@ -506,15 +506,15 @@ func (x *dmachine) settle(ph phase) error {
 	if len(returned) != wantReturned {
 		switch {
 		case len(returned) > wantReturned && queued == 0 && !shut:
-			g := "Blocking Get"
+			g := GBlockingGet
 			if x.m.WaitingLen() > 0 {
 				g = x.early()
 			}
 			return checkkit.Broke(g, "%d Get(s) returned from a queue with nothing ready%s: %s (waiting %s)", len(returned)-wantReturned, where, describe(returned, results), x.waitingString())
 		case len(returned) > wantReturned:
-			return checkkit.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s%s: %s", len(returned), queued, x.queueString(), where, describe(returned, results))
+			return checkkit.Broke(GStingy, "%d Get(s) returned but only %d item(s) were queued %s%s: %s", len(returned), queued, x.queueString(), where, describe(returned, results))
 		default:
-			g := "Liveness"
+			g := GLiveness
 			if ph == phaseReady {
 				g = x.late()
 			}
@@ -526,11 +526,11 @@ func (x *dmachine) settle(ph phase) error {
 	if !g.tookHead(head) {
 		for _, k := range gotItems {
 			if x.m.Queue().Processing(k) {
-				return checkkit.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.Queue().ProcessingKeys())
+				return checkkit.Broke(GStingy, "Get handed out %q while it was still being processed (processing: %v)", k, x.m.Queue().ProcessingKeys())
 			}
 		}
 		if len(gotItems) < len(head) {
-			return checkkit.Broke("Shutdown", "Get returned shutdown with items still queued %s", x.queueString())
+			return checkkit.Broke(GShutdown, "Get returned shutdown with items still queued %s", x.queueString())
 		}
 		return checkkit.Broke(x.order(gotItems, head), "Gets returned %v, the model's FIFO head is %v (queue %s, ready times %v)%s", gotItems, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)), where)
 	}
@@ -551,7 +551,7 @@ func (x *dmachine) settle(ph phase) error {
 	}
 	if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
-		g := "Len law"
+		g := GLenLaw
 		switch {
 		case n > want:
 			g = x.early()
@@ -562,7 +562,7 @@ func (x *dmachine) settle(ph phase) error {
 	}
 	if x.metrics != nil {
 		if got := x.metrics.RetriesCounter.Value(); got != x.wantRetries {
-			return checkkit.Broke("Metrics", "retries = %d, want %d: one per AddAfter made before shutdown, whatever its delay%s", got, x.wantRetries, where)
+			return checkkit.Broke(GMetrics, "retries = %d, want %d: one per AddAfter made before shutdown, whatever its delay%s", got, x.wantRetries, where)
 		}
 	}
 	return nil

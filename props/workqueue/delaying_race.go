@@ -158,7 +158,7 @@ func draceRound(s Subject, r *checkkit.Racer, p dracePair, round int, cfg checkk
 	if blocked {
 		stop(s.Profile, q)
 		r.Settle()
-		return checkkit.Broke("Liveness", "%s: %v is still blocked after %v returned", name, p.b, p.a)
+		return checkkit.Broke(GLiveness, "%s: %v is still blocked after %v returned", name, p.b, p.a)
 	}
 	r.Park()
 	// The serial orders the model allows; at the fire instant the loop's
@@ -210,7 +210,7 @@ func draceRound(s Subject, r *checkkit.Racer, p dracePair, round int, cfg checkk
 		}
 		wants = append(wants, w)
 	}
-	return checkkit.Broke("Atomic calls", "%s: after setup %v, %v raced with %v at t0+%v; the subject gave\n    %s\n  the serial orders allow:\n    %s",
+	return checkkit.Broke(GAtomic, "%s: after setup %v, %v raced with %v at t0+%v; the subject gave\n    %s\n  the serial orders allow:\n    %s",
 		name, p.setup, fireName(p), p.b, now.Sub(bubbleStart), got, strings.Join(wants, "\n    "))
 }
 

@@ -184,7 +184,7 @@ func immediateCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			time.Sleep(time.Hour)
 			synctest.Wait()
 			if n := q.Len(); n != 64 {
-				return checkkit.Broke("Len law", "after the hour: Len() = %d, want 64 (the waiting entries of queued items must collapse into them)", n)
+				return checkkit.Broke(GLenLaw, "after the hour: Len() = %d, want 64 (the waiting entries of queued items must collapse into them)", n)
 			}
 			return nil
 		})
@@ -320,7 +320,7 @@ func shutdownScenario(s Subject, drain bool) error {
 			return nil
 		}
 		if returned(stopped) {
-			return checkkit.Broke("Drain", "ShutDownWithDrain returned while %q was still being processed", held)
+			return checkkit.Broke(GDrain, "ShutDownWithDrain returned while %q was still being processed", held)
 		}
 		q.Done(held)
 		synctest.Wait()

@@ -180,7 +180,7 @@ func (x *machine) Apply(s Step) error {
 		want, got = strconv.Itoa(out.N), strconv.Itoa(n)
 		if n != out.N {
 			x.rec.Step(s.String(), want, got)
-			return checkkit.Broke("Len law", "Len() = %d, model %d (queue %s)", n, out.N, short(x.m.Head(9), out.N))
+			return checkkit.Broke(GLenLaw, "Len() = %d, model %d (queue %s)", n, out.N, short(x.m.Head(9), out.N))
 		}
 	case wq.ShuttingDown:
 		b := x.q.ShuttingDown()
@@ -188,12 +188,12 @@ func (x *machine) Apply(s Step) error {
 		want, got = strconv.FormatBool(out.Flag), strconv.FormatBool(b)
 		if b != out.Flag {
 			x.rec.Step(s.String(), want, got)
-			return checkkit.Broke("Shutdown", "ShuttingDown() = %v, model %v", b, out.Flag)
+			return checkkit.Broke(GShutdown, "ShuttingDown() = %v, model %v", b, out.Flag)
 		}
 	case wq.ShutDown:
 		if !shutDown(x.q) {
 			x.rec.Step(s.String(), "returned", "blocked")
-			return checkkit.Broke("Shutdown returns", "ShutDown did not return within %v", checkkit.Watchdog)
+			return checkkit.Broke(GShutdownReturns, "ShutDown did not return within %v", checkkit.Watchdog)
 		}
 		x.m.Apply(wq.Op{Kind: wq.ShutDown})
 	case wq.ShutDownWithDrain:
@@ -269,7 +269,7 @@ func (x *machine) bulk(s Step) error {
 func (x *machine) getDone(s Step, i int) error {
 	if n, want := x.q.Len(), x.m.Len(); n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
-		return checkkit.Broke("Len law", "in %v, before Get %d: Len() = %d, model %d (queue %s)", s, i+1, n, want, short(x.m.Head(9), x.m.Len()))
+		return checkkit.Broke(GLenLaw, "in %v, before Get %d: Len() = %d, model %d (queue %s)", s, i+1, n, want, short(x.m.Head(9), x.m.Len()))
 	}
 	head := x.m.Head(1)[0]
 	k, shut := x.q.Get()
@@ -277,12 +277,12 @@ func (x *machine) getDone(s Step, i int) error {
 		got := fmtResult(getResult{k, shut})
 		x.rec.Step(fmt.Sprintf("w%d:Get", s.Worker), head, got)
 		if shut {
-			return checkkit.Broke("Shutdown", "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Ready())
+			return checkkit.Broke(GShutdown, "in %v, Get %d returned shutdown with %d item(s) queued", s, i+1, x.m.Ready())
 		}
 		if x.m.Processing(k) {
-			return checkkit.Broke("Stingy", "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
+			return checkkit.Broke(GStingy, "in %v, Get %d handed out %q while it was still being processed", s, i+1, k)
 		}
-		return checkkit.Broke("Fair", "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s)", s, i+1, k, head, short(x.m.Head(9), x.m.Len()))
+		return checkkit.Broke(GFair, "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s)", s, i+1, k, head, short(x.m.Head(9), x.m.Len()))
 	}
 	x.m.Apply(wq.Op{Kind: wq.Get})
 	x.wantGets++
@@ -313,13 +313,13 @@ func (x *machine) settle() error {
 	if n := len(g.returned); n != wantReturned {
 		switch {
 		case n > wantReturned && queued == 0 && !shut:
-			return checkkit.Broke("Blocking Get", "%d Get(s) returned from an empty running queue: %s", n-wantReturned, describe(g.returned, g.results))
+			return checkkit.Broke(GBlockingGet, "%d Get(s) returned from an empty running queue: %s", n-wantReturned, describe(g.returned, g.results))
 		case n > wantReturned:
-			return checkkit.Broke("Stingy", "%d Get(s) returned but only %d item(s) were queued %s: %s", n, queued, qs(), describe(g.returned, g.results))
+			return checkkit.Broke(GStingy, "%d Get(s) returned but only %d item(s) were queued %s: %s", n, queued, qs(), describe(g.returned, g.results))
 		case shut:
-			return checkkit.Broke("Shutdown wakes Gets", "%d Get(s) still blocked on a shut-down queue (queued %s)", len(g.blocked), qs())
+			return checkkit.Broke(GShutdownWakes, "%d Get(s) still blocked on a shut-down queue (queued %s)", len(g.blocked), qs())
 		default:
-			return checkkit.Broke("Liveness", "%d Get(s) still blocked with %d item(s) queued %s", len(g.blocked), queued, qs())
+			return checkkit.Broke(GLiveness, "%d Get(s) still blocked with %d item(s) queued %s", len(g.blocked), queued, qs())
 		}
 	}
 	head := x.m.Head(wantItems)
@@ -327,13 +327,13 @@ func (x *machine) settle() error {
 		got := g.items()
 		for _, k := range got {
 			if x.m.Processing(k) {
-				return checkkit.Broke("Stingy", "Get handed out %q while it was still being processed (processing: %v)", k, x.m.ProcessingKeys())
+				return checkkit.Broke(GStingy, "Get handed out %q while it was still being processed (processing: %v)", k, x.m.ProcessingKeys())
 			}
 		}
 		if len(got) < len(head) {
-			return checkkit.Broke("Shutdown", "Get returned shutdown with items still queued %s", qs())
+			return checkkit.Broke(GShutdown, "Get returned shutdown with items still queued %s", qs())
 		}
-		return checkkit.Broke("Fair", "Gets returned %v, the model's FIFO head is %v (queue %s)", got, head, qs())
+		return checkkit.Broke(GFair, "Gets returned %v, the model's FIFO head is %v (queue %s)", got, head, qs())
 	}
 	// The model pops the same multiset; it tracks the processing set, not
 	// which worker holds what, so the order of its pops does not matter.
@@ -352,7 +352,7 @@ func (x *machine) settle() error {
 		x.m.Apply(wq.Op{Kind: wq.ShutDownWithDrain})
 	}
 	if n, want := x.q.Len(), x.m.Len(); n != want {
-		return checkkit.Broke("Len law", "Len() = %d, model %d (queue %s)", n, want, short(x.m.Head(9), want))
+		return checkkit.Broke(GLenLaw, "Len() = %d, model %d (queue %s)", n, want, short(x.m.Head(9), want))
 	}
 	return x.checkMetrics()
 }
@@ -369,13 +369,13 @@ func (x *machine) checkMetrics() error {
 	m := x.metrics
 	switch {
 	case m.DepthGauge.Value() != dirty:
-		return checkkit.Broke("Metrics", "depth = %d, model has %d dirty item(s) (queue %s, processing %v)", m.DepthGauge.Value(), dirty, short(x.m.Head(9), x.m.Len()), x.m.ProcessingKeys())
+		return checkkit.Broke(GMetrics, "depth = %d, model has %d dirty item(s) (queue %s, processing %v)", m.DepthGauge.Value(), dirty, short(x.m.Head(9), x.m.Len()), x.m.ProcessingKeys())
 	case m.AddsCounter.Value() != x.wantAdds:
-		return checkkit.Broke("Metrics", "adds = %d, model made items dirty %d time(s)", m.AddsCounter.Value(), x.wantAdds)
+		return checkkit.Broke(GMetrics, "adds = %d, model made items dirty %d time(s)", m.AddsCounter.Value(), x.wantAdds)
 	case m.Latency.Count() != x.wantGets:
-		return checkkit.Broke("Metrics", "%d queue-latency observation(s), %d item(s) handed out", m.Latency.Count(), x.wantGets)
+		return checkkit.Broke(GMetrics, "%d queue-latency observation(s), %d item(s) handed out", m.Latency.Count(), x.wantGets)
 	case m.WorkDuration.Count() != x.dones:
-		return checkkit.Broke("Metrics", "%d work-duration observation(s), %d Done(s) of held items", m.WorkDuration.Count(), x.dones)
+		return checkkit.Broke(GMetrics, "%d work-duration observation(s), %d Done(s) of held items", m.WorkDuration.Count(), x.dones)
 	}
 	return nil
 }
@@ -487,10 +487,10 @@ func drainReturned(drain chan struct{}, allowed bool, rec *checkkit.Recorder, qu
 	switch {
 	case done && !allowed:
 		rec.Step("ShutDownWithDrain returned", "blocked", "returned")
-		return false, checkkit.Broke("Drain", "ShutDownWithDrain returned with items queued %v or processing %v", queue, processing)
+		return false, checkkit.Broke(GDrain, "ShutDownWithDrain returned with items queued %v or processing %v", queue, processing)
 	case !done && allowed:
 		rec.Step("ShutDownWithDrain returned", "returned", "blocked")
-		return false, checkkit.Broke("Drain", "ShutDownWithDrain still blocked although the model lets it return (nothing queued or processing, or ShutDown called since; queue %v, processing %v)", queue, processing)
+		return false, checkkit.Broke(GDrain, "ShutDownWithDrain still blocked although the model lets it return (nothing queued or processing, or ShutDown called since; queue %v, processing %v)", queue, processing)
 	case done:
 		rec.Step("ShutDownWithDrain returned", "", "returned")
 	}

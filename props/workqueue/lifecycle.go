@@ -17,9 +17,6 @@ const (
 	CheckDelayingLifecycle = "delaying/lifecycle"
 )
 
-// GLifecycle is the guarantee they state.
-const GLifecycle = "Lifecycle calls are safe"
-
 // The lifecycle probes' hot rounds per pair and wall-time limit: a
 // shutdown's windows are wide (a check, then a close), so a few hundred
 // rounds find them, and the limit keeps a busy machine from spending the

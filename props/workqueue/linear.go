@@ -103,7 +103,7 @@ func linearScenario(t *testing.T, s Subject, cfg checkkit.Config, check string, 
 		case res == porcupine.Ok:
 			return len(h), nil
 		case res == porcupine.Illegal:
-			return len(h), checkkit.Broke("Linearizability", "%s history of %d operations (%d clients × %d calls, seed %d, subject %q) has no linearization%s",
+			return len(h), checkkit.Broke(GLinearizability, "%s history of %d operations (%d clients × %d calls, seed %d, subject %q) has no linearization%s",
 				modelName(check), len(h), linearClients, ops, seed, cfg.Subject, saveLinear(t, cfg, check, seed, model, h, info))
 		case attempt < 2 && ops > 1:
 			t.Logf("%s: search gave up after %v on %d operations (seed %d); retrying with %d calls per client", check, linearTimeout, len(h), seed, ops/2)

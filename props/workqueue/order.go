@@ -11,9 +11,6 @@ import (
 // CheckOrder checks a queue's use of its pluggable storage.
 const CheckOrder = "queue/order"
 
-// GOrder is the guarantee CheckOrder names.
-const GOrder = "Order hook"
-
 // Order is a queue's pluggable storage, client-go's Queue[T] interface
 // (TypedQueueConfig.Queue) and our Order[T]: the queue keeps in it the
 // items waiting to be handed out. It calls Push for an item that becomes

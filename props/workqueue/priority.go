@@ -18,9 +18,6 @@ import (
 // CheckPriority is the priority queue's check.
 const CheckPriority = "queue/priority"
 
-// GPriority is the guarantee it states.
-const GPriority = "Priority order"
-
 // Prioritized is a Queue whose items carry a priority, as
 // controller-runtime's PriorityQueue (AddWithOpts with AddOpts.Priority
 // and AddOpts.After, GetWithPriority): Get hands out the highest priority

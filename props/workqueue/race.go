@@ -179,7 +179,7 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 				shut = true
 			}
 			r.Settle()
-			return raceViolation(p, round, rec.History(), "Liveness", "%s is still blocked after %s returned",
+			return raceViolation(p, round, rec.History(), GLiveness, "%s is still blocked after %s returned",
 				linearizability.Describe(lastCall(rec, 2)), linearizability.Describe(lastCall(rec, 1)))
 		}
 		apply(ea)
@@ -206,7 +206,7 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 		var first int
 		var sub []porcupine.Operation
 		cfg.Progress.Analyse(func() { first, sub = firstFailingRound(s.Profile, h, starts) })
-		return raceViolation(p, from+first, sub, "Atomic calls", "the history has no linearization: some call did not take effect atomically (result %s)", res)
+		return raceViolation(p, from+first, sub, GAtomic, "the history has no linearization: some call did not take effect atomically (result %s)", res)
 	}
 	return nil
 }
@@ -279,7 +279,7 @@ func drainRace(s Subject, r *checkkit.Racer, round int, cfg checkkit.Config) err
 			if queued {
 				what = " and the queued y handed out and marked Done"
 			}
-			return checkkit.Broke("Drain", "%s: ShutDownWithDrain is still blocked after %q was marked Done%s, with nothing queued or processing", checkkit.RaceRound("ShutDownWithDrain/Done", round), k, what)
+			return checkkit.Broke(GDrain, "%s: ShutDownWithDrain is still blocked after %q was marked Done%s, with nothing queued or processing", checkkit.RaceRound("ShutDownWithDrain/Done", round), k, what)
 		}
 	}
 	return nil

@@ -14,13 +14,6 @@ const (
 	CheckRateLimitingDelegate = "ratelimiting/delegates"
 )
 
-// The guarantees the rate-limiting checks name in violations.
-const (
-	GWhenOnce    = "AddRateLimited asks When once"
-	GForget      = "Forget delegates"
-	GNumRequeues = "NumRequeues delegates"
-)
-
 // rateLimitingChecks returns the rate-limiting queue checks; none without
 // NewRateLimiting.
 func rateLimitingChecks(s Subject) []checkkit.Check {

@@ -18,13 +18,6 @@ const (
 	CheckDelayingOneTimer  = "delaying/one-timer"
 )
 
-// Resource guarantees.
-const (
-	GNoRetention = "No retention"
-	GOneTimer    = "At most one timer"
-	GNoTimerLeft = "No timer after shutdown"
-)
-
 // delayingRetention checks that an item the delaying queue no longer needs
 // (moved to the queue, handed out and marked Done; dropped by ShutDown or
 // ShutDownWithDrain; added after shutdown) is collectable while the queue

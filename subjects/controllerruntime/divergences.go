@@ -29,27 +29,27 @@ var QueueDivergences = []checkkit.Divergence{
 		// a round, with no queue goroutine alive, was the check's own
 		// porcupine search on a loaded machine, which the watchdog now
 		// leaves alone (checkkit.Progress.Analyse).
-		Guarantees: []string{"Atomic calls"},
+		Guarantees: []string{pwq.GAtomic},
 	},
 	{
 		Check:        pwq.CheckLinearFIFO,
 		Reason:       "the Get that returns an item with shutdown=true (see queue/race) makes the history unlinearizable when a Get is in flight at the workload's ShutDown",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Intermittent: true,
-		Guarantees:   []string{"Linearizability"},
+		Guarantees:   []string{pwq.GLinearizability},
 	},
 	{
 		Check:        pwq.CheckLinearPerKey,
 		Reason:       "the same Get that returns an item with shutdown=true, seen per key",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Intermittent: true,
-		Guarantees:   []string{"Linearizability"},
+		Guarantees:   []string{pwq.GLinearizability},
 	},
 }
 
 // orderGuarantees are the guarantees the add-of-waiting defect breaks in
 // the delaying machines: the order of what Gets hand out.
-var orderGuarantees = []string{"Fair", pwq.GReadyOrder, pwq.GTieOrder}
+var orderGuarantees = []string{pwq.GFair, pwq.GReadyOrder, pwq.GTieOrder}
 
 // addOfWaiting is the defect behind most delaying findings.
 const addOfWaiting = "Add (or AddAfter(x, 0), or AddRateLimited with a zero delay) of an item waiting for a delay moves it to the ready set with the added counter of its first add (priorityqueue.go:236-270 bumps it only for a higher priority), so it is handed out ahead of items that became ready before it; the waiting loop bumps the counter of what it moves (:359-364), and the queue promises FIFO inside a priority level"

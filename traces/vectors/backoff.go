@@ -3,6 +3,7 @@ package vectors
 import (
 	"time"
 
+	pbo "github.com/kverify/kverify/props/backoff"
 	spec "github.com/kverify/kverify/spec/backoff"
 	"github.com/kverify/kverify/traces"
 )
@@ -34,7 +35,7 @@ func backoffVector(seed uint64) traces.Vector {
 			steps = append(steps, traces.VStep{Op: "Step", Want: &traces.Want{NS: i64d(d)}})
 		}
 		return traces.Vector{Header: traces.Header{Profile: "wait.Backoff", Params: params, Check: "backoff/sequence",
-			Guarantees: []string{"Sequence"}}, Steps: steps}
+			Guarantees: []string{pbo.GSequence}}, Steps: steps}
 	}
 	resets := []time.Duration{0, time.Second, 2 * time.Minute}
 	reset := resets[r.IntN(len(resets))]
@@ -53,5 +54,5 @@ func backoffVector(seed uint64) traces.Vector {
 		steps = append(steps, traces.VStep{Op: "Next", Want: &traces.Want{NS: i64d(delay)}})
 	}
 	return traces.Vector{Header: traces.Header{Profile: "wait.Backoff, reset since the last call", Params: params, Check: "backoff/reset",
-		Guarantees: []string{"Reset"}}, Steps: steps}
+		Guarantees: []string{pbo.GResetSinceLastCall}}, Steps: steps}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/spec/delaying"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"github.com/kverify/kverify/traces"
@@ -20,11 +21,11 @@ func delayingVector(seed uint64) traces.Vector {
 	key := func() string { return fmt.Sprintf("k%d", r.IntN(keys)) }
 	delays := []time.Duration{-time.Second, 0, time.Millisecond, time.Second, 5 * time.Second, 10 * time.Second, time.Hour}
 	sleeps := []time.Duration{time.Millisecond, time.Second, 4 * time.Second, 10 * time.Second, 2 * time.Hour}
-	check, guarantees := "delaying/model", []string{"Ready in ready-time order", "Not before its time", "Fair", "Stingy", "Len law"}
+	check, guarantees := "delaying/model", []string{pwq.GReadyOrder, pwq.GNotEarly, pwq.GFair, pwq.GStingy, pwq.GLenLaw}
 	if seed%2 == 1 {
 		// Many equal ready times: ties move in the order their times were
 		// set (client-go's heap breaks ties by insertion).
-		check, guarantees = "delaying/ties", []string{"Tie order", "Ready in ready-time order"}
+		check, guarantees = "delaying/ties", []string{pwq.GTieOrder, pwq.GReadyOrder}
 		delays = []time.Duration{time.Second, time.Second, 2 * time.Second, 0}
 		sleeps = []time.Duration{time.Second, 2 * time.Second}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	prl "github.com/kverify/kverify/props/ratelimit"
 	spec "github.com/kverify/kverify/spec/ratelimit"
 	"github.com/kverify/kverify/traces"
 )
@@ -31,7 +32,7 @@ func ratelimitVector(seed uint64) traces.Vector {
 		base, max := bases[r.IntN(len(bases))], maxes[r.IntN(len(maxes))]
 		e := &expo{m: spec.NewExponential(base, max)}
 		l = e
-		h = traces.Header{Profile: "client-go", Check: "ratelimit/exponential", Guarantees: []string{"Exponential", "NumRequeues", "Forget"},
+		h = traces.Header{Profile: "client-go", Check: "ratelimit/exponential", Guarantees: []string{prl.GExponential, prl.GNumRequeues, prl.GForget},
 			Params: map[string]float64{"base_ns": float64(base), "max_ns": float64(max)}}
 	} else {
 		fast := time.Duration(1+r.IntN(100)) * time.Millisecond
@@ -39,7 +40,7 @@ func ratelimitVector(seed uint64) traces.Vector {
 		maxFast := r.IntN(6)
 		f := &fastSlow{m: spec.NewFastSlow(fast, slow, maxFast)}
 		l = f
-		h = traces.Header{Profile: "client-go", Check: "ratelimit/fastslow", Guarantees: []string{"Fast then slow", "NumRequeues", "Forget"},
+		h = traces.Header{Profile: "client-go", Check: "ratelimit/fastslow", Guarantees: []string{prl.GFastSlow, prl.GNumRequeues, prl.GForget},
 			Params: map[string]float64{"fast_ns": float64(fast), "slow_ns": float64(slow), "max_fast": float64(maxFast)}}
 	}
 	length := 5 + r.IntN(50)

@@ -3,6 +3,7 @@ package vectors
 import (
 	"fmt"
 
+	pring "github.com/kverify/kverify/props/ring"
 	"github.com/kverify/kverify/spec/ring"
 	"github.com/kverify/kverify/traces"
 )
@@ -14,9 +15,9 @@ import (
 // around the thresholds (0, 1, 16, 17, ...).
 func ringVector(seed uint64) traces.Vector {
 	r := rng(seed)
-	check, guarantees := "ring/fifo", []string{"FIFO", "Len"}
+	check, guarantees := "ring/fifo", []string{pring.GFIFO, pring.GLen}
 	if seed%2 == 1 {
-		check, guarantees = "ring/cap-law", []string{"Cap law"}
+		check, guarantees = "ring/cap-law", []string{pring.GCap}
 	}
 	sizes := []int{0, 1, 2, 3, 7, 15, 16, 17, 31, 64}
 	initial := sizes[r.IntN(len(sizes))]
