@@ -69,10 +69,10 @@ func delayingChecks(s Subject) []checkkit.Check {
 			Run:       fakeClockCheck(s)},
 		{Name: CheckDelayingMetrics, Family: checkkit.FamilyModel,
 			Guarantee: "with metrics on, the retries counter counts every AddAfter made before shutdown, whatever its delay (0, negative, huge, or later than the item's waiting entry), and nothing else, as client-go's does",
-			Run:       dmachineCheck(s, CheckDelayingMetrics, DMode{Metrics: true})},
+			Run:       delayingMachineCheck(s, CheckDelayingMetrics, DMode{Metrics: true})},
 		{Name: CheckDelayingModel, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins (and a wait past both brings the item once), waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done, horizons up to an hour past client-go's 10s heartbeat, and bursts of up to %d waiting items", DelayingMaxBulk),
-			Run:       dmachineCheck(s, CheckDelayingModel, DMode{})},
+			Run:       delayingMachineCheck(s, CheckDelayingModel, DMode{})},
 		{Name: CheckDelayingTies, Family: checkkit.FamilyModel,
 			Guarantee: "items waiting for the same ready time become ready in the order their ready times were set (a lowered ready time goes behind those already set), bursts of thousands of ties included",
 			Run:       tiesCheck(s)},
@@ -102,7 +102,7 @@ func delayingChecks(s Subject) []checkkit.Check {
 	return checkkit.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return ReplayDelaying(t, s, tr) })
 }
 
-func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, checkkit.Config) error {
+func delayingMachineCheck(s Subject, name string, mode DMode) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		if mode == (DMode{}) {
 			for _, steps := range delayingWitnesses {
@@ -111,10 +111,10 @@ func dmachineCheck(s Subject, name string, mode DMode) func(*testing.T, checkkit
 				}
 			}
 		}
-		gen := dstepGen(mode)
+		gen := delayingStepGen(mode)
 		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			checkkit.Bubble(t, func() {
-				x := newDMachine(s, mode, rec)
+				x := newDelayingMachine(s, mode, rec)
 				defer x.Close()
 				rt.Repeat(map[string]func(*rapid.T){
 					"step": func(rt *rapid.T) {
@@ -154,7 +154,7 @@ var tieWitnesses = [][]DStep{
 }
 
 func tiesCheck(s Subject) func(*testing.T, checkkit.Config) error {
-	machine := dmachineCheck(s, CheckDelayingTies, DMode{Ties: true})
+	machine := delayingMachineCheck(s, CheckDelayingTies, DMode{Ties: true})
 	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, steps := range tieWitnesses {
 			if err := RunDSteps(t, s, DMode{Ties: true}, steps); err != nil {
@@ -175,7 +175,7 @@ var finalStep = DStep{Kind: DShutDown}
 func RunDSteps(t *testing.T, s Subject, mode DMode, steps []DStep) error {
 	var ops []traces.Step
 	err := checkkit.InBubble(t, func() error {
-		x := newDMachine(s, mode, &checkkit.Recorder{})
+		x := newDelayingMachine(s, mode, &checkkit.Recorder{})
 		defer x.Close()
 		for _, st := range append(slices.Clip(steps), finalStep) {
 			ops = append(ops, traces.Step{Op: st.String()})

@@ -23,11 +23,11 @@ const (
 	phaseReady              // at a ready time, the model having moved what is due
 )
 
-// dmachine drives one delaying queue and the model in lock step, inside a
+// delayingMachine drives one delaying queue and the model in lock step, inside a
 // synctest bubble, with synctest.Wait as the step boundary. Time moves only
 // in Sleep and Tick, which stop 1ns before and at every ready time on the
 // way.
-type dmachine struct {
+type delayingMachine struct {
 	q       Delaying
 	rl      RateLimiting // nil unless mode.RateLimited
 	lim     *scriptedLimiter
@@ -55,8 +55,8 @@ type dmachine struct {
 	wantRetries int64
 }
 
-func newDMachine(s Subject, mode DMode, rec *checkkit.Recorder) *dmachine {
-	x := &dmachine{mode: mode, rec: rec, m: delaying.New(s.Profile), moved: map[string]time.Time{}, contested: map[string]bool{}}
+func newDelayingMachine(s Subject, mode DMode, rec *checkkit.Recorder) *delayingMachine {
+	x := &delayingMachine{mode: mode, rec: rec, m: delaying.New(s.Profile), moved: map[string]time.Time{}, contested: map[string]bool{}}
 	deps := Deps{Clock: clock.RealClock{}}
 	if mode.Metrics {
 		x.metrics = new(Metrics)
@@ -75,7 +75,7 @@ func newDMachine(s Subject, mode DMode, rec *checkkit.Recorder) *dmachine {
 
 // Enabled reports whether the step is meaningful now; disabled steps are
 // no-ops, so every draw decodes to a valid run.
-func (x *dmachine) Enabled(s DStep) bool {
+func (x *delayingMachine) Enabled(s DStep) bool {
 	switch s.Kind {
 	case DGet:
 		w := &x.workers[s.Worker]
@@ -119,7 +119,7 @@ func (x *dmachine) Enabled(s DStep) bool {
 }
 
 // Apply runs one step on the subject and the model and checks the outcome.
-func (x *dmachine) Apply(s DStep) error {
+func (x *delayingMachine) Apply(s DStep) error {
 	if !x.Enabled(s) {
 		return nil
 	}
@@ -208,7 +208,7 @@ func (x *dmachine) Apply(s DStep) error {
 
 // addAfter runs AddAfter or AddRateLimited; with d <= 0 and no Get in
 // flight, it checks Len before the subject's goroutines get a chance to run.
-func (x *dmachine) addAfter(s DStep) error {
+func (x *delayingMachine) addAfter(s DStep) error {
 	now := time.Now()
 	if s.D > 0 && !x.mode.Ties {
 		s.D = x.untie(s.Key, s.D, now)
@@ -262,7 +262,7 @@ func (x *dmachine) addAfter(s DStep) error {
 // implementation whose index loses a key after a removal waits for it
 // twice (it comes back after being processed), and one whose heap
 // positions go stale after it gives memory back sifts the wrong entry.
-func (x *dmachine) burst(s DStep) {
+func (x *delayingMachine) burst(s DStep) {
 	now := time.Now()
 	taken := map[time.Time]bool{} // ready times in use, for untying
 	if !x.mode.Ties {
@@ -304,7 +304,7 @@ func (x *dmachine) burst(s DStep) {
 // countRetry counts an AddAfter (or AddRateLimited) with delay d in the
 // retries the metrics must show: every one before shutdown, or under
 // Profile.RetriesCountDelayed those with a positive delay.
-func (x *dmachine) countRetry(d time.Duration) {
+func (x *delayingMachine) countRetry(d time.Duration) {
 	if !x.m.IsShuttingDown() && (d > 0 || !x.m.Queue().Profile().RetriesCountDelayed) {
 		x.wantRetries++
 	}
@@ -312,7 +312,7 @@ func (x *dmachine) countRetry(d time.Duration) {
 
 // burstAddAfter is one AddAfter of a burst, in the model and on the
 // subject, counted as a retry; later steps check its effects.
-func (x *dmachine) burstAddAfter(key string, d time.Duration, now time.Time) {
+func (x *delayingMachine) burstAddAfter(key string, d time.Duration, now time.Time) {
 	x.countRetry(d)
 	x.m.ApplyAddAfter(key, d, now)
 	x.q.AddAfter(key, d)
@@ -321,7 +321,7 @@ func (x *dmachine) burstAddAfter(key string, d time.Duration, now time.Time) {
 // drainReady has one worker Get and Done up to s.N ready items, each
 // checked against the model's FIFO head. The Gets are direct calls: the
 // machine calls Get only while the subject's Len says an item is there.
-func (x *dmachine) drainReady(s DStep) error {
+func (x *delayingMachine) drainReady(s DStep) error {
 	for i := 0; i < s.N && x.m.Queue().Ready() > 0; i++ {
 		if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
 			x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
@@ -353,7 +353,7 @@ func (x *dmachine) drainReady(s DStep) error {
 
 // untie lengthens d by a nanosecond at a time while key's ready time would
 // equal another waiting key's (see DMode.Ties).
-func (x *dmachine) untie(key string, d time.Duration, now time.Time) time.Duration {
+func (x *delayingMachine) untie(key string, d time.Duration, now time.Time) time.Duration {
 	for {
 		at := now.Add(d).Round(0)
 		if at.Sub(now) > farAway || !x.m.WaitsAt(at, key) {
@@ -363,18 +363,18 @@ func (x *dmachine) untie(key string, d time.Duration, now time.Time) time.Durati
 	}
 }
 
-func (x *dmachine) waiting(key string) bool {
+func (x *delayingMachine) waiting(key string) bool {
 	_, ok := x.m.ReadyAt(key)
 	return ok
 }
 
 // queueString and waitingString render the model's state for violations,
 // shortened when it is large.
-func (x *dmachine) queueString() string {
+func (x *delayingMachine) queueString() string {
 	return short(x.m.Queue().Head(9), x.m.Queue().Len())
 }
 
-func (x *dmachine) waitingString() string {
+func (x *delayingMachine) waitingString() string {
 	w := x.m.Waiting()
 	if len(w) <= 8 {
 		return fmt.Sprint(w)
@@ -384,7 +384,7 @@ func (x *dmachine) waitingString() string {
 
 // sleepTo advances the fake clock to target, stopping 1ns before and at
 // every ready time of the model on the way to check the subject there.
-func (x *dmachine) sleepTo(target time.Time) error {
+func (x *delayingMachine) sleepTo(target time.Time) error {
 	for {
 		next, ok := x.m.NextReadyAt()
 		if !ok || next.After(target) {
@@ -428,7 +428,7 @@ func (x *dmachine) sleepTo(target time.Time) error {
 const coarseAbove = 64
 
 // advance moves what is due in the model, noting which keys moved.
-func (x *dmachine) advance(now time.Time) {
+func (x *delayingMachine) advance(now time.Time) {
 	q := x.m.Queue()
 	for _, e := range x.m.Due(now) {
 		// Moves only add keys, and the due keys are distinct: their state
@@ -442,7 +442,7 @@ func (x *dmachine) advance(now time.Time) {
 }
 
 // early names a subject that has more ready than the model.
-func (x *dmachine) early() string {
+func (x *delayingMachine) early() string {
 	if x.lastHuge {
 		return GHugeNever
 	}
@@ -450,7 +450,7 @@ func (x *dmachine) early() string {
 }
 
 // late names a subject that has fewer ready than the model at a ready time.
-func (x *dmachine) late() string {
+func (x *delayingMachine) late() string {
 	for _, k := range x.justMoved {
 		if x.contested[k] {
 			return GEarlierWins
@@ -461,7 +461,7 @@ func (x *dmachine) late() string {
 
 // order names Gets that did not take the model's head: got holds a key the
 // head does not, the head a key got does not.
-func (x *dmachine) order(got, head []string) string {
+func (x *delayingMachine) order(got, head []string) string {
 	var g, h string
 	for _, k := range got {
 		if !slices.Contains(head, k) {
@@ -489,7 +489,7 @@ func (x *dmachine) order(got, head []string) string {
 
 // settle waits until the subject is quiescent, then checks which blocked
 // calls returned against what the model allows, and the Len law.
-func (x *dmachine) settle(ph phase) error {
+func (x *delayingMachine) settle(ph phase) error {
 	synctest.Wait()
 	g := pollGets(&x.workers, x.rec)
 	returned, blocked, results := g.returned, g.blocked, g.results
@@ -570,7 +570,7 @@ func (x *dmachine) settle(ph phase) error {
 
 // readyTimes shows the ready times (from the bubble's start) of the queued
 // keys that came from waiting entries.
-func (x *dmachine) readyTimes(queue []string) string {
+func (x *delayingMachine) readyTimes(queue []string) string {
 	var parts []string
 	for _, k := range queue {
 		if at, ok := x.moved[k]; ok {
@@ -586,7 +586,7 @@ var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // Close shuts the subject down and releases every blocked call: it also
 // marks the held items done, so that a drain the subject did not release
 // on ShutDown (a violation already reported) does not deadlock the bubble.
-func (x *dmachine) Close() {
+func (x *delayingMachine) Close() {
 	if !x.m.IsShuttingDown() || !x.m.Queue().Profile().DrainIsShutDown { // see Enabled(DShutDown)
 		shutDown(x.q)
 	}

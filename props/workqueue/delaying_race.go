@@ -17,19 +17,19 @@ import (
 // CheckDelayingRace is the delaying queue's race probe.
 const CheckDelayingRace = "delaying/race"
 
-// dcall is one call of a delaying race round: AddAfter(Key, D), Add(Key),
+// delayingCall is one call of a delaying race round: AddAfter(Key, D), Add(Key),
 // Get, Len or ShutDown.
-type dcall struct {
+type delayingCall struct {
 	kind DKind
 	key  string
 	d    time.Duration
 }
 
-func (c dcall) String() string { return DStep{Kind: c.kind, Key: c.key, D: c.d}.String() }
+func (c delayingCall) String() string { return DStep{Kind: c.kind, Key: c.key, D: c.d}.String() }
 
 // do runs c on the subject; Get's item (or "shutdown") and Len's count
 // come back as the result.
-func (c dcall) do(q Delaying) string {
+func (c delayingCall) do(q Delaying) string {
 	switch c.kind {
 	case DAddAfter:
 		q.AddAfter(c.key, c.d)
@@ -48,7 +48,7 @@ func (c dcall) do(q Delaying) string {
 
 // apply runs c on the model at time now; it reports false for a Get the
 // model cannot return yet.
-func (c dcall) apply(m *delaying.Model, now time.Time) (string, bool) {
+func (c delayingCall) apply(m *delaying.Model, now time.Time) (string, bool) {
 	switch c.kind {
 	case DAddAfter:
 		m.ApplyAddAfter(c.key, c.d, now)
@@ -68,36 +68,36 @@ func (c dcall) apply(m *delaying.Model, now time.Time) (string, bool) {
 	return "", true
 }
 
-// dracePair races a (on the probe's goroutine, never blocking) with b (on
+// delayingRacePair races a (on the probe's goroutine, never blocking) with b (on
 // the racer's, which must return once a has), after setup. With atFire, the
 // race starts at the instant the waiting loop moves the setup's first
 // AddAfter, so that b runs against the loop instead of a: a is then only a
 // Sleep to that instant.
-type dracePair struct {
+type delayingRacePair struct {
 	name   string
-	setup  []dcall
-	a, b   dcall
+	setup  []delayingCall
+	a, b   delayingCall
 	atFire bool
 }
 
-var dracePairs = []dracePair{
-	{name: "AddAfter(x,0)/Get", a: dcall{kind: DAddAfter, key: "x"}, b: dcall{kind: DGet}},
-	{name: "AddAfter/AddAfter of one item", a: dcall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: dcall{kind: DAddAfter, key: "x", d: time.Second}},
-	{name: "AddAfter/AddAfter of a waiting item", setup: []dcall{{kind: DAddAfter, key: "x", d: 3 * time.Second}},
-		a: dcall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: dcall{kind: DAddAfter, key: "x", d: time.Second}},
-	{name: "AddAfter/AddAfter of two items", setup: []dcall{{kind: DAddAfter, key: "w", d: 2 * time.Second}},
-		a: dcall{kind: DAddAfter, key: "x", d: time.Second}, b: dcall{kind: DAddAfter, key: "y", d: time.Second + 1}},
-	{name: "AddAfter(x,0)/AddAfter(x,0)", a: dcall{kind: DAddAfter, key: "x"}, b: dcall{kind: DAddAfter, key: "x"}},
-	{name: "AddAfter/Add of one item", a: dcall{kind: DAddAfter, key: "x", d: time.Second}, b: dcall{kind: DAdd, key: "x"}},
-	{name: "Len/AddAfter(x,0)", setup: []dcall{{kind: DAdd, key: "y"}}, a: dcall{kind: DLen}, b: dcall{kind: DAddAfter, key: "x"}},
-	{name: "AddAfter/ShutDown", setup: []dcall{{kind: DAddAfter, key: "w", d: time.Second}},
-		a: dcall{kind: DAddAfter, key: "x", d: time.Second}, b: dcall{kind: DShutDown}},
-	{name: "loop move/AddAfter of the item", setup: []dcall{{kind: DAddAfter, key: "x", d: time.Second}},
-		b: dcall{kind: DAddAfter, key: "x", d: time.Second}, atFire: true},
-	{name: "loop move/Get", setup: []dcall{{kind: DAddAfter, key: "x", d: time.Second}},
-		b: dcall{kind: DGet}, atFire: true},
-	{name: "loop move/AddAfter of another item", setup: []dcall{{kind: DAddAfter, key: "x", d: time.Second}, {kind: DAddAfter, key: "y", d: 2 * time.Second}},
-		b: dcall{kind: DAddAfter, key: "z", d: time.Millisecond}, atFire: true},
+var delayingRacePairs = []delayingRacePair{
+	{name: "AddAfter(x,0)/Get", a: delayingCall{kind: DAddAfter, key: "x"}, b: delayingCall{kind: DGet}},
+	{name: "AddAfter/AddAfter of one item", a: delayingCall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: delayingCall{kind: DAddAfter, key: "x", d: time.Second}},
+	{name: "AddAfter/AddAfter of a waiting item", setup: []delayingCall{{kind: DAddAfter, key: "x", d: 3 * time.Second}},
+		a: delayingCall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: delayingCall{kind: DAddAfter, key: "x", d: time.Second}},
+	{name: "AddAfter/AddAfter of two items", setup: []delayingCall{{kind: DAddAfter, key: "w", d: 2 * time.Second}},
+		a: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: DAddAfter, key: "y", d: time.Second + 1}},
+	{name: "AddAfter(x,0)/AddAfter(x,0)", a: delayingCall{kind: DAddAfter, key: "x"}, b: delayingCall{kind: DAddAfter, key: "x"}},
+	{name: "AddAfter/Add of one item", a: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: DAdd, key: "x"}},
+	{name: "Len/AddAfter(x,0)", setup: []delayingCall{{kind: DAdd, key: "y"}}, a: delayingCall{kind: DLen}, b: delayingCall{kind: DAddAfter, key: "x"}},
+	{name: "AddAfter/ShutDown", setup: []delayingCall{{kind: DAddAfter, key: "w", d: time.Second}},
+		a: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: DShutDown}},
+	{name: "loop move/AddAfter of the item", setup: []delayingCall{{kind: DAddAfter, key: "x", d: time.Second}},
+		b: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, atFire: true},
+	{name: "loop move/Get", setup: []delayingCall{{kind: DAddAfter, key: "x", d: time.Second}},
+		b: delayingCall{kind: DGet}, atFire: true},
+	{name: "loop move/AddAfter of another item", setup: []delayingCall{{kind: DAddAfter, key: "x", d: time.Second}, {kind: DAddAfter, key: "y", d: 2 * time.Second}},
+		b: delayingCall{kind: DAddAfter, key: "z", d: time.Millisecond}, atFire: true},
 }
 
 // delayingRaceCheck runs every pair for checkkit.RaceRounds/2 rounds (more
@@ -105,12 +105,12 @@ var dracePairs = []dracePair{
 // more than a plain queue's.
 func delayingRaceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		sched := checkkit.NewRaceSchedule(len(dracePairs), checkkit.RaceRounds/2, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(len(delayingRacePairs), checkkit.RaceRounds/2, cfg.Budget)
 		defer sched.Stop()
 		return checkkit.InBubble(t, func() error {
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
-				for _, p := range dracePairs {
-					if err := draceRound(s, r, p, round, cfg); err != nil {
+				for _, p := range delayingRacePairs {
+					if err := delayingRaceRound(s, r, p, round, cfg); err != nil {
 						return err
 					}
 				}
@@ -120,10 +120,10 @@ func delayingRaceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
-// draceRound runs one round of p on a fresh queue and compares what the
+// delayingRaceRound runs one round of p on a fresh queue and compares what the
 // subject does afterwards with both serial orders of a and b: Len at every
 // ready time and 1ns before it, then the order in which the items come out.
-func draceRound(s Subject, r *checkkit.Racer, p dracePair, round int, cfg checkkit.Config) error {
+func delayingRaceRound(s Subject, r *checkkit.Racer, p delayingRacePair, round int, cfg checkkit.Config) error {
 	name := checkkit.RaceRound(p.name, round)
 	cfg.Progress.Op(name)
 	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
@@ -214,7 +214,7 @@ func draceRound(s Subject, r *checkkit.Racer, p dracePair, round int, cfg checkk
 		name, p.setup, fireName(p), p.b, now.Sub(bubbleStart), got, strings.Join(wants, "\n    "))
 }
 
-func fireName(p dracePair) string {
+func fireName(p delayingRacePair) string {
 	if p.atFire {
 		return "the waiting loop's move"
 	}

@@ -209,7 +209,7 @@ var DelayingThresholds = []int{64, 65, 128, 1000, 1001, 1024, 2048}
 // DelayingMaxBulk is the largest bulk step of the delaying machines.
 const DelayingMaxBulk = 3000
 
-// The operations of the delaying machines, in dstepGen's order.
+// The operations of the delaying machines, in delayingStepGen's order.
 const (
 	dopAddAfter = iota
 	dopAdd
@@ -226,16 +226,16 @@ const (
 	dopDrain
 )
 
-// dstepWeights are the delaying machines' operation weights.
-var dstepWeights = []int{dopAddAfter: 25, dopAdd: 5, dopGet: 15, dopDone: 12, dopSleep: 9, dopTick: 10, dopLen: 5, dopShuttingDown: 2,
+// delayingStepWeights are the delaying machines' operation weights.
+var delayingStepWeights = []int{dopAddAfter: 25, dopAdd: 5, dopGet: 15, dopDone: 12, dopSleep: 9, dopTick: 10, dopLen: 5, dopShuttingDown: 2,
 	dopDelegate: 6, dopDrainShutDown: 3, dopShutDown: 2, dopBurst: 3, dopDrain: 3}
 
-func dstepGen(mode DMode) *rapid.Generator[DStep] {
+func delayingStepGen(mode DMode) *rapid.Generator[DStep] {
 	delays, sleeps := dlDelays, dlSleeps
 	if mode.Ties {
 		delays, sleeps = tieDelays, tieSleeps
 	}
-	op := checkkit.Choice(dstepWeights...)
+	op := checkkit.Choice(delayingStepWeights...)
 	hi := DelayingMaxBulk
 	if mode.RateLimited || mode.Metrics {
 		hi = SideMaxBulk // the delaying machine covers the sizes

@@ -23,10 +23,10 @@ func rateLimitingChecks(s Subject) []checkkit.Check {
 	return []checkkit.Check{
 		{Name: CheckRateLimitingModel, Family: checkkit.FamilyModel,
 			Guarantee: "AddRateLimited(x) calls the limiter's When(x) exactly once and then behaves as AddAfter(x, When(x)) against the delaying model (scripted delays, including 0, negative and huge ones), mixed with AddAfter and the queue operations",
-			Run:       dmachineCheck(s, CheckRateLimitingModel, DMode{RateLimited: true})},
+			Run:       delayingMachineCheck(s, CheckRateLimitingModel, DMode{RateLimited: true})},
 		{Name: CheckRateLimitingDelegate, Family: checkkit.FamilyModel,
 			Guarantee: "Forget(x) and NumRequeues(x) call the limiter's Forget(x) and NumRequeues(x) exactly once, NumRequeues returns the limiter's answer, and neither touches the queue or its waiting items",
-			Run:       dmachineCheck(s, CheckRateLimitingDelegate, DMode{RateLimited: true, Delegates: true})},
+			Run:       delayingMachineCheck(s, CheckRateLimitingDelegate, DMode{RateLimited: true, Delegates: true})},
 	}
 }
 
