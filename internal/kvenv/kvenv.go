@@ -2,7 +2,7 @@
 // binary through the environment: every KVERIFY_* variable, its type, and
 // its parser, in one table. The command encodes a Config with Environ; the
 // test binary (props.Run, subjects.RunSuite and RunReplay, the checks that
-// take a seed) reads it with Load, which parses every variable once and
+// take a seed) reads it with Load, which parses every variable and
 // reports a malformed value as an error naming the variable, never as the
 // default.
 package kvenv
@@ -13,7 +13,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -153,10 +152,9 @@ func Parse(getenv func(string) string) (Config, error) {
 	return c, errors.Join(errs...)
 }
 
-var load = sync.OnceValues(func() (Config, error) { return Parse(os.Getenv) })
-
-// Load is Parse of the process's environment, read once.
-func Load() (Config, error) { return load() }
+// Load is Parse of the process's environment. It reads the environment at
+// each call (a dozen lookups), not once: tests change it with t.Setenv.
+func Load() (Config, error) { return Parse(os.Getenv) }
 
 // Environ returns the set fields as NAME=value entries for a child
 // process's environment. Appended after others, they override them

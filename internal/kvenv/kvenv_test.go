@@ -61,3 +61,16 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("the zero Config wrote %v, want nothing", e)
 	}
 }
+
+// TestLoadFollowsTheEnvironment: Load reads the environment at each call;
+// a cached first read made a test's t.Setenv of KVERIFY_HANG_AFTER leak
+// into every later test of the package.
+func TestLoadFollowsTheEnvironment(t *testing.T) {
+	for _, v := range []string{"200ms", "100ms"} {
+		t.Setenv("KVERIFY_HANG_AFTER", v)
+		c, err := Load()
+		if want, _ := time.ParseDuration(v); err != nil || c.HangAfter != want {
+			t.Errorf("KVERIFY_HANG_AFTER=%s: Load gave %v, %v", v, c.HangAfter, err)
+		}
+	}
+}
