@@ -27,12 +27,6 @@ type suite struct {
 	dir  string
 }
 
-// buildSuite compiles the suite package, with -race and the overlay (a
-// mutant) if asked.
-func buildSuite(root, overlay string, race bool) (*suite, error) {
-	return buildSuiteIn(root, suitePkg, overlay, race)
-}
-
 // buildSuiteIn compiles the suite package in pkg (a directory relative to
 // root: ./subjects, or a nested module's directory).
 func buildSuiteIn(root, pkg, overlay string, race bool) (*suite, error) {
