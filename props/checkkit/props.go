@@ -101,6 +101,9 @@ type Divergence struct {
 
 // covers reports whether err is behaviour the declaration covers.
 func (d Divergence) covers(err error) bool {
+	if isUnfinished(err) {
+		return false // no verdict: nothing was observed to excuse
+	}
 	if len(d.Guarantees) == 0 {
 		return true
 	}

@@ -281,12 +281,17 @@ func raceRound(s Subject, r *checkkit.Racer, p fpair, round int, cfg checkkit.Co
 	}
 	var rest []string
 	f.Close()
-	for {
+	if err := checkkit.Bounded(checkkit.DrainLimit, func() string {
+		return fmt.Sprintf("%s: popping after Close, the FIFO never reported closed", name)
+	}, func() (bool, error) {
 		got := popOp.subj(f)
 		if got == "closed" {
-			break
+			return true, nil
 		}
 		rest = append(rest, got)
+		return false, nil
+	}); err != nil {
+		return err
 	}
 	got := outcome(ra, rb, strings.Join(rest, "; "))
 	ab, ba := serial(s, p, true), serial(s, p, false)

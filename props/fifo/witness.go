@@ -80,18 +80,22 @@ func newFIFO(s Subject, m Mode) (FIFO, *MapStore, error) {
 func drain(f FIFO) ([]spec.Delta, error) {
 	f.Close()
 	var out []spec.Delta
-	for {
+	err := checkkit.Bounded(checkkit.DrainLimit, func() string {
+		return fmt.Sprintf("popping after Close: the FIFO handed out %d deltas and never reported closed", len(out))
+	}, func() (bool, error) {
 		var got []Delta
 		_, err := f.Pop(func(ds []Delta, _ bool) error { got = ds; return nil })
 		if err != nil {
-			return out, nil
+			return true, nil
 		}
 		ds, cerr := deltasOf(got)
 		if cerr != nil {
-			return out, checkkit.Broke(GDeltas, "popped deltas: %v", cerr)
+			return true, checkkit.Broke(GDeltas, "popped deltas: %v", cerr)
 		}
 		out = append(out, ds...)
-	}
+		return false, nil
+	})
+	return out, err
 }
 
 func closeCheck(s Subject) func(*testing.T, checkkit.Config) error {

@@ -193,10 +193,13 @@ func retentionCase(s Subject, size, pre int, drain bool) (Ring, weak.Pointer[byt
 		return r, wp, checkkit.Broke(GFIFO, "retention scenario (size %d, %d before): read %q, want the probe", size, pre, got)
 	}
 	if drain {
-		for {
-			if _, ok := r.ReadOne(); !ok {
-				break
-			}
+		if err := checkkit.Bounded(checkkit.DrainLimit, func() string {
+			return fmt.Sprintf("retention scenario (size %d, %d before): reading until empty, ReadOne kept returning values (Len %d)", size, pre, r.Len())
+		}, func() (bool, error) {
+			_, ok := r.ReadOne()
+			return !ok, nil
+		}); err != nil {
+			return r, wp, err
 		}
 	} else {
 		// Keep the buffer busy past the probe's slot: wrap-around, growth,

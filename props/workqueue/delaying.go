@@ -217,11 +217,17 @@ func ReplayDelaying(t *testing.T, s Subject, tr *traces.Trace) error {
 // timersEpoch is where the fake clocks of the delaying checks start.
 var timersEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// takeAll gets and marks Done every item queued now, in order.
+// takeAll gets and marks Done every item queued now, in order. It stops
+// at a Get that reports shutdown, and after checkkit.DrainLimit items (a
+// queue that hands out items for ever): what it got then differs from
+// what the caller wants, which reports it.
 func takeAll(q Queue) []string {
 	var got []string
-	for q.Len() > 0 {
-		k, _ := q.Get()
+	for q.Len() > 0 && len(got) < checkkit.DrainLimit {
+		k, shut := q.Get()
+		if shut {
+			break
+		}
 		q.Done(k)
 		got = append(got, k)
 	}

@@ -252,6 +252,10 @@ func observeSubject(q Delaying, ts []time.Time) string {
 	synctest.Wait()
 	var items []string
 	for q.Len() > 0 {
+		if len(items) == checkkit.DrainLimit {
+			items = append(items, "(the check stopped taking items)")
+			break
+		}
 		k, shut := q.Get()
 		if shut {
 			items = append(items, "(shutdown)")

@@ -132,7 +132,13 @@ func scaleTake(q Queue, ready map[string]time.Duration, now time.Duration, where
 	seen := map[string]bool{}
 	var prev time.Duration
 	for q.Len() > 0 {
-		k, _ := q.Get()
+		if len(got) == checkkit.DrainLimit {
+			return &checkkit.Unfinished{What: fmt.Sprintf("%s: taking the ready items, the queue handed out %d and Len is still %d", where, len(got), q.Len())}
+		}
+		k, shut := q.Get()
+		if shut {
+			return checkkit.Broke(GNotEarly, "%s: Get reported shutdown with Len %d, before ShutDown", where, q.Len())
+		}
 		q.Done(k)
 		got = append(got, k)
 		at, ok := ready[k]

@@ -121,8 +121,11 @@ func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				}
 				var prev time.Time
 				var got []string
-				for q.Len() > 0 {
-					k, _ := q.Get()
+				for q.Len() > 0 && len(got) < checkkit.DrainLimit {
+					k, shut := q.Get()
+					if shut {
+						break
+					}
 					q.Done(k)
 					got = append(got, k)
 					rec.Step("Get", "", k)

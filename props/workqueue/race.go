@@ -146,18 +146,26 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 			held = slices.Delete(held, i, i+1)
 		}
 	}
-	drain := func() {
-		for {
+	// drain marks Done what is held and takes what is queued. It stops at
+	// a Get that reports shutdown (a profile may keep Len above 0 then),
+	// and gives up, as the check's own loop, on a queue that hands out
+	// items for ever.
+	drain := func(round int) error {
+		return checkkit.Bounded(checkkit.DrainLimit, func() string {
+			return fmt.Sprintf("draining the queue after %s: Len is still %d", checkkit.RaceRound(p.name, round), c0.Len())
+		}, func() (bool, error) {
 			for len(held) > 0 {
 				k := held[0]
 				held = held[1:]
 				c0.Done(k)
 			}
 			if c0.Len() == 0 {
-				return
+				return true, nil
 			}
-			apply(get(c0))
-		}
+			e := get(c0)
+			apply(e)
+			return e.got == "", nil
+		})
 	}
 	var starts []int64 // the logical time each round started
 	for round := from; round < to; round++ {
@@ -184,18 +192,25 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 		}
 		apply(ea)
 		apply(eb)
-		drain()
+		if err := drain(round); err != nil {
+			return err
+		}
 	}
 	if !shut {
 		c0.ShutDown()
 		shut = true
 	}
-	for {
+	if err := checkkit.Bounded(checkkit.DrainLimit, func() string {
+		return fmt.Sprintf("taking what is left after %s's rounds and ShutDown: Get still hands out items", p.name)
+	}, func() (bool, error) {
 		e := get(c0)
 		if e.got == "" {
-			break
+			return true, nil
 		}
 		c0.Done(e.got)
+		return false, nil
+	}); err != nil {
+		return err
 	}
 	h := rec.History()
 	var res porcupine.CheckResult
