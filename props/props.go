@@ -63,7 +63,9 @@ type Option = checkkit.Option
 const ReplayFlag = checkkit.ReplayFlag
 
 // Run runs every check as a subtest named after it, under a watchdog that
-// turns a panic or a hang into a violation naming the guarantee. The
+// turns a panic or a hang into a violation naming the guarantee. A hung
+// check's goroutines cannot be stopped, so each check after it runs again
+// in a fresh process of the test binary, with its verdict reported here. The
 // environment (KVERIFY_BUDGET, KVERIFY_CHECKS, KVERIFY_TRACE_DIR) applies
 // first, then opts; a malformed variable fails t, naming it.
 func Run(t *testing.T, checks []Check, opts ...Option) {
