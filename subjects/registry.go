@@ -139,6 +139,11 @@ func All() []Entry {
 	return es
 }
 
+// EntriesOf returns All's entries for one subject (Ours or Upstream).
+func EntriesOf(subject string) []Entry {
+	return slices.DeleteFunc(All(), func(e Entry) bool { return e.Subject != subject })
+}
+
 func replayWorkqueue(s func() pwq.Subject) func(*testing.T, *traces.Trace) error {
 	return func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, s(), tr) }
 }

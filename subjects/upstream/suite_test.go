@@ -1,0 +1,14 @@
+package upstream_test
+
+import (
+	"testing"
+
+	"github.com/kverify/kverify/subjects"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestSuite runs every component's checks on client-go, with its declared
+// divergences (see subjects/ours' TestSuite for why it lives here).
+func TestSuite(t *testing.T) { subjects.RunSuite(t, subjects.EntriesOf(subjects.Upstream)) }
