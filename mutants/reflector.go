@@ -10,6 +10,12 @@ const (
 
 // reflectorMutants break the reflector; the reflector suite must kill them.
 var reflectorMutants = []Mutant{
+	{ID: "refl-paging-off-pages", Component: "reflector", File: reflListGo,
+		Bug: "PagingOff is ignored when the page size is chosen: a reflector that declares no paging lists from \"0\" with limit 500",
+		Old: "	case r.opts.Paging == PagingOff:\n		return 0\n", New: ""},
+	{ID: "refl-paging-auto-refuses-continue", Component: "reflector", File: reflListGo,
+		Bug: "the paging-off guard is inverted: a reflector that pages fails every list the server answers in pages",
+		Old: "		if r.opts.Paging == PagingOff {\n			// Following it", New: "		if r.opts.Paging == PagingAuto {\n			// Following it"},
 	{ID: "refl-publish-initial-adds", Component: "reflector", File: reflWatchGo,
 		Bug: "a watch from \"\" or \"0\" publishes the version of every synthetic ADDED event, which come in no version order",
 		Old: `propagate = rv != "" && rv != "0"`, New: `propagate = true`},

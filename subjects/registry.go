@@ -2,6 +2,7 @@ package subjects
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	pbo "github.com/kverify/kverify/props/backoff"
@@ -79,7 +80,25 @@ func Registry() []Component {
 			Ours:     Binding{Checks: func() []checkkit.Check { return pfifo.Checks(ours.RealFIFO()) }, Replay: replayFIFO(ours.RealFIFO())},
 			Upstream: Binding{Checks: func() []checkkit.Check { return pfifo.Checks(upstream.RealFIFO()) }, Divergences: upstream.RealFIFODivergences, Replay: replayFIFO(upstream.RealFIFO())}},
 		{Name: prefl.Component,
-			Ours:     Binding{Checks: func() []checkkit.Check { return prefl.Checks(ours.Reflector()) }, Replay: replayReflector(ours.Reflector())},
+			// Ours runs the checks on our reflector and on its
+			// list-and-watch reduction (listwatch/*: no watch-list,
+			// paging or resync, declared), so that the gate and the kill
+			// matrix cover the paging-off path and the capability rules.
+			// Each check is followed by its listwatch twin, so that the
+			// fixed scenarios of both come before the random machines.
+			Ours: Binding{Checks: func() []checkkit.Check {
+				var cs []checkkit.Check
+				full := prefl.Checks(ours.Reflector())
+				for i, lw := range prefl.Checks(ours.ListWatchReflector()) {
+					cs = append(cs, full[i], lw)
+				}
+				return cs
+			}, Replay: func(t *testing.T, tr *traces.Trace) error {
+				if strings.HasPrefix(tr.Check, ours.ListWatchName+"/") {
+					return prefl.Replay(t, ours.ListWatchReflector(), tr)
+				}
+				return prefl.Replay(t, ours.Reflector(), tr)
+			}},
 			Upstream: Binding{Checks: func() []checkkit.Check { return prefl.Checks(upstream.Reflector()) }, Divergences: upstream.ReflectorDivergences, Replay: replayReflector(upstream.Reflector())}},
 		{Name: pbo.Component,
 			Ours:     Binding{Checks: func() []checkkit.Check { return pbo.Checks(ours.Backoff()) }, Replay: replayBackoff(ours.Backoff)},

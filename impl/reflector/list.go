@@ -40,11 +40,14 @@ func (r *Reflector) list(ctx context.Context) error {
 // pageSize is client-go's decision (reflector.go:696-717): the configured
 // size; else pages of 500 if a list from "0" ever came in pages; else no
 // limit for an exact version (the watch cache serves it whole, and a limit
-// would force an exact read from etcd); else 500.
+// would force an exact read from etcd); else 500. With paging off, no
+// limit.
 func (r *Reflector) pageSize(rv string) int64 {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	switch {
+	case r.opts.Paging == PagingOff:
+		return 0
 	case r.opts.WatchListPageSize > 0:
 		return r.opts.WatchListPageSize
 	case r.paginated:
@@ -85,6 +88,10 @@ func (r *Reflector) pagedList(ctx context.Context, rv string, limit int64) (item
 		}
 		if cont == "" {
 			return items, listRV, paged, nil
+		}
+		if r.opts.Paging == PagingOff {
+			// Following it would page a reflector that does not page.
+			return nil, "", paged, fmt.Errorf("the server answered a list without a limit with a continue token, and paging is off")
 		}
 		paged = true
 		opts = metav1.ListOptions{Limit: limit, Continue: cont}

@@ -80,6 +80,22 @@ const (
 	WatchListOff
 )
 
+// PagingMode says whether the reflector lists in pages.
+type PagingMode uint8
+
+// The paging modes.
+const (
+	// PagingAuto pages lists by client-go's rules (see
+	// Options.WatchListPageSize): a limit of 500 for a list from "0" or
+	// "" and for every list once a list from "0" came in pages, none for
+	// a list from an exact version, and continue tokens followed.
+	PagingAuto PagingMode = iota
+	// PagingOff lists in one request with no limit, as a client without
+	// paging does; WatchListPageSize must then be 0. A server that
+	// answers such a list with a continue token fails the list.
+	PagingOff
+)
+
 // Options configure a Reflector. The zero value is client-go's defaults.
 type Options struct {
 	// Name appears in errors.
@@ -102,6 +118,8 @@ type Options struct {
 	BackoffReset time.Duration
 	// WatchListPageSize, if positive, is the limit of every list.
 	WatchListPageSize int64
+	// Paging chooses between paged lists and lists in one request.
+	Paging PagingMode
 	// WatchList chooses between streaming and listing.
 	WatchList WatchListMode
 	// InitialEventsTimeout bounds the wait for a watch-list stream's
@@ -163,6 +181,10 @@ func New(lw ListerWatcher, store Store, opts Options) (*Reflector, error) {
 		return nil, fmt.Errorf("%w: negative backoff reset %v", ErrInvalidOptions, opts.BackoffReset)
 	case opts.WatchList > WatchListOff:
 		return nil, fmt.Errorf("%w: unknown watch-list mode %d", ErrInvalidOptions, opts.WatchList)
+	case opts.Paging > PagingOff:
+		return nil, fmt.Errorf("%w: unknown paging mode %d", ErrInvalidOptions, opts.Paging)
+	case opts.Paging == PagingOff && opts.WatchListPageSize != 0:
+		return nil, fmt.Errorf("%w: page size %d with paging off", ErrInvalidOptions, opts.WatchListPageSize)
 	}
 	r := &Reflector{name: opts.Name, lw: lw, store: store, clock: opts.Clock, rand: opts.Rand, opts: opts}
 	if r.clock == nil {

@@ -54,12 +54,12 @@ func Checks(s Subject) []checkkit.Check {
 		{Name: CheckBackoff, Family: checkkit.FamilyTiming,
 			Guarantee: "with every request refused, the gap before the n-th retry lies in [b, 2b] for b = min(0.8s·2^(n-1), 30s) (jitter 1.0), without starting over while failures continue; after a watch that ran for more than 2 minutes, the next gap starts over at 0.8s",
 			Run:       backoffCheck(s)},
-		{Name: CheckBound, Family: checkkit.FamilyTiming,
+		checkkit.Check{Name: CheckBound, Family: checkkit.FamilyTiming,
 			Guarantee: "a watch-list stream that never sends its initial-events-end bookmark and never closes is stopped within its own timeout (at most 10 minutes) and the reflector syncs by LIST",
-			Run:       bound(s)},
-		{Name: CheckResync, Family: checkkit.FamilyTiming,
+			Run:       bound(s)}.OfferedIf(!s.Capabilities.NoWatchList, "the subject declares no watch-list (Capabilities.NoWatchList): the check's one scenario is a watch-list stream without its end bookmark"),
+		checkkit.Check{Name: CheckResync, Family: checkkit.FamilyTiming,
 			Guarantee: "with a resync period, the store's Resync is called every period while watching, only when ShouldResync agrees; a failing Resync ends the watch (a new sync follows) and later failures do the same; cancelling leaves no goroutine",
-			Run:       resync(s)},
+			Run:       resync(s)}.OfferedIf(!s.Capabilities.NoResync, "the subject declares no resync (Capabilities.NoResync): every scenario of the check resyncs; that the store's Resync is never called is checked by the others"),
 		{Name: CheckMalformed, Family: checkkit.FamilyModel,
 			Guarantee: "events with a nil object, an object of the wrong type, or a missing or non-numeric resource version, in watch and watch-list streams, are never stored and never published; the reflector still converges to the server's state and never panics",
 			Run:       malformed(s)},
@@ -68,12 +68,25 @@ func Checks(s Subject) []checkkit.Check {
 			Run:       machine(s, false)},
 	}
 	for i := range cs {
+		cs[i].Name = s.checkName(cs[i].Name)
 		cs[i].Run = saved(Component, cs[i].Name, cs[i].Run)
+		if cs[i].NotOffered == "" {
+			cs[i].Guarantee += declared(s.Capabilities)
+		}
 	}
-	bad := checkkit.Check{Name: CheckBadInput, Family: checkkit.FamilyModel,
-		Guarantee: "New with a nil ListerWatcher, a nil store, a negative resync period or a negative page size returns an error and does not panic",
+	bad := checkkit.Check{Name: s.checkName(CheckBadInput), Family: checkkit.FamilyModel,
+		Guarantee: "New with a nil ListerWatcher, a nil store, a negative resync period or a negative page size returns an error and does not panic" + declared(s.Capabilities),
 		Run:       badInput(s)}.OfferedIf(s.BadInput != nil, "the subject's constructor returns no error to check (Subject.BadInput is nil)")
 	return checkkit.Replayable(append([]checkkit.Check{bad}, cs...), func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
+}
+
+// declared is what a check's guarantee adds for a subject that declares
+// features absent ("" for none): see Capabilities.
+func declared(c Capabilities) string {
+	if c == (Capabilities{}) {
+		return ""
+	}
+	return " [the subject declares " + c.String() + ": scenarios and schedules that need these are not generated, and requests are judged by the rules without them]"
 }
 
 // saved makes run save its counterexample as a trace (checkkit.Save).

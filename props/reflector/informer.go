@@ -43,6 +43,14 @@ type Informer interface {
 // synctest bubble, streaming its syncs when watchList is set.
 type InformerSubject struct {
 	New func(srv *Server, watchList bool) (Informer, error)
+	// Capabilities declares the optional features the informer's
+	// reflector lacks (the zero value: all of client-go's). Of them, only
+	// NoWatchList changes the assembled checks: New is then always called
+	// with watchList false, and the scenarios and random runs that stream
+	// are not generated. The checks set no page size and no resync period
+	// and do not judge requests, so NoPaging and NoResync take nothing
+	// away from them.
+	Capabilities Capabilities
 }
 
 // Assembled-informer check names, in the informer component.
@@ -68,6 +76,9 @@ func InformerChecks(s InformerSubject) []checkkit.Check {
 	}
 	for i := range cs {
 		cs[i].Run = saved("informer", cs[i].Name, cs[i].Run)
+		if s.Capabilities.NoWatchList {
+			cs[i].Guarantee += " [the subject declares no watch-list: it is only built to list]"
+		}
 	}
 	return cs
 }
@@ -149,6 +160,9 @@ type iworld struct {
 }
 
 func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Server, watchList bool, before int) *iworld {
+	if watchList && s.Capabilities.NoWatchList {
+		panic("props/reflector: a check asked for a streaming informer from a subject that declares no watch-list (a bug in the check, not the subject)")
+	}
 	w := &iworld{fail: fail, srv: srv, done: make(chan struct{})}
 	inf, err := s.New(srv, watchList)
 	if err != nil {
@@ -236,7 +250,10 @@ func assembledConverge(s InformerSubject) func(*testing.T, checkkit.Config) erro
 				rec.Timed()
 				fail := func(g, f string, a ...any) { rec.Fail(rt, g, f, a...) }
 				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
-				watchList := rapid.Bool().Draw(rt, "watch-list")
+				watchList := false
+				if !s.Capabilities.NoWatchList {
+					watchList = rapid.Bool().Draw(rt, "watch-list")
+				}
 				n := rapid.IntRange(0, 10).Draw(rt, "objects")
 				faults := rapid.SliceOfN(faultGen(false), 0, 6).Draw(rt, "faults")
 				before := rapid.IntRange(0, 2).Draw(rt, "handlers-before-run")
@@ -290,7 +307,11 @@ func assembledConverge(s InformerSubject) func(*testing.T, checkkit.Config) erro
 
 func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		for _, watchList := range []bool{false, true} {
+		modes := []bool{false, true}
+		if s.Capabilities.NoWatchList {
+			modes = modes[:1] // the subject never streams
+		}
+		for _, watchList := range modes {
 			err := scenario(t, cfg, fmt.Sprintf("sync (watch-list %v)", watchList), func(rec *checkkit.Recorder) error {
 				var fails error
 				fail := func(g, f string, a ...any) {

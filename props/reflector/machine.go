@@ -38,6 +38,9 @@ type world struct {
 	lenientCancel bool
 	errMu         sync.Mutex
 	errs          []string
+	// caps are the subject's declared capabilities: the rules its requests
+	// and its store calls are judged by.
+	caps Capabilities
 }
 
 // errScenario unwinds a fixed scenario with its violation.
@@ -55,7 +58,10 @@ func (w *world) fail(guarantee, format string, args ...any) {
 
 // start builds the subject's reflector on srv and runs it.
 func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Setup) *world {
-	w := &world{t: t, rec: rec, srv: srv, store: NewStore(), done: make(chan struct{})}
+	if f := s.Capabilities.lacking(setup); f != "" {
+		panic(fmt.Sprintf("props/reflector: a check built a setup with %s for a subject that declares %s (a bug in the check, not the subject)", f, s.Capabilities))
+	}
+	w := &world{t: t, rec: rec, srv: srv, store: NewStore(), done: make(chan struct{}), caps: s.Capabilities}
 	setup.Server, setup.Store, setup.Clock = srv, w.store, &Clock{}
 	w.clock = setup.Clock
 	if setup.Rand == nil {
@@ -75,7 +81,7 @@ func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Set
 		w.fail(GuaranteeConstruction, "New(%+v): %v", setup, err)
 	}
 	w.r = r
-	srv.Expect(r.LastSyncResourceVersion, setup.WatchList, setup.PageSize)
+	srv.ExpectWith(r.LastSyncResourceVersion, setup.WatchList, setup.PageSize, s.Capabilities)
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	go func() {
@@ -117,6 +123,15 @@ func (w *world) stop() {
 	}
 	if n := w.clock.Armed(); n > 0 {
 		w.fail(GuaranteeTimers, "%d timers or tickers made through the reflector's clock are still armed after Run returned", n)
+	}
+	w.noResync(w.store.State())
+}
+
+// noResync fails if a reflector that declares no resync called the
+// store's Resync.
+func (w *world) noResync(st StoreState) {
+	if w.caps.NoResync && st.Resyncs > 0 {
+		w.fail(GuaranteeResync, "the store's Resync was called %d times by a reflector that declares no resync (Capabilities.NoResync)", st.Resyncs)
 	}
 }
 
@@ -198,6 +213,7 @@ func (w *world) quiet() {
 		w.fail(GuaranteeRequests, "%s", strings.Join(v, "; "))
 	}
 	st := w.store.State()
+	w.noResync(st)
 	if len(st.Malformed) > 0 {
 		w.fail(GuaranteeMalformed, "the store was given %s", strings.Join(st.Malformed, ", "))
 	}
@@ -407,15 +423,18 @@ func machine(s Subject, malform bool) func(t *testing.T, cfg checkkit.Config) er
 		}
 		return checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			checkkit.Bubble(t, func() {
-				sc := Schedule{
-					ServerWatchList: !rapid.Bool().Draw(rt, "server-without-watch-list"),
-					WatchList:       rapid.Bool().Draw(rt, "watch-list"),
+				// A feature the subject declares absent is not drawn: the
+				// schedule lists without it (see Capabilities).
+				caps := s.Capabilities
+				sc := Schedule{ServerWatchList: !rapid.Bool().Draw(rt, "server-without-watch-list")}
+				if !caps.NoWatchList {
+					sc.WatchList = rapid.Bool().Draw(rt, "watch-list")
 				}
 				big := rapid.IntRange(0, 7).Draw(rt, "big") == 0
 				sc.Objects = rapid.IntRange(0, 10).Draw(rt, "objects")
 				if big {
 					sc.Objects = rapid.IntRange(501, 540).Draw(rt, "objects")
-				} else {
+				} else if !caps.NoPaging {
 					sc.PageSize = rapid.SampledFrom([]int64{0, 0, 0, 1, 3}).Draw(rt, "page-size")
 				}
 				sc.Faults = rapid.SliceOfN(faultGen(malform), 0, 8).Draw(rt, "faults")

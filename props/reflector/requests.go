@@ -24,6 +24,11 @@ type shapes struct {
 	lastSync  func() string
 	watchList bool
 	pageSize  int64
+	// noWatchList and noPaging: the reflector declares the feature absent
+	// (Capabilities): no request may set sendInitialEvents; every list has
+	// no limit and no continue token.
+	noWatchList bool
+	noPaging    bool
 
 	unavailable bool   // the last sync attempt failed with expired / too large
 	chainRV     string // the version of the paged list in progress
@@ -91,6 +96,8 @@ func (c *shapes) wantList(unavailable bool) (string, int64) {
 		rv = "0"
 	}
 	switch {
+	case c.noPaging:
+		return rv, 0
 	case unavailable && c.listExpired:
 		return rv, c.lastLimit // the same pager retries from ""
 	case c.pageSize > 0:
@@ -109,6 +116,10 @@ func (c *shapes) list(opts metav1.ListOptions) {
 		c.fail("list with watch options: %s", describe(opts))
 	}
 	if opts.Continue != "" {
+		if c.noPaging {
+			c.fail("continue from a reflector without paging: %s", describe(opts))
+			return
+		}
 		if !c.chain {
 			c.fail("continue without a paged list in progress: %s", describe(opts))
 		}
@@ -129,11 +140,13 @@ func (c *shapes) list(opts metav1.ListOptions) {
 			c.unavailable, rv, limit = !c.unavailable, arv, alimit
 		}
 	}
-	if c.maybeLearned && !c.learned && opts.Limit == 500 && opts.ResourceVersion == rv && c.pageSize == 0 && !(c.unavailable && c.listExpired) {
+	if c.maybeLearned && !c.learned && !c.noPaging && opts.Limit == 500 && opts.ResourceVersion == rv && c.pageSize == 0 && !(c.unavailable && c.listExpired) {
 		c.learned, limit = true, 500
 	}
 	if opts.ResourceVersion != rv || opts.ResourceVersionMatch != "" {
 		c.fail("list from %s, want rv=%q (last synced %q, last sync expired: %v)", describe(opts), rv, c.lastSync(), c.unavailable)
+	} else if opts.Limit != limit && c.noPaging {
+		c.fail("list with limit %d from a reflector without paging, want none (%s)", opts.Limit, describe(opts))
 	} else if opts.Limit != limit {
 		c.fail("list with limit %d, want %d (%s; configured page size %d, pages learned from \"0\": %v)", opts.Limit, limit, describe(opts), c.pageSize, c.learned)
 	}
@@ -183,7 +196,10 @@ func (c *shapes) watch(opts metav1.ListOptions) {
 	if !*opts.SendInitialEvents || opts.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
 		c.fail("watch-list %s: want sendInitialEvents=true and match NotOlderThan", describe(opts))
 	}
-	if !c.watchList {
+	switch {
+	case c.noWatchList:
+		c.fail("watch-list request %s from a reflector that declares no watch-list", describe(opts))
+	case !c.watchList:
 		c.fail("watch-list request %s from a reflector told to list", describe(opts))
 	}
 	want := last

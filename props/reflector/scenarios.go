@@ -46,14 +46,31 @@ type fixed struct {
 	failReplace int
 	failResync  int
 	exactStops  bool // stop requires exactly one Stop per watch
-	drive       func(w *world)
+	// paging: the scenario needs paging though its setup sets no page
+	// size (it lists past the default page).
+	paging bool
+	drive  func(w *world)
+}
+
+// needs names the first feature the scenario needs that c declares absent
+// ("" if none).
+func (f fixed) needs(c Capabilities) string {
+	if c.NoPaging && f.paging {
+		return "paging"
+	}
+	return c.lacking(f.setup)
 }
 
 // runFixed runs each scenario in its own bubble, stopping at the first
 // violation; after drive, the reflector is stopped (cancellation at once,
-// every watch stopped, no timer armed).
+// every watch stopped, no timer armed). A scenario that needs a feature
+// the subject declares absent is not run (Capabilities).
 func runFixed(t *testing.T, cfg checkkit.Config, s Subject, scs []fixed) error {
 	for _, c := range scs {
+		if f := c.needs(s.Capabilities); f != "" {
+			t.Logf("scenario %q not run: it needs %s, which the subject declares absent", c.name, f)
+			continue
+		}
 		err := scenario(t, cfg, c.name, func(rec *checkkit.Recorder) error {
 			srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
 			seed(srv, c.objects)
@@ -140,6 +157,16 @@ const (
 	listFrom0   = `List rv="0" limit=500`
 )
 
+// expected is a request in notation as a reflector with the capabilities
+// c makes it: without paging, client-go's default page of 500 is no limit
+// (the scenarios that set or learn other page sizes need paging).
+func expected(c Capabilities, req string) string {
+	if c.NoPaging {
+		return strings.ReplaceAll(req, " limit=500", "")
+	}
+	return req
+}
+
 func requests(s Subject) func(*testing.T, checkkit.Config) error {
 	type sc struct {
 		name        string
@@ -150,6 +177,7 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 		drive       func(w *world)
 		want        []string
 		failReplace int
+		paging      bool // needs paging, as fixed.paging
 	}
 	relist := func(w *world) {
 		// The first watch ends with 410 Expired: relist at the last
@@ -174,7 +202,7 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 		{name: "too large list retried from empty", objects: 2, faults: []Fault{{}, {Ends: true, EndStatus: 410}, {TooLarge: true}},
 			drive: relist,
 			want:  []string{listFrom0, `Watch rv="3" bookmarks`, "Stop 1", `List rv="3" -> error`, `List rv=""`, `Watch rv="3" bookmarks`}},
-		{name: "pages from 0 are learned", objects: 501, faults: []Fault{{}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
+		{name: "pages from 0 are learned", paging: true, objects: 501, faults: []Fault{{}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
 			want: []string{listFrom0, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`, "Stop 1", `List rv="502" limit=500`, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`}},
 		{name: "page size", setup: Setup{PageSize: 2}, objects: 3,
 			want: []string{`List rv="0" limit=2`, `List rv="" limit=2 continue`, `Watch rv="4" bookmarks`}},
@@ -209,13 +237,17 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 	fs := make([]fixed, len(scs))
 	for i, c := range scs {
-		fs[i] = fixed{name: c.name, noWL: c.noWL, setup: c.setup, objects: c.objects, faults: c.faults, failReplace: c.failReplace,
+		want := make([]string, len(c.want))
+		for j, req := range c.want {
+			want[j] = expected(s.Capabilities, req)
+		}
+		fs[i] = fixed{name: c.name, noWL: c.noWL, setup: c.setup, objects: c.objects, faults: c.faults, failReplace: c.failReplace, paging: c.paging,
 			drive: func(w *world) {
 				w.quiet()
 				if c.drive != nil {
 					c.drive(w)
 				}
-				w.wantCalls(c.want...)
+				w.wantCalls(want...)
 				w.converged("after the scenario")
 			}}
 	}

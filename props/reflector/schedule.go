@@ -96,11 +96,29 @@ func decodeFault(k, p, q byte) Fault {
 	return Fault{}
 }
 
+// Without returns sc without the features c declares absent (a listing
+// reflector without watch-list, no page size without paging): the nearest
+// schedule a subject with c can run, e.g. for a fuzz target over Decode.
+func (sc Schedule) Without(c Capabilities) Schedule {
+	if c.NoWatchList {
+		sc.WatchList = false
+	}
+	if c.NoPaging {
+		sc.PageSize = 0
+	}
+	return sc
+}
+
 // RunSchedule runs sc on s in a synctest bubble with the machine's
 // invariants at every quiescent point, convergence once the faults are
 // spent, and every watch stopped; it returns the first violation, with the
-// trace Replay takes.
+// trace Replay takes. A schedule that needs a feature s declares absent is
+// not run: RunSchedule returns an error that says so (see
+// Schedule.Without).
 func RunSchedule(t *testing.T, cfg checkkit.Config, s Subject, sc Schedule) error {
+	if f := s.Capabilities.lacking(Setup{WatchList: sc.WatchList, PageSize: sc.PageSize}); f != "" {
+		return fmt.Errorf("reflector: the schedule (%s) needs %s, which the subject declares absent (%s)", sc, f, s.Capabilities)
+	}
 	return scenario(t, cfg, sc.String(), func(rec *checkkit.Recorder) error {
 		i := 0
 		play(nil, rec, s, sc, func(*world, []string) (Op, bool) {
@@ -136,6 +154,9 @@ func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
 		return RunSchedule(t, checkkit.Config{}, s, sc)
 	}
 	for _, c := range Checks(s) {
+		if c.Name == tr.Check && c.NotOffered != "" {
+			return fmt.Errorf("reflector: %s is not offered to the subject: %s", c.Name, c.NotOffered)
+		}
 		if c.Name == tr.Check {
 			return c.Run(t, checkkit.Config{})
 		}

@@ -373,9 +373,17 @@ func (s *Server) checkOpenLocked(kind string, opts metav1.ListOptions) {
 // rules (see shapes) for a reflector whose published version lastSync
 // returns, built with the given watch-list choice and page size.
 func (s *Server) Expect(lastSync func() string, watchList bool, pageSize int64) {
+	s.ExpectWith(lastSync, watchList, pageSize, Capabilities{})
+}
+
+// ExpectWith is Expect for a reflector that declares the capabilities c:
+// the rules for its features (Capabilities), e.g. no limit and no continue
+// without paging, no sendInitialEvents without watch-list.
+func (s *Server) ExpectWith(lastSync func() string, watchList bool, pageSize int64, c Capabilities) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rules = &shapes{lastSync: lastSync, watchList: watchList, pageSize: pageSize}
+	s.rules = &shapes{lastSync: lastSync, watchList: watchList, pageSize: pageSize,
+		noWatchList: c.NoWatchList, noPaging: c.NoPaging}
 }
 
 // Violations returns what the server found wrong in the requests so far.

@@ -2,6 +2,7 @@ package ours
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/impl/reflector"
@@ -17,6 +18,25 @@ func Assembled() prefl.InformerSubject {
 		if !watchList {
 			ro.WatchList = reflector.WatchListOff
 		}
+		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro})
+		if err != nil {
+			return nil, err
+		}
+		return oursInformer{i}, nil
+	}}
+}
+
+// ListWatchAssembled is Assembled over a plain list-and-watch reflector
+// (see ListWatchReflector): it never streams and lists in one request,
+// without resync, and declares so. Asked to stream, its constructor
+// fails.
+func ListWatchAssembled() prefl.InformerSubject {
+	return prefl.InformerSubject{Capabilities: listWatchOnly, New: func(srv *prefl.Server, watchList bool) (prefl.Informer, error) {
+		if watchList {
+			return nil, fmt.Errorf("ours list-and-watch informer: asked to stream its syncs, but it has no watch-list")
+		}
+		ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{},
+			WatchList: reflector.WatchListOff, Paging: reflector.PagingOff}
 		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro})
 		if err != nil {
 			return nil, err

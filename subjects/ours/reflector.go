@@ -2,6 +2,7 @@ package ours
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kverify/kverify/impl/reflector"
 	prefl "github.com/kverify/kverify/props/reflector"
@@ -37,7 +38,63 @@ func Reflector() prefl.Subject {
 	}
 }
 
+// listWatchOnly is what ListWatchReflector and ListWatchAssembled lack.
+var listWatchOnly = prefl.Capabilities{NoWatchList: true, NoPaging: true, NoResync: true}
+
+// ListWatchName prefixes the list-and-watch reflector's check names
+// (listwatch/reflector/machine, ...) in ours' reflector entry.
+const ListWatchName = "listwatch"
+
+// ListWatchReflector is impl/reflector reduced to a plain list-and-watch
+// reflector, as most clients outside client-go are: it never streams
+// (WatchListOff), lists in one request with no limit (PagingOff) and has
+// no resync, and declares so (Capabilities NoWatchList, NoPaging,
+// NoResync). It is strict about it: a setup that asks for watch-list, a
+// page size or a resync fails its construction, so a check that asks
+// for a declared-absent feature fails rather than passes.
+func ListWatchReflector() prefl.Subject {
+	return prefl.Subject{
+		Name:         ListWatchName,
+		Capabilities: listWatchOnly,
+		New: func(s prefl.Setup) (prefl.Reflector, error) {
+			return newListWatchReflector(s.Server, s.Store, s)
+		},
+		BadInput: func(i int) error {
+			srv, st := prefl.NewServer(apiserver.Config{}, nil), prefl.NewStore()
+			switch i {
+			case 0:
+				_, err := newListWatchReflector(nil, st, prefl.Setup{})
+				return err
+			case 1:
+				_, err := newListWatchReflector(srv, nil, prefl.Setup{})
+				return err
+			}
+			// It takes no resync period and no page size: nothing to
+			// reject, and the check must not ask.
+			return nil
+		},
+	}
+}
+
+func newListWatchReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (prefl.Reflector, error) {
+	switch {
+	case s.WatchList:
+		return nil, fmt.Errorf("ours list-and-watch reflector: asked to stream its syncs, but it has no watch-list")
+	case s.PageSize != 0:
+		return nil, fmt.Errorf("ours list-and-watch reflector: asked for pages of %d, but it does not page", s.PageSize)
+	case s.ResyncPeriod != 0 || s.ShouldResync != nil:
+		return nil, fmt.Errorf("ours list-and-watch reflector: asked to resync, but it has no resync")
+	}
+	return build(srv, st, s, func(o *reflector.Options) { o.Paging = reflector.PagingOff })
+}
+
 func newReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (prefl.Reflector, error) {
+	return build(srv, st, s, nil)
+}
+
+// build makes impl/reflector's Reflector for the setup, with adjust (if
+// not nil) applied to its options last.
+func build(srv *prefl.Server, st *prefl.Store, s prefl.Setup, adjust func(*reflector.Options)) (prefl.Reflector, error) {
 	opts := reflector.Options{
 		Name:                          "ours",
 		ExpectedType:                  &metav1.PartialObjectMetadata{},
@@ -53,6 +110,9 @@ func newReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (prefl.Refl
 	}
 	if !s.WatchList {
 		opts.WatchList = reflector.WatchListOff
+	}
+	if adjust != nil {
+		adjust(&opts)
 	}
 	var lw reflector.ListerWatcher
 	if srv != nil {
