@@ -4,6 +4,7 @@ const delayingGo = "impl/workqueue/delaying.go"
 const rateLimitingGo = "impl/workqueue/ratelimiting.go"
 const waitingGo = "impl/workqueue/waiting.go"
 const indexGo = "impl/workqueue/index.go"
+const metricsGo = "impl/workqueue/metrics.go"
 
 // delayingMutants break the delaying queue (component delaying) and the
 // rate-limiting queue (component ratelimit).
@@ -118,6 +119,33 @@ var delayingMutants = []Mutant{
 	{ID: "dq-stop-close-twice", Component: "delaying", File: delayingGo,
 		Bug: "the delaying queue closes its stop channel on every shutdown call, so a second ShutDown (or ShutDown after ShutDownWithDrain) panics",
 		Old: "	d.stopOnce.Do(func() { close(d.stop) })", New: "	close(d.stop)"},
+	// Metrics on the delaying and rate-limiting paths (issue 27, class 6):
+	// the plain queue's machine (queue/metrics) never takes these paths,
+	// so only the delaying and rate-limiting machines' metric comparisons
+	// see them.
+	{ID: "dq-addafter-counts-add", Component: "delaying", File: delayingGo,
+		Bug: "AddAfter with a delay counts an add when the item starts waiting, so the adds counter runs ahead of the items that became dirty (and counts the item again when it is ready)",
+		Old: "	head := d.waiting.insert(item, at)\n	d.mu.Unlock()\n",
+		New: "	head := d.waiting.insert(item, at)\n	if d.q.metrics != nil {\n		d.q.metrics.adds.Inc() // an accepted AddAfter is an add\n	}\n	d.mu.Unlock()\n"},
+	{ID: "dq-shutdown-depth-waiting", Component: "delaying", File: delayingGo,
+		Bug: "shutdown decrements the depth gauge for every waiting item it drops, as if waiting items were counted in depth (only items that became ready are), so depth goes below the items still queued",
+		Old: "	d.closed = true\n",
+		New: "	d.closed = true\n	if m := d.q.metrics; m != nil {\n		for range d.waiting.len() {\n			m.depth.Dec() // the dropped items leave the queue\n		}\n	}\n"},
+	{ID: "wq-metrics-unfinished-skips-idle", Component: "delaying", File: metricsGo,
+		Bug: "the unfinished-work refresh returns early when nothing is being processed, so once the last item is Done the unfinished-work and longest-running gauges keep their last values instead of dropping to 0 (only a queue whose clock moves, the delaying machines', shows it)",
+		Old: "func (m *queueMetrics[T]) updateUnfinishedWork() {\n",
+		New: "func (m *queueMetrics[T]) updateUnfinishedWork() {\n	if len(m.processingStartTimes) == 0 {\n		return // nothing running: nothing to refresh\n	}\n"},
+	{ID: "wq-metrics-longest-is-total", Component: "delaying", File: metricsGo,
+		Bug: "the longest-running gauge is set to the total unfinished work instead of the oldest item's age, which differs once two items are being processed (only a queue whose clock moves, the delaying machines', shows it)",
+		Old: "	m.longestRunningProcessor.Set(oldest)", New: "	m.longestRunningProcessor.Set(total)"},
+	{ID: "rq-forget-counts-retry", Component: "ratelimit", File: rateLimitingGo,
+		Bug: "Forget counts a retry, so the retries counter moves on a call that adds nothing",
+		Old: "func (r *RateLimiting[T]) Forget(item T) { r.limiter.Forget(item) }",
+		New: "func (r *RateLimiting[T]) Forget(item T) {\n	r.limiter.Forget(item)\n	if r.retries != nil {\n		r.retries.Inc() // the item's retries end here\n	}\n}"},
+	{ID: "rq-zero-delay-skips-retry", Component: "ratelimit", File: rateLimitingGo,
+		Bug: "AddRateLimited with a delay <= 0 adds the item with Add, skipping AddAfter, so that retry is not counted (client-go counts every AddRateLimited made before shutdown)",
+		Old: "	r.AddAfter(item, r.limiter.When(item))",
+		New: "	if d := r.limiter.When(item); d > 0 {\n		r.AddAfter(item, d)\n	} else {\n		r.Add(item) // no delay: no need for the waiting set\n	}"},
 	{ID: "rq-ignores-limiter", Component: "ratelimit", File: rateLimitingGo,
 		Bug: "AddRateLimited counts the failure with When but adds the item at once, ignoring the delay",
 		Old: "	r.AddAfter(item, r.limiter.When(item))",

@@ -68,7 +68,7 @@ func delayingChecks(s Subject) []checkkit.Check {
 			Guarantee: "on an injected k8s.io/utils FakeClock: a step far past several ready times moves every due item, in ready-time order, and re-arms the timer for the next (not ready 1ns early, ready on time); AddAfter calls made as a step fires the timer are neither lost nor reordered",
 			Run:       fakeClockCheck(s)},
 		{Name: CheckDelayingMetrics, Family: checkkit.FamilyModel,
-			Guarantee: "with metrics on, the retries counter counts every AddAfter made before shutdown, whatever its delay (0, negative, huge, or later than the item's waiting entry), and nothing else, as client-go's does",
+			Guarantee: "with metrics on, after every step, at every ready time and 1ns before it: the retries counter counts every AddAfter made before shutdown, whatever its delay (0, negative, huge, or later than the item's waiting entry), and nothing else, as client-go's does; depth counts the dirty items and adds the times an item became dirty, an item becoming ready included (nothing when it collapses into one queued or re-added while processing, nothing while it waits); queue latency and work duration are observed once per item handed out and per Done; and the unfinished-work and longest-running gauges hold the sum and the maximum of the ages of the items being processed at the last 500ms refresh before shutdown",
 			Run:       delayingMachineCheck(s, CheckDelayingMetrics, DMode{Metrics: true})},
 		{Name: CheckDelayingModel, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins (and a wait past both brings the item once), waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done, horizons up to an hour past client-go's 10s heartbeat, and bursts of up to %d waiting items", DelayingMaxBulk),
@@ -104,11 +104,16 @@ func delayingChecks(s Subject) []checkkit.Check {
 
 func delayingMachineCheck(s Subject, name string, mode DMode) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		if mode == (DMode{}) {
-			for _, steps := range delayingWitnesses {
-				if err := RunDSteps(t, s, mode, steps); err != nil {
-					return checkkit.Save(t, cfg, componentOf(mode), name, err)
-				}
+		var witnesses [][]DStep
+		switch {
+		case mode == (DMode{}):
+			witnesses = delayingWitnesses
+		case mode.Metrics:
+			witnesses = metricsWitnesses
+		}
+		for _, steps := range witnesses {
+			if err := RunDSteps(t, s, mode, steps); err != nil {
+				return checkkit.Save(t, cfg, componentOf(mode), name, err)
 			}
 		}
 		gen := delayingStepGen(mode)
@@ -199,6 +204,9 @@ func ReplayDelaying(t *testing.T, s Subject, tr *traces.Trace) error {
 	mode, ok := dmodeFor[tr.Check]
 	if !ok {
 		return fmt.Errorf("workqueue: check %q has no replayable steps", tr.Check)
+	}
+	if tr.Check == CheckRateLimitingDelegate {
+		mode = delegatesMode(s)
 	}
 	var steps []DStep
 	for _, op := range tr.Ops() {

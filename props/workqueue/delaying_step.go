@@ -3,6 +3,7 @@ package workqueue
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -172,10 +173,29 @@ type DMode struct {
 	RateLimited bool
 	// Delegates adds Forget and NumRequeues (with RateLimited).
 	Delegates bool
-	// Metrics turns the queue's metrics on and checks the retries counter:
-	// one per AddAfter (or AddRateLimited) made before shutdown, whatever
-	// its delay, as client-go counts them (delaying_queue.go:255).
+	// Metrics turns the queue's metrics on and checks them after every
+	// step, at every ready time and 1ns before it: depth, adds, latency
+	// and work-duration counts as the model's history gives them (an item
+	// that becomes ready counts as an Add of it: an add if it was not
+	// dirty, nothing if it was), the unfinished-work gauges (see
+	// metricsWatch), and the retries counter: one per AddAfter (or
+	// AddRateLimited) made before shutdown, whatever its delay, as
+	// client-go counts them (delaying_queue.go:255), or as the profile says
+	// (RetriesCountDelayed).
 	Metrics bool
+}
+
+// horizon is the longest a machine in mode sleeps at once (Sleep, Tick).
+// The rate-limiting machine with metrics (ratelimiting/delegates of a
+// subject with metrics) stops at a minute: the queue's 500ms
+// unfinished-work ticker makes every hour of fake time thousands of
+// wake-ups, and the long horizons are delaying/metrics' and
+// ratelimiting/model's to explore.
+func (m DMode) horizon() time.Duration {
+	if m.RateLimited && m.Metrics {
+		return time.Minute
+	}
+	return time.Hour
 }
 
 // dmodeFor maps the machine checks to their modes, for replay.
@@ -235,6 +255,7 @@ func delayingStepGen(mode DMode) *rapid.Generator[DStep] {
 	if mode.Ties {
 		delays, sleeps = tieDelays, tieSleeps
 	}
+	sleeps = slices.DeleteFunc(slices.Clone(sleeps), func(d time.Duration) bool { return d > mode.horizon() })
 	op := checkkit.Choice(delayingStepWeights...)
 	hi := DelayingMaxBulk
 	if mode.RateLimited || mode.Metrics {
@@ -303,4 +324,28 @@ var delayingWitnesses = [][]DStep{
 		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 1101}},
 	{{Kind: DBurst, N: 3000, D: time.Hour}, {Kind: DBurst, N: 70, D: time.Second}, {Kind: DAddAfter, Key: "a", D: time.Millisecond},
 		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 100}, {Kind: DSleep, D: 2 * time.Hour}, {Kind: DDrain, N: 3000}},
+}
+
+// metricsWitnesses are fixed runs the machines with metrics (delaying/metrics,
+// ratelimiting/delegates) make before their random exploration: the paths
+// only they take, in every run. Two items become ready while Gets wait and
+// are processed across several 500ms refreshes (the unfinished-work gauges
+// sum and take the maximum of two ages), then both are Done and a refresh
+// comes (the gauges drop to 0); items become ready while queued (they
+// collapse: no add) and while being processed (an add, and depth counts
+// them); shutdown drops items waiting (depth keeps the queued ones); and,
+// on a rate-limiting queue, AddRateLimited with delays 0, negative and
+// positive among Forget and NumRequeues (retries count the adds, nothing
+// else). No step adds an item that waits without a delay, which
+// controller-runtime's queue gets wrong in a way its divergences declare.
+var metricsWitnesses = [][]DStep{
+	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: 2 * time.Second}, {Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1},
+		{Kind: DSleep, D: 3 * time.Second}, {Kind: DDone, Worker: 0}, {Kind: DDone, Worker: 1}, {Kind: DSleep, D: time.Second}},
+	{{Kind: DAdd, Key: "a"}, {Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: 2 * time.Second}, {Kind: DGet, Worker: 0},
+		{Kind: DSleep, D: time.Second}, {Kind: DAdd, Key: "c"}, {Kind: DAddAfter, Key: "c", D: time.Second}, {Kind: DSleep, D: time.Second},
+		{Kind: DDone, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}, {Kind: DSleep, D: time.Second}},
+	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: time.Hour}, {Kind: DAdd, Key: "c"}, {Kind: DShutDown}},
+	{{Kind: DAddRateLimited, Key: "a", D: 0}, {Kind: DAddRateLimited, Key: "b", D: time.Second}, {Kind: DAddRateLimited, Key: "a", D: -time.Second},
+		{Kind: DForget, Key: "a"}, {Kind: DNumRequeues, Key: "b", N: 3}, {Kind: DForget, Key: "b"}, {Kind: DSleep, D: time.Second},
+		{Kind: DGet, Worker: 0}, {Kind: DDone, Worker: 0}, {Kind: DLen}},
 }

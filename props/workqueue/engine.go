@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing/synctest"
+	"time"
 
 	"k8s.io/utils/clock"
 
@@ -58,10 +59,9 @@ type machine struct {
 	drain   chan struct{} // non-nil while ShutDownWithDrain is in flight
 	rec     *checkkit.Recorder
 
-	// With Mode.Metrics: the subject's metrics, and what the model says
-	// they must have counted.
-	metrics                   *Metrics
-	wantAdds, wantGets, dones int64
+	// With Mode.Metrics: the subject's metrics and what, beyond the model,
+	// judges them (nil otherwise).
+	metrics *metricsWatch
 
 	fresh int // bulk steps' keys so far
 
@@ -83,8 +83,8 @@ func newMachine(s Subject, mode Mode, rec *checkkit.Recorder) *machine {
 	x := &machine{mode: mode, rec: rec, m: wq.New(s.Profile)}
 	deps := Deps{Clock: clock.RealClock{}}
 	if mode.Metrics {
-		x.metrics = new(Metrics)
-		deps.Recorder = x.metrics
+		deps.Recorder = new(Metrics)
+		x.metrics = newMetricsWatch(deps.Recorder)
 	}
 	if mode.Order {
 		x.order = &recordingOrder{}
@@ -167,7 +167,9 @@ func (x *machine) Apply(s Step) error {
 		if key == "" {
 			w := &x.workers[s.Worker]
 			key, w.held, w.holding = w.held, "", false
-			x.dones++
+		}
+		if x.m.Processing(key) {
+			x.metrics.done(key, time.Now())
 		}
 		if x.m.Processing(key) && x.m.Dirty(key) {
 			x.wantOrder.push++ // re-queued
@@ -191,12 +193,14 @@ func (x *machine) Apply(s Step) error {
 			return checkkit.Broke(GShutdown, "ShuttingDown() = %v, model %v", b, out.Flag)
 		}
 	case wq.ShutDown:
+		x.metrics.shutDown(time.Now())
 		if !shutDown(x.q) {
 			x.rec.Step(s.String(), "returned", "blocked")
 			return checkkit.Broke(GShutdownReturns, "ShutDown did not return within %v", checkkit.Watchdog)
 		}
 		x.m.Apply(wq.Op{Kind: wq.ShutDown})
 	case wq.ShutDownWithDrain:
+		x.metrics.shutDown(time.Now())
 		x.drain = startDrain(x.q)
 		x.m.ApplyBegin(wq.Op{Kind: wq.ShutDownWithDrain})
 	default:
@@ -223,9 +227,6 @@ func (x *machine) add(key string) {
 		case x.m.Dirty(key) && !x.m.Processing(key):
 			x.wantOrder.touched = append(x.wantOrder.touched, key)
 		}
-	}
-	if !x.m.Dirty(key) && !x.m.IsShuttingDown() {
-		x.wantAdds++ // a newly dirty item is what the adds metric counts
 	}
 	x.q.Add(key)
 	x.m.Apply(wq.Op{Kind: wq.Add, Key: key})
@@ -285,11 +286,12 @@ func (x *machine) getDone(s Step, i int) error {
 		return checkkit.Broke(GFair, "in %v, Get %d returned %q, the model's FIFO head is %q (queue %s)", s, i+1, k, head, short(x.m.Head(9), x.m.Len()))
 	}
 	x.m.Apply(wq.Op{Kind: wq.Get})
-	x.wantGets++
 	x.wantOrder.pop++
+	now := time.Now()
+	x.metrics.handed(k, now, false)
+	x.metrics.done(k, now)
 	x.q.Done(k)
 	x.m.Apply(wq.Op{Kind: wq.Done, Key: k})
-	x.dones++
 	return nil
 }
 
@@ -340,7 +342,9 @@ func (x *machine) settle() error {
 	for range wantItems {
 		x.m.Apply(wq.Op{Kind: wq.Get})
 	}
-	x.wantGets += int64(wantItems)
+	for _, k := range g.items() {
+		x.metrics.handed(k, time.Now(), false)
+	}
 	x.wantOrder.pop += wantItems
 	g.hand(&x.workers)
 	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Head(9), x.m.ProcessingKeys())
@@ -359,25 +363,18 @@ func (x *machine) settle() error {
 
 // checkMetrics compares the subject's metrics with the model: depth is the
 // number of dirty items (queued, or re-added while processing), adds the
-// number of times an item became dirty, and latency and work duration are
-// observed once per item handed out and once per Done of a held item.
+// number of times an item became dirty, queue latency and work duration
+// are observed once per item handed out and once per Done of a held item,
+// retries stay 0 (a plain queue has no AddAfter), and the unfinished-work
+// gauges hold the last refresh's values (see metricsWatch).
 func (x *machine) checkMetrics() error {
 	if x.metrics == nil {
 		return nil
 	}
-	dirty := int64(x.m.Dirties())
-	m := x.metrics
-	switch {
-	case m.DepthGauge.Value() != dirty:
-		return checkkit.Broke(GMetrics, "depth = %d, model has %d dirty item(s) (queue %s, processing %v)", m.DepthGauge.Value(), dirty, short(x.m.Head(9), x.m.Len()), x.m.ProcessingKeys())
-	case m.AddsCounter.Value() != x.wantAdds:
-		return checkkit.Broke(GMetrics, "adds = %d, model made items dirty %d time(s)", m.AddsCounter.Value(), x.wantAdds)
-	case m.Latency.Count() != x.wantGets:
-		return checkkit.Broke(GMetrics, "%d queue-latency observation(s), %d item(s) handed out", m.Latency.Count(), x.wantGets)
-	case m.WorkDuration.Count() != x.dones:
-		return checkkit.Broke(GMetrics, "%d work-duration observation(s), %d Done(s) of held items", m.WorkDuration.Count(), x.dones)
-	}
-	return nil
+	want := wantMetrics{depth: int64(x.m.Dirties()), counts: x.m.Counts()}
+	return x.metrics.check(want, time.Now(), "", func() string {
+		return fmt.Sprintf("queue %s, processing %v", short(x.m.Head(9), x.m.Len()), x.m.ProcessingKeys())
+	})
 }
 
 // startGet calls q.Get in a goroutine; its result arrives on the returned

@@ -153,13 +153,34 @@ type prioMachine struct {
 	held  []string
 	fresh int
 	rec   *checkkit.Recorder
+	// metrics, for a subject that declares metrics, judges them after
+	// every step (nil otherwise).
+	metrics *metricsWatch
 }
 
 // getWait bounds, in the bubble's fake time, a Get that must return at
 // once: the model has items ready.
 const getWait = time.Minute
 
+// apply runs one step, then checks Len and, with metrics, the metrics
+// against the model once the queue is quiescent.
 func (x *prioMachine) apply(s prioStep) error {
+	if err := x.step(s); err != nil {
+		return err
+	}
+	synctest.Wait() // a queue may take adds in on a goroutine of its own
+	if want, got := x.m.Queue().Len(), x.q.Len(); got != want {
+		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(got))
+		return checkkit.Broke(GPriority, "after %v: Len = %d, want %d (queue %v)", s, got, want, x.m.Queue().Queue())
+	}
+	q := x.m.Queue()
+	want := wantMetrics{depth: int64(q.Dirties()), counts: q.Counts(), retries: x.m.Retries()}
+	return x.metrics.check(want, time.Now(), " after "+s.String(), func() string {
+		return fmt.Sprintf("queue %v, processing %v, waiting %v", q.Queue(), q.ProcessingKeys(), x.m.Waiting())
+	})
+}
+
+func (x *prioMachine) step(s prioStep) error {
 	switch {
 	case s.burst > 0:
 		for range s.burst {
@@ -198,6 +219,9 @@ func (x *prioMachine) apply(s prioStep) error {
 		x.m.Apply(wq.Op{Kind: wq.Add, Key: s.key, Priority: s.priority})
 		x.rec.Step(s.String(), "", "")
 	case s.kind == wq.Done:
+		if x.m.Queue().Processing(s.key) {
+			x.metrics.done(s.key, time.Now())
+		}
 		x.q.Done(s.key)
 		x.m.Apply(wq.Op{Kind: wq.Done, Key: s.key})
 		for i, k := range x.held {
@@ -241,6 +265,7 @@ func (x *prioMachine) apply(s prioStep) error {
 				return checkkit.Broke(GPriority, "GetWithPriority = %s, want %s: the highest priority first, FIFO inside a level (next up: %v)", gotS, wantS, head)
 			}
 			x.held = append(x.held, g.k)
+			x.metrics.handed(g.k, time.Now(), false)
 		case <-time.After(getWait):
 			x.rec.Step("Get", wantS, "blocked")
 			return checkkit.Broke(GPriority, "GetWithPriority blocked for %v with %d item(s) ready (next up: %v)", getWait, x.m.Queue().Ready()+1, head)
@@ -314,7 +339,14 @@ const prioMaxBurst = 300
 
 func newPrioMachine(s Subject, rec *checkkit.Recorder) *prioMachine {
 	lim := newScriptedLimiter()
-	return &prioMachine{q: s.NewPrioritized(Deps{Clock: clock.RealClock{}, Limiter: lim}), lim: lim, m: delaying.New(s.Profile), rec: rec}
+	deps := Deps{Clock: clock.RealClock{}, Limiter: lim}
+	x := &prioMachine{lim: lim, m: delaying.New(s.Profile), rec: rec}
+	if s.Metrics {
+		deps.Recorder = new(Metrics)
+		x.metrics = newMetricsWatch(deps.Recorder)
+	}
+	x.q = s.NewPrioritized(deps)
+	return x
 }
 
 // replayPriority runs a queue/priority trace's steps again.

@@ -27,6 +27,11 @@
 //     for queued and processing items, never for waiting ones.
 //   - The plain queue operations (Add, Get, Done, Len, ShuttingDown) are the
 //     queue model's; Len does not count waiting entries.
+//   - Metrics: an entry that moves is an Add, counted in the queue's Counts
+//     as one (an add if it makes the key dirty, nothing if it collapses);
+//     a waiting entry is not dirty, so depth (Dirties) leaves it out.
+//     Retries counts the AddAfter calls made before shutdown (all of them,
+//     or those with a positive delay under RetriesCountDelayed).
 //
 // Ready times are now.Add(d) with the monotonic reading stripped; Go's
 // time.Time.Add saturates instead of wrapping, so huge delays stay in the
@@ -79,7 +84,18 @@ type Model struct {
 	q       workqueue.Model
 	waiting map[string]wait
 	seq     uint64 // last rank handed out; only relative order is observable
+	// retries is the history the retries metric counts (Retries); like
+	// the queue's Counts, not part of the state (Key).
+	retries int64
 }
+
+// Retries is the number of AddAfter calls (AddRateLimited, a composed add)
+// the queue's retries metric must have counted: every one made before
+// shutdown, whatever its delay (client-go v0.37.2,
+// util/workqueue/delaying_queue.go:249-255), or, under
+// Profile.RetriesCountDelayed, those whose delay is positive. The queue's
+// other metrics are its Counts and Dirties (Queue).
+func (m Model) Retries() int64 { return m.retries }
 
 // New returns an empty, running delaying queue that behaves as profile
 // says. The zero Model is New(workqueue.ClientGo).
@@ -116,6 +132,9 @@ func (m *Model) ApplyAddAfterPriority(key string, d time.Duration, priority int,
 		return
 	}
 	p := m.q.Profile()
+	if d > 0 || !p.RetriesCountDelayed {
+		m.retries++
+	}
 	if !p.Priorities {
 		priority = 0
 	}

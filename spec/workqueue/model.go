@@ -97,7 +97,25 @@ type Model struct {
 	// released is set by ShutDown and cleared by the start of a
 	// ShutDownWithDrain: ShutDown makes a waiting drain return at once.
 	released bool
+	// counts is the history the queue's metrics count (Counts).
+	counts Counts
 }
+
+// Counts is a queue's history as its metrics count it (client-go v0.37.2's
+// defaultQueueMetrics, util/workqueue/metrics.go:92-126, which ours and
+// controller-runtime's priority queue copy): Adds, the times an Add made a
+// key dirty (the adds counter: an Add that collapses into a dirty key, or
+// only raises its priority, is not counted; the depth gauge is Dirties);
+// Gets, the items handed out (one queue-latency observation each); Dones,
+// the Dones of a key being processed (one work-duration observation each).
+// They are history, not state: Key leaves them out, so two models in the
+// same state are equal whatever they counted.
+type Counts struct {
+	Adds, Gets, Dones int64
+}
+
+// Counts returns what the queue's metrics must have counted so far.
+func (m Model) Counts() Counts { return m.counts }
 
 // New returns an empty, running queue that behaves as profile says. The
 // zero Model is New(ClientGo).
@@ -203,6 +221,7 @@ func (m *Model) Apply(op Op) Out {
 			return Out{}
 		}
 		m.dirty[op.Key] = true
+		m.counts.Adds++
 		if m.profile.Priorities {
 			m.priority[op.Key] = op.Priority
 		}
@@ -227,6 +246,7 @@ func (m *Model) Apply(op Op) Out {
 		delete(m.dirty, key)
 		delete(m.priority, key)
 		m.processing[key] = true
+		m.counts.Gets++
 		return Out{Key: key, Priority: p}
 	case Done:
 		// Done of a key that is not being processed is a no-op: the caller
@@ -236,6 +256,7 @@ func (m *Model) Apply(op Op) Out {
 			return Out{}
 		}
 		delete(m.processing, op.Key)
+		m.counts.Dones++
 		if m.dirty[op.Key] && !m.profile.ReAddQueues {
 			m.enqueue(op.Key)
 		}
@@ -378,6 +399,7 @@ func (m Model) clone() Model {
 		processing:   make(map[string]bool, len(m.processing)+1),
 		shuttingDown: m.shuttingDown,
 		released:     m.released,
+		counts:       m.counts,
 	}
 	for k := range m.dirty {
 		n.dirty[k] = true
