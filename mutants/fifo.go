@@ -7,6 +7,7 @@ const (
 	realQueueGo  = "impl/realfifo/queue.go"
 	processGo    = "impl/delta/process.go"
 	syncGo       = "impl/delta/sync.go"
+	deltaGo      = "impl/delta/delta.go"
 )
 
 var deltaFIFOMutants = []Mutant{
@@ -83,6 +84,46 @@ var deltaFIFOMutants = []Mutant{
 		Bug: "Replace skips a listed object without a key instead of rejecting the relist",
 		Old: "		id, err := f.KeyOf(item)\n		if err != nil {\n			return delta.KeyError{Obj: item, Err: err}\n		}",
 		New: "		id, err := f.KeyOf(item)\n		if err != nil {\n			continue\n		}"},
+
+	// Issue 27, class 1: inputs the API admits that the generators never
+	// made (duplicate keys in a relist, an empty relist, namespaces).
+	{ID: "dfifo-replace-count-dup-keys", Component: "deltafifo", File: deltaFIFOGo,
+		Bug: "the first Replace counts every listed object in the initial population, so a relist that lists a key twice keeps the FIFO unsynced after its keys were all popped",
+		Old: "	f.initial.Replaced(len(keys) + tombstones)",
+		New: "	f.initial.Replaced(len(ids) + tombstones)"},
+	{ID: "delta-key-ignores-namespace", Component: "deltafifo", File: deltaGo,
+		Bug: "the default key function keys an object by its name alone, so objects of one name in two namespaces share a key and their deltas merge",
+		Old: "	if ns := m.GetNamespace(); ns != \"\" {\n		return ns + \"/\" + m.GetName(), nil\n	}\n",
+		New: ""},
+
+	// Issue 27, class 2: error paths tried only where the bug cannot show
+	// (a failed call on a FIFO already populated, HasSynced not compared).
+	{ID: "dfifo-delete-badkey-populates", Component: "deltafifo", File: deltaFIFOGo,
+		Bug: "Delete marks the FIFO populated before it keys the object, so a rejected Delete on a fresh FIFO makes it report synced (client-go keys first)",
+		Old: "	id, err := f.KeyOf(obj)\n	if err != nil {\n		return delta.KeyError{Obj: obj, Err: err}\n	}\n	f.mu.Lock()\n	defer f.mu.Unlock()\n	f.initial.Populated()\n",
+		New: "	f.mu.Lock()\n	defer f.mu.Unlock()\n	f.initial.Populated()\n	id, err := f.KeyOf(obj)\n	if err != nil {\n		return delta.KeyError{Obj: obj, Err: err}\n	}\n"},
+	{ID: "dfifo-add-badkey-unpopulated", Component: "deltafifo", File: deltaFIFOGo,
+		Bug: "Add and Update mark the FIFO populated only once the object is keyed, so a rejected Add on a fresh FIFO leaves it unsynced (client-go populates first)",
+		Old: "	f.initial.Populated()\n	id, err := f.KeyOf(obj)\n	if err != nil {\n		return delta.KeyError{Obj: obj, Err: err}\n	}\n	obj, err = f.transformed(t, obj)",
+		New: "	id, err := f.KeyOf(obj)\n	if err != nil {\n		return delta.KeyError{Obj: obj, Err: err}\n	}\n	f.initial.Populated()\n	obj, err = f.transformed(t, obj)"},
+
+	// Issue 27, class 3: faults in the collaborators (known-object
+	// lookups, the transformer).
+	{ID: "dfifo-delete-lookup-error-drops", Component: "deltafifo", File: deltaFIFOGo,
+		Bug: "Delete of an unqueued key whose known-object lookup fails is dropped as if the key were unknown (client-go queues it: it cannot tell the object is gone)",
+		Old: "		if err == nil && !exists && !queued {", New: "		if _ = err; !exists && !queued {"},
+	{ID: "dfifo-replace-lookup-error-no-tombstone", Component: "deltafifo", File: deltaFIFOGo,
+		Bug: "Replace skips a known key whose lookup fails instead of queueing its tombstone without an object, so the deletion is never delivered",
+		Old: "			if err != nil {\n				obj = nil\n				utilruntime.HandleErrorWithContext(context.Background(), err,\n					\"Unexpected error during lookup, placing DeletedFinalStateUnknown marker without object\", \"key\", k)\n			} else",
+		New: "			if err != nil {\n				continue\n			} else"},
+	{ID: "dfifo-resync-foreign-skipped", Component: "deltafifo", File: deltaFIFOGo,
+		Bug: "Resync skips a known object whose key cannot be computed and goes on, returning no error (client-go stops with the key error)",
+		Old: "		id, err := f.KeyOf(obj)\n		if err != nil {\n			return delta.KeyError{Obj: obj, Err: err}\n		}\n		if len(f.items[id]) > 0 {",
+		New: "		id, err := f.KeyOf(obj)\n		if err != nil {\n			continue\n		}\n		if len(f.items[id]) > 0 {"},
+	{ID: "dfifo-add-transform-error-queues", Component: "deltafifo", File: deltaFIFOGo,
+		Bug: "an Add or Update whose transform fails queues the object untransformed and returns no error",
+		Old: "	obj, err = f.transformed(t, obj)\n	if err != nil {\n		return err\n	}\n	f.appendLocked(id, delta.Delta{Type: t, Object: obj})",
+		New: "	if tr, err := f.transformed(t, obj); err == nil {\n		obj = tr\n	}\n	f.appendLocked(id, delta.Delta{Type: t, Object: obj})"},
 }
 
 var realFIFOMutants = []Mutant{
@@ -165,6 +206,41 @@ var realFIFOMutants = []Mutant{
 		Bug: "Add, Update and Delete append outside the lock",
 		Old: "	f.initial.Populated()\n	return f.addLocked(t, false, obj)",
 		New: "	f.initial.Populated()\n	f.mu.Unlock()\n	defer f.mu.Lock()\n	return f.addLocked(t, false, obj)"},
+
+	// Issue 27, class 1: inputs the API admits that the generators never
+	// made (an empty relist, a failing batch process func).
+	{ID: "rfifo-replace-empty-noop", Component: "realfifo", File: realFIFOGo,
+		Bug: "a non-atomic Replace of an empty list reconciles nothing, so the queued and known objects a relist no longer lists get no tombstones",
+		Old: "func (f *FIFO) reconcileLocked(newKeys map[string]struct{}, objs []any) {\n",
+		New: "func (f *FIFO) reconcileLocked(newKeys map[string]struct{}, objs []any) {\n	if len(objs) == 0 {\n		return // nothing listed, nothing to reconcile\n	}\n"},
+	{ID: "rfifo-popbatch-error-dropped", Component: "realfifo", File: realFIFOGo,
+		Bug: "PopBatch drops the process func's error and returns nil",
+		Old: "	slow = f.slowCall(deltas[0], depth, took, start, len(deltas))\n	return err",
+		New: "	slow = f.slowCall(deltas[0], depth, took, start, len(deltas))\n	_ = err\n	return nil"},
+
+	// Issue 27, class 2: error paths tried only where the bug cannot show.
+	{ID: "rfifo-produce-failed-unpopulated", Component: "realfifo", File: realFIFOGo,
+		Bug: "Add, Update and Delete mark the FIFO populated only when the object is queued, so a rejected Add on a fresh FIFO leaves it unsynced (client-go populates first)",
+		Old: "	f.initial.Populated()\n	return f.addLocked(t, false, obj)",
+		New: "	if err := f.addLocked(t, false, obj); err != nil {\n		return err\n	}\n	f.initial.Populated()\n	return nil"},
+	{ID: "rfifo-replace-failed-populates", Component: "realfifo", File: realFIFOGo,
+		Bug: "Replace records the initial population in a defer, so a relist that fails still marks the FIFO populated (synced at once if nothing is queued)",
+		Old: "func (f *FIFO) Replace(list []any, resourceVersion string) error {\n	f.mu.Lock()\n	defer f.mu.Unlock()\n",
+		New: "func (f *FIFO) Replace(list []any, resourceVersion string) error {\n	f.mu.Lock()\n	defer f.mu.Unlock()\n	defer func() { f.initial.Replaced(f.items.len()) }()\n"},
+
+	// Issue 27, class 3: faults in the collaborators.
+	{ID: "rfifo-resync-lookup-error-returns", Component: "realfifo", File: realFIFOGo,
+		Bug: "Resync stops at the first known key whose lookup fails and returns the error (client-go skips the key and goes on)",
+		Old: "			utilruntime.HandleErrorWithContext(context.Background(), err, \"Unable to queue object for sync\", \"key\", k)\n			continue",
+		New: "			return err"},
+	{ID: "rfifo-replace-ghost-no-tombstone", Component: "realfifo", File: realFIFOGo,
+		Bug: "Replace skips a key the known objects list but no longer have, instead of queueing its tombstone without an object",
+		Old: "		} else if !exists {\n			obj = nil\n			utilruntime.HandleErrorWithContext(context.Background(), nil,\n				\"Key does not exist in known objects store, placing DeletedFinalStateUnknown marker without object\", \"key\", k)\n		}",
+		New: "		} else if !exists {\n			continue\n		}"},
+	{ID: "process-replacedall-dup-keys", Component: "realfifo", File: processGo,
+		Bug: "a ReplacedAll's replacements are sized by its distinct keys, so a relist that lists a key twice panics (index out of range)",
+		Old: "	replacements := make([]replacement, len(info.Objects))",
+		New: "	replacements := make([]replacement, len(listed))"},
 
 	// processDeltas (impl/delta): the informer's path from a pop to the
 	// handlers, killed through the pipeline checks.

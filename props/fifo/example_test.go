@@ -36,6 +36,8 @@ func ExampleChecks() {
 	// realfifo/batch         model
 	// realfifo/synced        model
 	// realfifo/faults        model
+	// realfifo/error-paths   model
+	// realfifo/collaborators model
 	// realfifo/pipeline      model
 	// realfifo/replace       model
 	// realfifo/linear        linear
@@ -60,6 +62,8 @@ func ExampleChecks_deltaFIFO() {
 	// deltafifo/no-known       model
 	// deltafifo/dedup          model
 	// deltafifo/faults         model
+	// deltafifo/error-paths    model
+	// deltafifo/collaborators  model
 	// deltafifo/pipeline       model
 	// deltafifo/replace        model
 	// deltafifo/linear         linear

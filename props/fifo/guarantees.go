@@ -60,11 +60,21 @@ const (
 	// GWake: Close did not wake every Pop blocked on an empty FIFO with
 	// an error and no process call (or such a Pop did not block).
 	GWake = "Close wakes Pop"
+	// GFailedCall: a call given an object the key function or the
+	// transformer rejects (a relist listing one) returned no error, or
+	// left the FIFO otherwise than the model: something queued, HasSynced
+	// or the initial population changed where client-go leaves them.
+	GFailedCall = "Failed call"
+	// GKnownFaults: a failing lookup of the known objects, a key they list
+	// but do not have, or a known object without a key was handled
+	// otherwise than client-go: the deletion queued, the tombstone without
+	// (or with the returned) object, the key skipped, Resync's error.
+	GKnownFaults = "Known-objects faults"
 )
 
 // Guarantees returns every guarantee the FIFO checks can name in a
 // violation (besides checkkit's GTermination, which any check can).
 func Guarantees() []string {
 	return []string{GOrder, GDeltas, GSynced, GInitial, GClosed, GErrors, GBatch, GProcess, GNoPanic, GConsistent,
-		GLinear, GAtomic, GLiveness, GSlow, GBadInput, GRetention, GUnlock, GOptions, GWake}
+		GLinear, GAtomic, GLiveness, GSlow, GBadInput, GRetention, GUnlock, GOptions, GWake, GFailedCall, GKnownFaults}
 }

@@ -3,6 +3,7 @@ package fifo
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,29 +17,39 @@ type panicValue struct{}
 
 // machine drives one FIFO and the model side by side.
 type machine struct {
-	s     Subject
-	mode  Mode
-	f     FIFO
-	b     Batcher
-	dm    *spec.DeltaFIFO
-	rm    *spec.RealFIFO
-	model *spec.Store // the informer's store, as the model has it
-	store *MapStore   // the FIFO's Known, and Process's store
-	made  int         // objects made so far: the next version is made+1
-	rec   *checkkit.Recorder
-	h     recorder
+	s      Subject
+	mode   Mode
+	f      FIFO
+	b      Batcher
+	dm     *spec.DeltaFIFO
+	rm     *spec.RealFIFO
+	model  *spec.Store // the informer's store, as the model has it
+	store  *MapStore   // Process's store, and behind known the FIFO's Known
+	faulty *faultyKnown
+	made   int                 // objects made so far: the next version is made+1
+	last   map[string]spec.Obj // each key's last state made, for Again
+	rec    *checkkit.Recorder
+	h      recorder
+	// taint is the last call that failed or met a faulty collaborator: a
+	// later mismatch is reported as a breach of its guarantee.
+	taint *tainted
+}
+
+type tainted struct {
+	op, guarantee string
 }
 
 func newMachine(s Subject, mode Mode, rec *checkkit.Recorder) (x *machine, err error) {
 	if rec == nil {
 		rec = &checkkit.Recorder{}
 	}
-	x = &machine{s: s, mode: mode, rec: rec, model: spec.NewStore(), store: NewStore()}
+	x = &machine{s: s, mode: mode, rec: rec, model: spec.NewStore(), store: NewStore(), last: map[string]spec.Obj{}}
+	x.faulty = &faultyKnown{s: x.store}
 	op := mode.String()
 	defer x.catch(op, &err)
 	opts := Options{EmitReplaced: mode.EmitReplaced, Atomic: mode.Atomic, Unlock: mode.Unlock, Bookmarks: mode.Bookmarks}
 	if mode.Known {
-		opts.Known = x.store
+		opts.Known = x.faulty
 	}
 	if mode.Transform {
 		opts.Transform = transform
@@ -81,16 +92,62 @@ func (x *machine) catch(op string, err *error) {
 	}
 }
 
-func (x *machine) known() spec.Known {
-	if x.mode.Known {
-		return x.model.Objects
-	}
-	return nil
+// obj makes a fresh state of key.
+func (x *machine) obj(key string) spec.Obj {
+	x.made++
+	o := spec.Obj{Key: key, Version: x.made}
+	x.last[key] = o
+	return o
 }
 
-func (x *machine) obj(key int) spec.Obj {
-	x.made++
-	return spec.Obj{Key: "k" + strconv.Itoa(key), Version: x.made}
+// keyName is the key of number n, in namespace ns if ns.
+func keyName(n int, ns bool) string {
+	if ns {
+		return "ns/k" + strconv.Itoa(n)
+	}
+	return "k" + strconv.Itoa(n)
+}
+
+// objFor is the object of an Add, Update, Delete or Know step: a fresh
+// state, or with Again the key's last one (a fresh one if it has none),
+// rejected as the step's fault says.
+func (x *machine) objFor(st Step) spec.Obj {
+	key := keyName(st.Key, st.NS)
+	o, ok := x.last[key]
+	if !st.Again || !ok {
+		o = x.obj(key)
+	}
+	o.Fault = objectFault(st.Fault)
+	if o.Fault != spec.NoFault {
+		delete(x.last, key) // never delivered again: it is not a state the FIFO saw
+	}
+	return o
+}
+
+// listFor is a Replace step's list: keys k<Off> .. k<Off+N-1> (in
+// namespace ns with NS), with Dup the first half of them again (fresh
+// states), with Rev in reverse; the At-th object rejected as the step's
+// fault says.
+func (x *machine) listFor(st Step) []spec.Obj {
+	keys := make([]string, 0, st.N+(st.N+1)/2)
+	for i := range st.N {
+		keys = append(keys, keyName(st.Off+i, st.NS))
+	}
+	if st.Dup {
+		keys = append(keys, keys[:(st.N+1)/2]...)
+	}
+	if st.Rev {
+		slices.Reverse(keys)
+	}
+	objs := make([]spec.Obj, len(keys))
+	for i, k := range keys {
+		objs[i] = x.obj(k)
+	}
+	if f := objectFault(st.Fault); f != spec.NoFault && st.At < len(objs) {
+		objs[st.At].Fault = f
+		delete(x.last, objs[st.At].Key)
+	}
+	return objs
 }
 
 func (x *machine) queued() int {
@@ -114,64 +171,88 @@ func (x *machine) closed() bool {
 	return x.dm.Closed()
 }
 
-// Apply runs one step on the FIFO and the model and compares them.
+// Apply runs one step on the FIFO and the model and compares them. Once a
+// call failed or met a faulty collaborator (the machine is tainted), a
+// later mismatch breaks that call's guarantee: what it left queued shows
+// only when it pops. (A shrunk counterexample keeps the call only if the
+// mismatch needs it.)
 func (x *machine) Apply(st Step) (err error) {
+	defer func() {
+		if err != nil && x.taint != nil {
+			var v *checkkit.Violation
+			if errors.As(err, &v) && v.Guarantee != x.taint.guarantee && v.Guarantee != GNoPanic {
+				err = checkkit.Broke(x.taint.guarantee, "%s (after %s)", v.Detail, x.taint.op)
+			}
+		}
+	}()
+	return x.apply(st)
+}
+
+func (x *machine) apply(st Step) (err error) {
 	op := st.String()
 	defer x.catch(op, &err)
 	switch st.Kind {
 	case Add, Update, Delete:
-		o := x.obj(st.Key)
-		var err error
+		o := x.objFor(st)
+		l := x.lookupFor(st, o.Key)
+		var err, want error
 		switch st.Kind {
 		case Add:
-			err = x.f.Add(Object(o))
-			x.modelAdd(o)
+			err = x.f.Add(Input(o))
+			want = x.modelAdd(o)
 		case Update:
-			err = x.f.Update(Object(o))
-			x.modelUpdate(o)
+			err = x.f.Update(Input(o))
+			want = x.modelUpdate(o)
 		case Delete:
-			err = x.f.Delete(Object(o))
-			x.modelDelete(o)
+			err = x.f.Delete(Input(o))
+			want = x.modelDelete(o, l)
 		}
-		x.rec.Step(op, "", errString(err))
-		if err != nil {
-			return checkkit.Broke(GErrors, "%s of a valid object failed: %v", op, err)
+		x.faulty.set(spec.Lookup{})
+		x.rec.Step(op, errString(want), errString(err))
+		if err := x.compareErr(op, st, want, err); err != nil {
+			return err
 		}
 	case Replace:
-		list := make([]any, st.N)
-		objs := make([]spec.Obj, st.N)
-		for i := range st.N {
-			objs[i] = x.obj(st.Off + i)
-			list[i] = Object(objs[i])
+		objs := x.listFor(st)
+		list := make([]any, len(objs))
+		for i, o := range objs {
+			list[i] = Input(o)
 		}
+		l := x.lookupFor(st, "")
 		rv := strconv.Itoa(x.made)
 		err := x.f.Replace(list, rv)
+		var want error
 		if x.rm != nil {
-			x.rm.Replace(objs, rv, x.known())
+			want = x.rm.ReplaceIn(objs, rv, l)
 		} else {
-			x.dm.Replace(objs, x.known())
+			want = x.dm.ReplaceIn(objs, l)
 		}
-		x.rec.Step(op, "", errString(err))
-		if err != nil {
-			return checkkit.Broke(GErrors, "%s of valid objects failed: %v", op, err)
+		x.faulty.set(spec.Lookup{})
+		x.rec.Step(op, errString(want), errString(err))
+		if err := x.compareErr(op, st, want, err); err != nil {
+			return err
 		}
 	case Resync:
+		l := x.lookupFor(st, "")
 		err := x.f.Resync()
+		var want error
 		if x.rm != nil {
-			x.rm.Resync(x.known())
+			want = x.rm.ResyncIn(l)
 		} else {
-			x.dm.Resync(x.known())
+			want = x.dm.ResyncIn(l)
 		}
-		x.rec.Step(op, "", errString(err))
-		if err != nil {
-			return checkkit.Broke(GErrors, "Resync failed: %v", err)
+		x.faulty.set(spec.Lookup{})
+		x.rec.Step(op, errString(want), errString(err))
+		if err := x.compareErr(op, st, want, err); err != nil {
+			return err
 		}
 	case Know:
 		if !x.mode.Known {
 			x.rec.Step(op, "skipped: no known objects", "")
 			return nil
 		}
-		o := x.obj(st.Key)
+		st.Fault = NoFault
+		o := x.objFor(st)
 		x.model.Objects[o.Key] = o
 		_ = x.store.Update(Object(o))
 		x.rec.Step(op, "", "")
@@ -222,7 +303,7 @@ func (x *machine) Apply(st Step) (err error) {
 			}
 		}
 	case PopBatch:
-		if err := x.popBatch(op); err != nil {
+		if err := x.popBatch(op, st.Fault); err != nil {
 			return err
 		}
 	case Close:
@@ -251,28 +332,52 @@ func lastN(s []string, n int) string {
 	return strings.Join(s, "; ")
 }
 
-func (x *machine) modelAdd(o spec.Obj) {
+func (x *machine) modelAdd(o spec.Obj) error {
 	if x.rm != nil {
-		x.rm.Add(o)
-	} else {
-		x.dm.Add(o)
+		return x.rm.Add(o)
 	}
+	return x.dm.Add(o)
 }
 
-func (x *machine) modelUpdate(o spec.Obj) {
+func (x *machine) modelUpdate(o spec.Obj) error {
 	if x.rm != nil {
-		x.rm.Update(o)
-	} else {
-		x.dm.Update(o)
+		return x.rm.Update(o)
 	}
+	return x.dm.Update(o)
 }
 
-func (x *machine) modelDelete(o spec.Obj) {
+func (x *machine) modelDelete(o spec.Obj, l spec.Lookup) error {
 	if x.rm != nil {
-		x.rm.Delete(o)
-	} else {
-		x.dm.Delete(o, x.known())
+		return x.rm.Delete(o)
 	}
+	_, err := x.dm.DeleteIn(o, l)
+	return err
+}
+
+// compareErr compares a call's error with the model's (whether it failed,
+// not how), and taints the machine after a call given an object to reject
+// or run against a faulty known-objects store.
+func (x *machine) compareErr(op string, st Step, want, got error) error {
+	g := GErrors
+	switch f := objectFault(st.Fault); {
+	case f == spec.NoKey || (f == spec.NoTransform && x.mode.Transform):
+		g = GFailedCall
+	case knownFault(st.Fault) && x.mode.Known:
+		g = GKnownFaults
+	}
+	if g != GErrors {
+		x.taint = &tainted{op: op, guarantee: g}
+	}
+	switch {
+	case want != nil && got == nil:
+		return checkkit.Broke(g, "%s returned no error, want one (%v)", op, want)
+	case want == nil && got != nil:
+		if g == GErrors {
+			return checkkit.Broke(g, "%s of valid input failed: %v", op, got)
+		}
+		return checkkit.Broke(g, "%s failed: %v; want no error", op, got)
+	}
+	return nil
 }
 
 func (x *machine) checkSynced() error {
@@ -297,6 +402,18 @@ func annotate(err error, format string, args ...any) error {
 		return err
 	}
 	return checkkit.Broke(v.Guarantee, "%s (%s)", v.Detail, fmt.Sprintf(format, args...))
+}
+
+// finish closes the FIFO and pops everything the model still holds, then
+// once more: a FIFO that queued more than the model (a failed call that
+// left something behind) hands it out instead of reporting closed.
+func (x *machine) finish() error {
+	for _, st := range mustSteps("Close Pops(100000) Pop") {
+		if err := x.Apply(st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RunSteps makes a FIFO in mode and runs steps on it, checking every

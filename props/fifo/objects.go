@@ -5,17 +5,49 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	spec "github.com/kverify/kverify/spec/fifo"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Object is the suite's object for a model object: name = key, resource
-// version = version, generation = transforms applied.
+// Object is the suite's object for a model object: namespace and name =
+// key ("ns/k3" is name k3 in namespace ns), resource version = version,
+// generation = transforms applied; an object the transformer is to reject
+// (Fault NoTransform) carries the label RefuseLabel. An object whose key
+// cannot be computed (Fault NoKey) is not one: see Input.
 func Object(o spec.Obj) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Name: o.Key, ResourceVersion: strconv.Itoa(o.Version), Generation: int64(o.Gen),
 	}}
+	if ns, name, ok := strings.Cut(o.Key, "/"); ok {
+		m.Namespace, m.Name = ns, name
+	}
+	if o.Fault == spec.NoTransform {
+		m.Labels = map[string]string{RefuseLabel: "true"}
+	}
+	return m
+}
+
+// RefuseLabel marks an object the suite's transformer rejects.
+const RefuseLabel = "kverify.example/transform-fails"
+
+// Unkeyed is an object no key function can key: it has no metadata
+// (client-go's MetaNamespaceKeyFunc fails on it: "object has no meta").
+// The suite gives it where a call's object is to be rejected (Fault
+// NoKey), and a faulty known-objects store returns it.
+type Unkeyed struct {
+	Name    string
+	Version int
+}
+
+// Input is what the suite hands a FIFO for o: Object(o), or an Unkeyed for
+// an object the key function is to reject.
+func Input(o spec.Obj) any {
+	if o.Fault == spec.NoKey {
+		return Unkeyed{Name: o.Key, Version: o.Version}
+	}
+	return Object(o)
 }
 
 func keyOf(obj any) (string, error) {
@@ -23,11 +55,17 @@ func keyOf(obj any) (string, error) {
 	if !ok || o == nil {
 		return "", fmt.Errorf("not a suite object: %T", obj)
 	}
+	if o.Namespace != "" {
+		return o.Namespace + "/" + o.Name, nil
+	}
 	return o.Name, nil
 }
 
 // objOf is the model object of a suite object.
 func objOf(obj any) (spec.Obj, error) {
+	if u, ok := obj.(Unkeyed); ok {
+		return spec.Obj{Key: u.Name, Version: u.Version, Fault: spec.NoKey}, nil
+	}
 	o, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok || o == nil {
 		return spec.Obj{}, fmt.Errorf("object of type %T, want the *metav1.PartialObjectMetadata the suite gave", obj)
@@ -36,7 +74,12 @@ func objOf(obj any) (spec.Obj, error) {
 	if err != nil {
 		return spec.Obj{}, fmt.Errorf("object %s has resource version %q, not one the suite gave", o.Name, o.ResourceVersion)
 	}
-	return spec.Obj{Key: o.Name, Version: v, Gen: int(o.Generation)}, nil
+	key, _ := keyOf(o)
+	m := spec.Obj{Key: key, Version: v, Gen: int(o.Generation)}
+	if o.Labels[RefuseLabel] != "" {
+		m.Fault = spec.NoTransform
+	}
+	return m, nil
 }
 
 // deltaOf is the model delta of a subject's delta.
@@ -97,11 +140,14 @@ func same(a, b []spec.Delta) bool {
 
 // transform is the suite's transformer: a copy with Generation+1, so a
 // popped object tells how often it was transformed. It refuses objects
-// that are not the suite's.
+// that are not the suite's, and those labelled RefuseLabel.
 func transform(obj any) (any, error) {
 	o, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok || o == nil {
 		return nil, fmt.Errorf("transform: not a suite object: %T", obj)
+	}
+	if o.Labels[RefuseLabel] != "" {
+		return nil, errTransform
 	}
 	c := o.DeepCopy()
 	c.Generation++

@@ -288,8 +288,9 @@ func (x *machine) compareStore(ds []spec.Delta) error {
 	return nil
 }
 
-// popBatch runs one PopBatch step.
-func (x *machine) popBatch(op string) error {
+// popBatch runs one PopBatch step, whose process func fails as fault
+// says (FaultErr, FaultPanic) or not.
+func (x *machine) popBatch(op string, fault Fault) error {
 	if x.queued() == 0 {
 		x.rec.Step(op, "skipped: nothing queued", "")
 		return nil
@@ -297,10 +298,31 @@ func (x *machine) popBatch(op string) error {
 	var (
 		p             processed
 		single, batch int
+		err           error
+		panicked      bool
 	)
-	err := x.b.PopBatch(
-		func(ds []Delta, init bool) error { batch++; p = x.observe(ds, init); return nil },
-		func(ds []Delta, init bool) error { single++; p = x.observe(ds, init); return nil })
+	fail := func() error {
+		switch fault {
+		case FaultErr:
+			return errProcess
+		case FaultPanic:
+			panic(panicValue{})
+		}
+		return nil
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(panicValue); !ok {
+					panic(r)
+				}
+				panicked = true
+			}
+		}()
+		err = x.b.PopBatch(
+			func(ds []Delta, init bool) error { batch++; p = x.observe(ds, init); return fail() },
+			func(ds []Delta, init bool) error { single++; p = x.observe(ds, init); return fail() })
+	}()
 	wantDs, wantInitial, _ := x.rm.PopBatch()
 	wantSyncedIn := x.synced()
 	x.rm.Popped(len(wantDs))
@@ -314,7 +336,11 @@ func (x *machine) popBatch(op string) error {
 	x.rec.Step(op, want, got)
 	wantSingle := len(wantDs) == 1
 	switch {
-	case err != nil:
+	case fault == FaultErr && !errors.Is(err, errProcess):
+		return checkkit.Broke(GConsistent, "PopBatch returned %v, want the process func's error", err)
+	case fault == FaultPanic && !panicked && err == nil:
+		return checkkit.Broke(GConsistent, "the process func panicked, and PopBatch neither propagated the panic nor returned an error")
+	case fault == NoFault && err != nil:
 		return checkkit.Broke(GErrors, "PopBatch returned %v, want nil", err)
 	case batch+single != 1:
 		return checkkit.Broke(GBatch, "PopBatch called its process funcs %d times, want once", batch+single)

@@ -38,28 +38,75 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", k)
 }
 
-// Step is one operation. Add, Update and Delete carry an object of key
-// "k<Key>"; Replace lists keys k<Off> .. k<Off+N-1>; Pops pops up to N.
+// Step is one operation. Add, Update, Delete and Know carry an object of
+// key "k<Key>"; Replace lists keys k<Off> .. k<Off+N-1>; Pops pops up to N.
 // Every object a step makes gets a fresh resource version: the number of
 // objects made before it, plus one.
+//
+// The variations are inputs the API admits besides those: NS puts the
+// objects in namespace "ns" (keys "ns/k<Key>"); Again gives Add, Update,
+// Delete or Know the key's last state again (no fresh version: a watch
+// delivering an event twice); Dup lists the first half of a Replace's keys
+// again after the rest (fresh versions), and Rev lists them in descending
+// order; N 0 is an empty relist. Fault is what goes wrong in the step (see
+// Fault); At is the index of a Replace's rejected object, or the number of
+// the key a Replace's or Resync's known-objects fault hits.
 type Step struct {
 	Kind   Kind
 	Key    int
 	Off, N int
+	NS     bool
+	Again  bool
+	Dup    bool
+	Rev    bool
+	Fault  Fault
+	At     int
+}
+
+// positional is the number of positional arguments of k's notation.
+func positional(k Kind) int {
+	switch k {
+	case Add, Update, Delete, Know, Pops:
+		return 1
+	case Replace:
+		return 2
+	}
+	return 0
 }
 
 // String is the trace notation: "Add(k3)", "Replace(2,100)", "Pops(40)",
-// "Pop", "Close", ...
+// "Pop", "Close", ...; variations and faults follow the positional
+// arguments: "Add(k3,ns,again)", "Delete(k1,lookup)",
+// "Replace(0,4,dup,rev,nokey@2)", "Resync(ghost@3)", "PopBatch(err)".
 func (s Step) String() string {
+	var args []string
 	switch s.Kind {
 	case Add, Update, Delete, Know:
-		return fmt.Sprintf("%s(k%d)", s.Kind, s.Key)
+		args = append(args, fmt.Sprintf("k%d", s.Key))
 	case Replace:
-		return fmt.Sprintf("Replace(%d,%d)", s.Off, s.N)
+		args = append(args, strconv.Itoa(s.Off), strconv.Itoa(s.N))
 	case Pops:
-		return fmt.Sprintf("Pops(%d)", s.N)
+		args = append(args, strconv.Itoa(s.N))
 	}
-	return s.Kind.String()
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{s.NS, "ns"}, {s.Again, "again"}, {s.Dup, "dup"}, {s.Rev, "rev"}} {
+		if f.on {
+			args = append(args, f.name)
+		}
+	}
+	if s.Fault != NoFault {
+		if s.Kind == Replace || s.Kind == Resync {
+			args = append(args, fmt.Sprintf("%s@%d", s.Fault, s.At))
+		} else {
+			args = append(args, s.Fault.String())
+		}
+	}
+	if len(args) == 0 {
+		return s.Kind.String()
+	}
+	return s.Kind.String() + "(" + strings.Join(args, ",") + ")"
 }
 
 // GoString is String, for rapid's logs.
@@ -79,32 +126,88 @@ func ParseStep(s string) (Step, error) {
 	}
 	arg, closed := strings.CutSuffix(arg, ")")
 	bad := func() (Step, error) { return Step{}, fmt.Errorf("fifo: bad step %q", s) }
-	switch k {
-	case Add, Update, Delete, Know:
-		n, err := strconv.Atoi(strings.TrimPrefix(arg, "k"))
-		if !hasArg || !closed || err != nil || n < 0 {
-			return bad()
-		}
-		return Step{Kind: k, Key: n}, nil
-	case Replace:
-		a, b, ok := strings.Cut(arg, ",")
-		off, err1 := strconv.Atoi(a)
-		n, err2 := strconv.Atoi(b)
-		if !hasArg || !closed || !ok || err1 != nil || err2 != nil || off < 0 || n < 0 {
-			return bad()
-		}
-		return Step{Kind: k, Off: off, N: n}, nil
-	case Pops:
-		n, err := strconv.Atoi(arg)
-		if !hasArg || !closed || err != nil || n < 0 {
-			return bad()
-		}
-		return Step{Kind: k, N: n}, nil
-	}
-	if hasArg {
+	if hasArg != closed || (hasArg && arg == "") {
 		return bad()
 	}
-	return Step{Kind: k}, nil
+	var args []string
+	if hasArg {
+		args = strings.Split(arg, ",")
+	}
+	np := positional(k)
+	if len(args) < np {
+		return bad()
+	}
+	st := Step{Kind: k}
+	num := func(a string) (int, bool) {
+		n, err := strconv.Atoi(a)
+		return n, err == nil && n >= 0
+	}
+	switch k {
+	case Add, Update, Delete, Know:
+		n, ok := num(strings.TrimPrefix(args[0], "k"))
+		if !ok || !strings.HasPrefix(args[0], "k") {
+			return bad()
+		}
+		st.Key = n
+	case Replace:
+		off, ok1 := num(args[0])
+		n, ok2 := num(args[1])
+		if !ok1 || !ok2 {
+			return bad()
+		}
+		st.Off, st.N = off, n
+	case Pops:
+		n, ok := num(args[0])
+		if !ok {
+			return bad()
+		}
+		st.N = n
+	}
+	for _, m := range args[np:] {
+		objStep := k == Add || k == Update || k == Delete || k == Know
+		switch {
+		case m == "ns" && (objStep || k == Replace):
+			st.NS = true
+		case m == "again" && objStep:
+			st.Again = true
+		case m == "dup" && k == Replace:
+			st.Dup = true
+		case m == "rev" && k == Replace:
+			st.Rev = true
+		default:
+			fname, at, hasAt := strings.Cut(m, "@")
+			f, ok := parseFault(fname)
+			if !ok || st.Fault != NoFault || !faultFits(k, f) || hasAt != (k == Replace || k == Resync) {
+				return bad()
+			}
+			st.Fault = f
+			if hasAt {
+				n, ok := num(at)
+				if !ok {
+					return bad()
+				}
+				st.At = n
+			}
+		}
+	}
+	return st, nil
+}
+
+// faultFits reports whether a step of kind k can carry fault f.
+func faultFits(k Kind, f Fault) bool {
+	switch k {
+	case Add, Update:
+		return f == FaultNoKey || f == FaultNoTransform
+	case Delete:
+		return f == FaultNoKey || f == FaultNoTransform || knownFault(f)
+	case Replace:
+		return f == FaultNoKey || f == FaultNoTransform || knownFault(f)
+	case Resync:
+		return knownFault(f)
+	case PopBatch:
+		return f == FaultErr || f == FaultPanic
+	}
+	return false
 }
 
 // Mode is what a machine's FIFO is made with and what it checks.

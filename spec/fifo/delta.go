@@ -19,6 +19,7 @@ import "slices"
 //     nothing queued; a no-op without known objects.
 //   - With Transform, every object given to Add, Update, Delete and Replace
 //     is transformed once (Gen+1); Sync objects and tombstones never.
+//   - Rejected objects and failing known-object lookups: see faults.go.
 type DeltaFIFO struct {
 	EmitReplaced bool
 	Transform    bool
@@ -31,13 +32,6 @@ type DeltaFIFO struct {
 // NewDeltaFIFO returns an empty model.
 func NewDeltaFIFO(emitReplaced, transform bool) *DeltaFIFO {
 	return &DeltaFIFO{EmitReplaced: emitReplaced, Transform: transform, items: map[string][]Delta{}}
-}
-
-func (f *DeltaFIFO) transform(o Obj) Obj {
-	if f.Transform {
-		o.Gen++
-	}
-	return o
 }
 
 func (f *DeltaFIFO) append(d Delta) {
@@ -56,45 +50,77 @@ func (f *DeltaFIFO) append(d Delta) {
 	f.items[k] = ds
 }
 
-// Add appends Added(o).
-func (f *DeltaFIFO) Add(o Obj) {
-	f.sync.populate()
-	f.append(Of(Added, f.transform(o)))
-}
+// Add appends Added(o). The FIFO is populated even if o is rejected (an
+// error: see faults.go).
+func (f *DeltaFIFO) Add(o Obj) error { return f.addOrUpdate(Added, o) }
 
-// Update appends Updated(o).
-func (f *DeltaFIFO) Update(o Obj) {
+// Update appends Updated(o), populating the FIFO as Add does.
+func (f *DeltaFIFO) Update(o Obj) error { return f.addOrUpdate(Updated, o) }
+
+func (f *DeltaFIFO) addOrUpdate(t Type, o Obj) error {
 	f.sync.populate()
-	f.append(Of(Updated, f.transform(o)))
+	q, err := accept(o, f.Transform)
+	if err != nil {
+		return err
+	}
+	f.append(Of(t, q))
+	return nil
 }
 
 // Delete appends Deleted(o) unless the rules drop it; it reports whether
 // a delta was appended.
 func (f *DeltaFIFO) Delete(o Obj, known Known) bool {
+	ok, _ := f.DeleteIn(o, LookupOf(known))
+	return ok
+}
+
+// DeleteIn is Delete against a known-objects store that may fail. An
+// object without a key is an error that leaves the FIFO unpopulated; a
+// failed lookup counts as known; a rejected transform is an error after
+// the FIFO is populated, and only for a delete that is not dropped.
+func (f *DeltaFIFO) DeleteIn(o Obj, l Lookup) (bool, error) {
+	if o.Fault == NoKey {
+		return false, ErrKey
+	}
 	f.sync.populate()
 	_, queued := f.items[o.Key]
 	if !queued {
-		if known == nil {
-			return false
+		if l.None() {
+			return false, nil
 		}
-		if _, ok := known[o.Key]; !ok {
-			return false
+		if _, exists, failed := l.Get(o.Key); !exists && !failed {
+			return false, nil
 		}
 	}
-	f.append(Of(Deleted, f.transform(o)))
-	return true
+	q, err := accept(o, f.Transform)
+	if err != nil {
+		return false, err
+	}
+	f.append(Of(Deleted, q))
+	return true, nil
 }
 
 // Replace applies a relist of list.
-func (f *DeltaFIFO) Replace(list []Obj, known Known) {
+func (f *DeltaFIFO) Replace(list []Obj, known Known) { _ = f.ReplaceIn(list, LookupOf(known)) }
+
+// ReplaceIn is Replace against a known-objects store that may fail. A list
+// holding an object the key function or the transformer rejects is an
+// error, and the FIFO stays as it was (not populated). A key listed more
+// than once gets a delta per listing and counts once in the initial
+// population.
+func (f *DeltaFIFO) ReplaceIn(list []Obj, l Lookup) error {
+	objs, err := acceptAll(list, f.Transform)
+	if err != nil {
+		return err
+	}
 	action := Sync
 	if f.EmitReplaced {
 		action = Replaced
 	}
 	listed := map[string]bool{}
-	for _, o := range list {
+	for _, o := range objs {
 		listed[o.Key] = true
-		f.append(Of(action, f.transform(o)))
+		f.append(Of(action, o))
 	}
 	deletions := 0
 	for _, k := range slices.Clone(f.queue) {
@@ -105,26 +131,46 @@ func (f *DeltaFIFO) Replace(list []Obj, known Known) {
 		deletions++
 		f.append(TombstoneOf(k, ds[len(ds)-1].Obj, ds[len(ds)-1].HasObj))
 	}
-	for _, k := range known.Keys() {
-		if listed[k] || len(f.items[k]) > 0 {
-			continue
+	if !l.None() {
+		for _, k := range l.Keys() {
+			if listed[k] || len(f.items[k]) > 0 {
+				continue
+			}
+			deletions++
+			f.append(l.tombstone(k))
 		}
-		deletions++
-		f.append(TombstoneOf(k, known[k], true))
 	}
 	if !f.sync.populated {
 		f.sync.count = len(listed) + deletions
 		f.sync.populate()
 	}
+	return nil
 }
 
 // Resync appends Sync for each known key with nothing queued.
-func (f *DeltaFIFO) Resync(known Known) {
-	for _, k := range known.Keys() {
-		if len(f.items[k]) == 0 {
-			f.append(Of(Sync, known[k]))
+func (f *DeltaFIFO) Resync(known Known) { _ = f.ResyncIn(LookupOf(known)) }
+
+// ResyncIn is Resync against a known-objects store that may fail: a key
+// whose lookup fails or finds nothing is skipped; a known object the key
+// function rejects stops Resync with an error, the syncs before it
+// staying queued.
+func (f *DeltaFIFO) ResyncIn(l Lookup) error {
+	if l.None() {
+		return nil
+	}
+	for _, k := range l.Keys() {
+		o, exists, failed := l.Get(k)
+		if failed || !exists {
+			continue
+		}
+		if o.Fault == NoKey {
+			return ErrKey
+		}
+		if len(f.items[o.Key]) == 0 {
+			f.append(Of(Sync, o))
 		}
 	}
+	return nil
 }
 
 // Pop removes the first key and returns its deltas and isInInitialList;
@@ -152,6 +198,10 @@ func (f *DeltaFIFO) Closed() bool { return f.closed }
 
 // Synced is HasSynced.
 func (f *DeltaFIFO) Synced() bool { return f.sync.synced }
+
+// Populated reports whether an Add, Update, Delete or Replace populated
+// the FIFO.
+func (f *DeltaFIFO) Populated() bool { return f.sync.populated }
 
 // Len is the number of queued keys.
 func (f *DeltaFIFO) Len() int { return len(f.queue) }

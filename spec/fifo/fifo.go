@@ -44,19 +44,26 @@ const (
 )
 
 // Obj is an abstract object. Version identifies one state of it (every
-// event the test makes carries a fresh version); Gen counts the transforms
-// applied to it.
+// event the test makes carries a fresh version, unless it delivers a state
+// again); Gen counts the transforms applied to it; Fault says whether the
+// key function or the transformer rejects it (see faults.go). A key may
+// hold a namespace ("ns/k3"), as client-go's MetaNamespaceKeyFunc makes.
 type Obj struct {
 	Key     string
 	Version int
 	Gen     int
+	Fault   Fault
 }
 
 func (o Obj) String() string {
+	s := fmt.Sprintf("%s@%d", o.Key, o.Version)
 	if o.Gen != 0 {
-		return fmt.Sprintf("%s@%d/t%d", o.Key, o.Version, o.Gen)
+		s += fmt.Sprintf("/t%d", o.Gen)
 	}
-	return fmt.Sprintf("%s@%d", o.Key, o.Version)
+	if o.Fault != NoFault {
+		s += "!" + o.Fault.String()
+	}
+	return s
 }
 
 // Delta is one delta. For a tombstone (a DeletedFinalStateUnknown), Obj.Key

@@ -21,6 +21,7 @@ const DefaultBatchSize = 1000
 //     that is not batchable (which goes alone if first), and before a
 //     second delta of a key already taken.
 //   - Transform as DeltaFIFO's, and the objects of ReplacedAll too.
+//   - Rejected objects and failing known-object lookups: see faults.go.
 type RealFIFO struct {
 	Atomic    bool
 	Transform bool
@@ -36,29 +37,24 @@ func NewRealFIFO(atomic, transform, bookmarks bool) *RealFIFO {
 	return &RealFIFO{Atomic: atomic, Transform: transform, Bookmarks: bookmarks, BatchSize: DefaultBatchSize}
 }
 
-func (f *RealFIFO) transform(o Obj) Obj {
-	if f.Transform {
-		o.Gen++
-	}
-	return o
-}
-
-// Add appends Added(o).
-func (f *RealFIFO) Add(o Obj) {
-	f.sync.populate()
-	f.items = append(f.items, Of(Added, f.transform(o)))
-}
+// Add appends Added(o). The FIFO is populated even if o is rejected (an
+// error: see faults.go); so are Update and Delete.
+func (f *RealFIFO) Add(o Obj) error { return f.produce(Added, o) }
 
 // Update appends Updated(o).
-func (f *RealFIFO) Update(o Obj) {
-	f.sync.populate()
-	f.items = append(f.items, Of(Updated, f.transform(o)))
-}
+func (f *RealFIFO) Update(o Obj) error { return f.produce(Updated, o) }
 
 // Delete appends Deleted(o).
-func (f *RealFIFO) Delete(o Obj) {
+func (f *RealFIFO) Delete(o Obj) error { return f.produce(Deleted, o) }
+
+func (f *RealFIFO) produce(t Type, o Obj) error {
 	f.sync.populate()
-	f.items = append(f.items, Of(Deleted, f.transform(o)))
+	q, err := accept(o, f.Transform)
+	if err != nil {
+		return err
+	}
+	f.items = append(f.items, Of(t, q))
+	return nil
 }
 
 // Bookmark appends Bookmark(rv) if the FIFO emits bookmarks.
@@ -70,12 +66,21 @@ func (f *RealFIFO) Bookmark(rv string) {
 
 // Replace applies a relist of list at resource version rv.
 func (f *RealFIFO) Replace(list []Obj, rv string, known Known) {
+	_ = f.ReplaceIn(list, rv, LookupOf(known))
+}
+
+// ReplaceIn is Replace against a known-objects store that may fail. A list
+// holding an object the key function or the transformer rejects is an
+// error, and the FIFO stays as it was (not populated). A key listed more
+// than once gets a Replaced per listing (atomic: the ReplacedAll lists it
+// as often).
+func (f *RealFIFO) ReplaceIn(list []Obj, rv string, l Lookup) error {
+	objs, err := acceptAll(list, f.Transform)
+	if err != nil {
+		return err
+	}
 	if f.Atomic {
-		os := make([]Obj, len(list))
-		for i, o := range list {
-			os[i] = f.transform(o)
-		}
-		f.items = append(f.items, Delta{Type: ReplacedAll, Objects: os, RV: rv})
+		f.items = append(f.items, Delta{Type: ReplacedAll, Objects: objs, RV: rv})
 	} else {
 		listed := map[string]bool{}
 		for _, o := range list {
@@ -95,13 +100,15 @@ func (f *RealFIFO) Replace(list []Obj, rv string, known Known) {
 				add = append(add, TombstoneOf(k, d.Obj, true))
 			}
 		}
-		for _, k := range known.Keys() {
-			if _, queued := last[k]; !listed[k] && !queued {
-				add = append(add, TombstoneOf(k, known[k], true))
+		if !l.None() {
+			for _, k := range l.Keys() {
+				if _, queued := last[k]; !listed[k] && !queued {
+					add = append(add, l.tombstone(k))
+				}
 			}
 		}
-		for _, o := range list {
-			add = append(add, Of(Replaced, f.transform(o)))
+		for _, o := range objs {
+			add = append(add, Of(Replaced, o))
 		}
 		f.items = append(f.items, add...)
 	}
@@ -109,23 +116,43 @@ func (f *RealFIFO) Replace(list []Obj, rv string, known Known) {
 		f.sync.count = len(f.items)
 		f.sync.populate()
 	}
+	return nil
 }
 
 // Resync applies a resync.
-func (f *RealFIFO) Resync(known Known) {
+func (f *RealFIFO) Resync(known Known) { _ = f.ResyncIn(LookupOf(known)) }
+
+// ResyncIn is Resync against a known-objects store that may fail: a known
+// key with a delta queued is skipped before it is looked up; one whose
+// lookup fails or finds nothing is skipped; a known object the key
+// function rejects stops Resync with an error, the syncs before it
+// staying queued.
+func (f *RealFIFO) ResyncIn(l Lookup) error {
 	if f.Atomic {
 		f.items = append(f.items, Delta{Type: SyncAll})
-		return
+		return nil
+	}
+	if l.None() {
+		return nil
 	}
 	queued := map[string]bool{}
 	for _, d := range f.items {
 		queued[d.Key()] = true
 	}
-	for _, k := range known.Keys() {
-		if !queued[k] {
-			f.items = append(f.items, Of(Sync, known[k]))
+	for _, k := range l.Keys() {
+		if queued[k] {
+			continue
 		}
+		o, exists, failed := l.Get(k)
+		if failed || !exists {
+			continue
+		}
+		if o.Fault == NoKey {
+			return ErrKey
+		}
+		f.items = append(f.items, Of(Sync, o))
 	}
+	return nil
 }
 
 // Pop removes the oldest delta and returns it with isInInitialList; ok is
@@ -188,6 +215,10 @@ func (f *RealFIFO) Closed() bool { return f.closed }
 
 // Synced is HasSynced.
 func (f *RealFIFO) Synced() bool { return f.sync.synced }
+
+// Populated reports whether an Add, Update, Delete or Replace populated
+// the FIFO.
+func (f *RealFIFO) Populated() bool { return f.sync.populated }
 
 // Len is the number of queued deltas.
 func (f *RealFIFO) Len() int { return len(f.items) }

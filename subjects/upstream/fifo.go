@@ -130,6 +130,12 @@ var DeltaFIFODivergences = []checkkit.Divergence{
 		Upstream: Version + "/tools/cache/delta_fifo.go:631-639, store.go:154-181",
 	},
 	{
+		Check:      pfifo.DeltaComponent + "/" + pfifo.CheckErrorPaths,
+		Guarantees: []string{pfifo.GFailedCall},
+		Reason:     "a Replace whose list holds an object the key function or the transformer rejects returns the error after queueing the objects listed before it (a partial relist, not counted as the initial population); we key and transform the whole list before queueing anything",
+		Upstream:   Version + "/tools/cache/delta_fifo.go:631-640, 491-516",
+	},
+	{
 		Check:    pfifo.DeltaComponent + "/" + pfifo.CheckRetention,
 		Reason:   "Pop reslices its key queue (f.queue = f.queue[1:]), so the backing array keeps every popped key until an append reallocates it",
 		Upstream: Version + "/tools/cache/delta_fifo.go:578",
@@ -143,6 +149,12 @@ var RealFIFODivergences = []checkkit.Divergence{
 		Check:    pfifo.RealComponent + "/" + pfifo.CheckBadInput,
 		Reason:   "in atomic mode Replace wraps the list in one ReplacedAll without computing any key, so objects without a key are accepted and fail later, in processing; MetaNamespaceKeyFunc also accepts an object without a name (key \"\"); we reject both",
 		Upstream: Version + "/tools/cache/the_real_fifo.go:295-322, store.go:154-181",
+	},
+	{
+		Check:      pfifo.RealComponent + "/" + pfifo.CheckErrorPaths,
+		Guarantees: []string{pfifo.GFailedCall},
+		Reason:     "an atomic Replace keys none of its objects, so a relist holding one without a key is accepted (and fails later, in processing); a non-atomic Replace queues its tombstones and the objects listed before one the transformer rejects, then returns the error (a partial relist); we key and transform the whole list before queueing anything",
+		Upstream:   Version + "/tools/cache/the_real_fifo.go:295-322, 604-621, 674-732",
 	},
 	{
 		Check:    pfifo.RealComponent + "/" + pfifo.CheckOptions,
