@@ -74,17 +74,7 @@ func (x *machine) popOne(kind Kind) (sh shown, err error) {
 		popErr   error
 		panicked bool
 	)
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(panicValue); !ok {
-					panic(r)
-				}
-				panicked = true
-			}
-		}()
-		ret, popErr = x.f.Pop(process)
-	}()
+	panicked = processPanicked(func() { ret, popErr = x.f.Pop(process) })
 
 	// The model.
 	var wantDs []spec.Delta
@@ -288,6 +278,22 @@ func (x *machine) compareStore(ds []spec.Delta) error {
 	return nil
 }
 
+// processPanicked runs pop and reports whether the process func the
+// machine handed it panicked (with panicValue) and the panic reached here;
+// any other panic is the subject's and goes on.
+func processPanicked(pop func()) (panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(panicValue); !ok {
+				panic(r)
+			}
+			panicked = true
+		}
+	}()
+	pop()
+	return false
+}
+
 // popBatch runs one PopBatch step, whose process func fails as fault
 // says (FaultErr, FaultPanic) or not.
 func (x *machine) popBatch(op string, fault Fault) error {
@@ -310,19 +316,11 @@ func (x *machine) popBatch(op string, fault Fault) error {
 		}
 		return nil
 	}
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(panicValue); !ok {
-					panic(r)
-				}
-				panicked = true
-			}
-		}()
+	panicked = processPanicked(func() {
 		err = x.b.PopBatch(
 			func(ds []Delta, init bool) error { batch++; p = x.observe(ds, init); return fail() },
 			func(ds []Delta, init bool) error { single++; p = x.observe(ds, init); return fail() })
-	}()
+	})
 	wantDs, wantInitial, _ := x.rm.PopBatch()
 	wantSyncedIn := x.synced()
 	x.rm.Popped(len(wantDs))

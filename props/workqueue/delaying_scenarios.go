@@ -120,17 +120,11 @@ func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
 					rec.Fail(rt, GWithinMaxWait, "at t0+%s: %v not ready %v or more after their ready time (queued: %v; ready times %s)", pt.Sub(t0), missing, MaxWait, there, fmtReady(ready, t0))
 				}
 				var prev time.Time
-				var got []string
-				for q.Len() > 0 && len(got) < checkkit.DrainLimit {
-					k, shut := q.Get()
-					if shut {
-						break
-					}
-					q.Done(k)
-					got = append(got, k)
+				got := takeAll(q)
+				for n, k := range got {
 					rec.Step("Get", "", k)
 					if at := ready[k]; at.Before(prev) {
-						rec.Fail(rt, GReadyOrder, "Gets returned %v: %s (ready at t0+%s) after an item ready at t0+%s (ready times %s)", got, k, at.Sub(t0), prev.Sub(t0), fmtReady(ready, t0))
+						rec.Fail(rt, GReadyOrder, "Gets returned %v: %s (ready at t0+%s) after an item ready at t0+%s (ready times %s)", got[:n+1], k, at.Sub(t0), prev.Sub(t0), fmtReady(ready, t0))
 					} else {
 						prev = at
 					}
