@@ -202,4 +202,19 @@ var informerMutants = []Mutant{
 		Bug: "when the buffer drains, only the read index is rewound, so the next burst is read from stale (zeroed) slots",
 		Old: "		c.r, c.w = 0, 0\n",
 		New: "		c.r = 0\n"},
+
+	// Handler calls on the assembled informer (issue 27, class 9): what
+	// each call carries, on every path, and nothing after Stop.
+	{ID: "inf-shared-late-initial-false", Component: "informer", File: "impl/informer/shared.go",
+		Bug: "a handler added after Run gets the store's objects as adds that say they are not from the initial list",
+		Old: "l.Add(Notification{Kind: Add, New: obj, InInitialList: true})",
+		New: "l.Add(Notification{Kind: Add, New: obj, InInitialList: false})"},
+	{ID: "inf-delta-relist-add-initial", Component: "informer", File: "impl/delta/process.go",
+		Bug: "a relist's adds (objects created while the watch was down) are flagged as from the initial list, long after the first sync",
+		Old: "			h.OnAdd(r.new, isInInitialList)",
+		New: "			h.OnAdd(r.new, true)"},
+	{ID: "inf-listener-update-old-is-new", Component: "informer", File: listenerGo,
+		Bug: "OnUpdate is given the new object as the old one, so a handler cannot see what changed",
+		Old: "l.handler.OnUpdate(n.Old, n.New)",
+		New: "l.handler.OnUpdate(n.New, n.New)"},
 }

@@ -57,7 +57,9 @@ const (
 	GuaranteeHandlerRegistration = "handler registration"
 	// GuaranteeHandlerCalls: a handler got OnAdd of a key it holds, or
 	// OnUpdate or OnDelete of one it does not (or old and new of
-	// different keys).
+	// different keys), an update whose old object is not the one it was
+	// last given or whose new one is not newer, a delete older than what
+	// it holds, or an initial-list add after its initial list.
 	GuaranteeHandlerCalls = "handler calls consistent with the handler's view"
 	// GuaranteeAllSynced: once faults stopped, the informer or a handler
 	// does not report synced.
@@ -74,6 +76,14 @@ const (
 	// GuaranteeEveryChange: a handler missed a delete, an update or a
 	// create made after the sync.
 	GuaranteeEveryChange = "every handler sees every change"
+	// GuaranteeCallFields: a handler call differed from client-go's in a
+	// field (kind, old or new object, isInInitialList) on the initial
+	// list (by LIST or watch-list), a late handler's join, a watch event
+	// or a relist.
+	GuaranteeCallFields = "every handler call carries client-go's kind, old and new objects and isInInitialList"
+	// GuaranteeNothingAfterStop: Run returned while a handler call was in
+	// progress, or a handler call or a request came after it returned.
+	GuaranteeNothingAfterStop = "nothing of the informer runs once Run returned"
 )
 
 // Guarantees returns every guarantee the package's checks (Checks and
@@ -84,7 +94,7 @@ func Guarantees() []string {
 		GuaranteeMalformed, GuaranteeConverge, GuaranteeCancel, GuaranteeStops, GuaranteeBackoff, GuaranteeBound,
 		GuaranteeTimers, GuaranteeResync, GuaranteeBadInput, GuaranteeConstruction, GuaranteeModelServer,
 		GuaranteeHandlerRegistration, GuaranteeHandlerCalls, GuaranteeAllSynced, GuaranteeSyncedOnlyAfter,
-		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange}
+		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop}
 }
 
 // InformerGuarantees returns the guarantees the assembled informer's
@@ -95,5 +105,5 @@ func Guarantees() []string {
 func InformerGuarantees() []string {
 	return []string{GuaranteeConstruction, GuaranteeModelServer, GuaranteeHandlerRegistration, GuaranteeHandlerCalls,
 		GuaranteeCancel, GuaranteeStops, GuaranteeConverge, GuaranteeAllSynced, GuaranteeSyncedOnlyAfter,
-		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange}
+		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop}
 }

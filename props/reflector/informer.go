@@ -83,11 +83,20 @@ func InformerChecks(s InformerSubject) []checkkit.Check {
 	return cs
 }
 
-// viewer is a handler that keeps the view its calls imply.
+// viewer is a handler that keeps the view its calls imply and records
+// every call (see informer_calls.go for the per-call rules).
 type viewer struct {
-	mu   sync.Mutex
-	view map[string]int64
-	bad  []string
+	mu    sync.Mutex
+	view  map[string]int64
+	bad   []string
+	calls []hcall
+	// pastInitial: a call other than an initial-list add came, or the
+	// handler was seen synced: no initial-list add may follow.
+	pastInitial bool
+	// busy counts calls in progress; gate, when set, holds the next call
+	// until it is closed.
+	busy, started int
+	gate          chan struct{}
 }
 
 func newViewer() *viewer { return &viewer{view: map[string]int64{}} }
@@ -107,34 +116,58 @@ func objKey(obj any) (string, int64, bool) {
 	return "", 0, false
 }
 
-func (v *viewer) OnAdd(obj any, _ bool) {
+func (v *viewer) OnAdd(obj any, initial bool) {
+	defer v.enter()()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	k, rv, ok := objKey(obj)
 	if _, held := v.view[k]; !ok || held {
 		v.bad = append(v.bad, fmt.Sprintf("OnAdd(%T %s) of a key it holds", obj, k))
 	}
+	if initial && v.pastInitial {
+		v.bad = append(v.bad, fmt.Sprintf("OnAdd(%s@%d, isInInitialList=true) after the handler's initial list (after a call other than an initial add, or after it reported synced)", k, rv))
+	}
+	if !initial {
+		v.pastInitial = true
+	}
+	v.calls = append(v.calls, hcall{kind: "add", new: obj1(obj), initial: initial})
 	v.view[k] = rv
 }
 
 func (v *viewer) OnUpdate(oldObj, newObj any) {
+	defer v.enter()()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	ok, _, _ := objKey(oldObj)
+	v.pastInitial = true
+	ok, orv, _ := objKey(oldObj)
 	k, rv, _ := objKey(newObj)
-	if _, held := v.view[k]; !held || ok != k {
+	held, isHeld := v.view[k]
+	if !isHeld || ok != k {
 		v.bad = append(v.bad, fmt.Sprintf("OnUpdate(%s, %s) of a key it does not hold", ok, k))
+	} else if orv != held || rv < orv {
+		v.bad = append(v.bad, fmt.Sprintf("OnUpdate(%s@%d, %s@%d) with the handler holding %s@%d: the old object must be the one it was last given, the new one no older", ok, orv, k, rv, k, held))
 	}
+	v.calls = append(v.calls, hcall{kind: "update", old: obj1(oldObj), new: obj1(newObj)})
 	v.view[k] = rv
 }
 
 func (v *viewer) OnDelete(obj any) {
+	defer v.enter()()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	k, _, _ := objKey(obj)
-	if _, held := v.view[k]; !held {
+	v.pastInitial = true
+	k, rv, _ := objKey(obj)
+	o := obj1(obj)
+	held, isHeld := v.view[k]
+	switch {
+	case !isHeld:
 		v.bad = append(v.bad, fmt.Sprintf("OnDelete(%s) of a key it does not hold", k))
+	case o.tomb && o.RV >= 0 && o.RV != held:
+		v.bad = append(v.bad, fmt.Sprintf("OnDelete(tombstone %s@%d) with the handler holding %s@%d: a tombstone carries the last state it was given", k, o.RV, k, held))
+	case !o.tomb && rv < held:
+		v.bad = append(v.bad, fmt.Sprintf("OnDelete(%s@%d) with the handler holding %s@%d: older than what it was given", k, rv, k, held))
 	}
+	v.calls = append(v.calls, hcall{kind: "delete", old: o})
 	delete(v.view, k)
 }
 
@@ -157,6 +190,9 @@ type iworld struct {
 	done    chan struct{}
 	viewers []*viewer
 	regs    []Registration
+	// returned is what had happened when Run returned (set before done
+	// closes).
+	returned atReturn
 }
 
 func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Server, watchList bool, before int) *iworld {
@@ -177,6 +213,7 @@ func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Se
 	go func() {
 		defer close(w.done)
 		inf.Run(ctx)
+		w.returned = w.activity()
 	}()
 	return w
 }
@@ -205,6 +242,26 @@ func (w *iworld) stop(check bool) {
 	}
 	if msg := stops(w.srv, false); msg != "" {
 		w.fail(GuaranteeStops, "%s", msg)
+	}
+	w.nothingAfter()
+}
+
+// nothingAfter checks that nothing of the informer ran when or after Run
+// returned: no handler call in progress then, none started since, no
+// request since, while the server changes and time passes.
+func (w *iworld) nothingAfter() {
+	at := w.returned
+	if at.busy > 0 {
+		w.fail(GuaranteeNothingAfterStop, "Run returned while %d handler call(s) were in progress", at.busy)
+	}
+	_ = w.srv.Create("default/after-stop")
+	_ = w.srv.Update("default/o001")
+	w.srv.Bookmark()
+	time.Sleep(10 * time.Minute)
+	synctest.Wait()
+	if now := w.activity(); now != at {
+		w.fail(GuaranteeNothingAfterStop, "after Run returned: %d handler calls started (%d then), %d requests (%d then), %d calls in progress",
+			now.started, at.started, now.requests, at.requests, now.busy)
 	}
 }
 
@@ -332,17 +389,81 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 				if d := w.views(w.current()); d != "" || w.synced() != "" {
 					fail(GuaranteeSyncedAfter, "after the refusals: views %s; not synced: %q", d, w.synced())
 				}
+				listed := w.current()
+				if d := w.expectCalls(0, 0, initialAdds(listed), true); d != "" {
+					fail(GuaranteeCallFields, "the initial list: %s", d)
+				}
+				w.markSynced()
 				w.add()
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" || w.synced() != "" {
 					fail(GuaranteeLateHandler, "views %s; not synced: %q", d, w.synced())
 				}
+				if d := w.expectCalls(1, 0, initialAdds(listed), true); d != "" {
+					fail(GuaranteeCallFields, "a handler added after the sync: %s", d)
+				}
+				w.markSynced()
+				mark, before := w.marks(), w.current()
 				_ = srv.Delete("default/o000")
 				_ = srv.Update("default/o001")
 				_ = srv.Create("default/o009")
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" {
 					fail(GuaranteeEveryChange, "after a delete, an update and a create: %s", d)
+				}
+				after := w.current()
+				for i := range w.viewers {
+					got := w.viewers[i].since(mark[i])
+					want := []hcall{
+						{kind: "delete", old: hobj{Key: "default/o000"}},
+						{kind: "update", old: objAt(before, "default/o001"), new: objAt(after, "default/o001")},
+						{kind: "add", new: objAt(after, "default/o009")}}
+					if len(got) == 3 && got[0].kind == "delete" && !got[0].old.tomb {
+						got[0].old.RV = 0 // a watch's delete carries the server's object at deletion; its version is checked by the view
+					}
+					if d := strings.Join(strs(got), " "); d != strings.Join(strs(want), " ") {
+						fail(GuaranteeCallFields, "the watch's delete, update and create: handler %d got [%s], want [%s]", i, d, strings.Join(strs(want), " "))
+					}
+				}
+				// A relist: the watch closes, the server changes meanwhile,
+				// the next watch is refused with 410 Gone.
+				mark, before = w.marks(), w.current()
+				if err := srv.outage(func(m *apiserver.Server) error {
+					if _, err := m.Delete("default/o001"); err != nil {
+						return err
+					}
+					if _, err := m.Update("default/o002"); err != nil {
+						return err
+					}
+					_, err := m.Create("default/o010")
+					return err
+				}, Fault{Reject: 410}); err != nil {
+					fail(GuaranteeModelServer, "outage: %v", err)
+				}
+				time.Sleep(30 * time.Second)
+				synctest.Wait()
+				if d := w.views(w.current()); d != "" {
+					fail(GuaranteeConverge, "after a relist: %s", d)
+				}
+				after = w.current()
+				for i := range w.viewers {
+					// client-go's listeners stay in the resync round until
+					// the first resync check, which never comes without a
+					// resync period (shared_informer.go:1198,1248-1256):
+					// unchanged relisted objects reach them as updates.
+					gone := objAt(before, "default/o001")
+					gone.tomb = true
+					want := []hcall{{kind: "delete", old: gone}}
+					for _, o := range after {
+						if was := objAt(before, o.Key); was.RV >= 0 {
+							want = append(want, hcall{kind: "update", old: was, new: hobj{Key: o.Key, RV: o.RV}})
+						} else {
+							want = append(want, hcall{kind: "add", new: hobj{Key: o.Key, RV: o.RV}})
+						}
+					}
+					if d := w.expectCalls(i, mark[i], want, true); d != "" {
+						fail(GuaranteeCallFields, "a relist after a closed watch and 410 Gone: %s", d)
+					}
 				}
 				w.stop(true)
 				return nil
