@@ -15,6 +15,7 @@ func concat(lists ...[]Mutant) []Mutant {
 const (
 	queueGo  = "impl/workqueue/queue.go"
 	statesGo = "impl/workqueue/states.go"
+	orderGo  = "impl/workqueue/order.go"
 )
 
 var workqueueMutants = []Mutant{
@@ -110,4 +111,28 @@ var workqueueMutants = []Mutant{
 	{ID: "wq-states-grow-stale-place", Component: "workqueue", File: statesGo,
 		Bug: "inserting into the state table after it grew writes at the place found in the old table, so the new item sits where its lookups do not look, or overwrites another",
 		Old: "		s.resize(2 * len(s.entries))\n		place, _ = s.find(item, tag)\n", New: "		s.resize(2 * len(s.entries))\n"},
+	// Starvation under sustained load (issue 27, class 7): each shows only
+	// while work keeps arriving (growth at every Get, more workers busy than
+	// the machines drive, a backlog past their bursts); queue/liveness
+	// drives that load.
+	{ID: "wq-overload-lifo", Component: "workqueue", File: orderGo,
+		Bug: "an 'adaptive LIFO' FIFO: once the backlog is longer at each of 32 Pops in a row than at the one before (past 64 items), new items go on a stack served before the older ones, which starve while the overload lasts",
+		Old: "	ring ring.Growing[T]\n	low  int // consecutive pops with the ring under a quarter full\n}\n\nfunc (f *fifo[T]) Touch(T)     {}\nfunc (f *fifo[T]) Len() int    { return f.ring.Len() }\nfunc (f *fifo[T]) Push(item T) { f.ring.WriteOne(item) }\nfunc (f *fifo[T]) Pop() (item T) {\n",
+		New: "	ring ring.Growing[T]\n	low  int // consecutive pops with the ring under a quarter full\n	hot  []T // pushed while overloaded, served newest first\n	grew int // consecutive pops that found a longer backlog than the last left\n	last int\n}\n\nfunc (f *fifo[T]) Touch(T)  {}\nfunc (f *fifo[T]) Len() int { return f.ring.Len() + len(f.hot) }\nfunc (f *fifo[T]) Push(item T) {\n	if f.grew >= 32 {\n		f.hot = append(f.hot, item)\n		return\n	}\n	f.ring.WriteOne(item)\n}\nfunc (f *fifo[T]) Pop() (item T) {\n	if n := f.Len(); n > f.last && n > 64 {\n		f.grew++\n	} else {\n		f.grew = 0\n	}\n	f.last = f.Len()\n	if k := len(f.hot); k > 0 {\n		item = f.hot[k-1]\n		var zero T\n		f.hot[k-1] = zero\n		f.hot = f.hot[:k-1]\n		return item\n	}\n"},
+	{ID: "wq-done-readd-head-busy", Component: "workqueue", File: queueGo,
+		Bug: "a 'retry first' path: while three or more other items are being processed, Done queues an item re-added during its processing at the head, ahead of every older item, which starve while workers keep re-adding",
+		Old: "		q.state.set(place, item, tag, dirty)\n		q.order.Push(item)\n		queued = true\n",
+		New: "		q.state.set(place, item, tag, dirty)\n		q.order.Push(item)\n		if q.nProcessing >= 3 {\n			for range q.order.Len() - 1 {\n				q.order.Push(q.order.Pop())\n			}\n		}\n		queued = true\n"},
+	{ID: "wq-touch-jumps-ahead-busy", Component: "workqueue", File: queueGo,
+		Bug: "a 'hot key' path: while four or more items are being processed, an Add of an item already queued moves it to the head, so a key re-added often jumps ahead of older items, which starve",
+		Old: "		if s&processing == 0 {\n			q.order.Touch(item)\n		}\n",
+		New: "		if s&processing == 0 {\n			q.order.Touch(item)\n			if n := q.order.Len(); q.nProcessing >= 4 {\n				rest := make([]T, 0, n)\n				for range n {\n					if x := q.order.Pop(); x != item {\n						rest = append(rest, x)\n					}\n				}\n				q.order.Push(item)\n				for _, x := range rest {\n					q.order.Push(x)\n				}\n			}\n		}\n"},
+	{ID: "wq-get-newest-past-8192", Component: "workqueue", File: queueGo,
+		Bug: "past 8192 queued items Get hands out the newest ('the oldest are stale by now'), so under sustained adds the backlog's older items are never handed out",
+		Old: "	item = q.order.Pop()\n	q.metrics.get(item)\n",
+		New: "	if n := q.order.Len(); n > 1<<13 {\n		for range n - 1 {\n			q.order.Push(q.order.Pop())\n		}\n	}\n	item = q.order.Pop()\n	q.metrics.get(item)\n"},
+	{ID: "dq-ready-starved-busy", Component: "delaying", File: delayingGo,
+		Bug: "a backpressure path: while four or more items are being processed and items are queued, the delaying queue leaves ready items waiting and looks again 10ms later, so under sustained Adds they are never moved into the queue",
+		Old: "		if at > now {\n			// Read under the lock: an AddAfter may lower it at once.\n			d.mu.Unlock()\n			return at, true\n		}\n",
+		New: "		if at > now {\n			d.mu.Unlock()\n			return at, true\n		}\n		d.q.mu.Lock()\n		busy := d.q.nProcessing >= 4 && d.q.order.Len() > 0\n		d.q.mu.Unlock()\n		if busy {\n			d.mu.Unlock()\n			return now + 10*time.Millisecond, true\n		}\n"},
 }

@@ -40,6 +40,7 @@ func ExampleChecks() {
 	// queue/metrics      model      not offered
 	// queue/order        model      not offered
 	// queue/priority     model      not offered
+	// queue/liveness     model      offered
 	// queue/retention    retention  offered
 	// queue/leak         leak       offered
 	// queue/lifecycle    linear     offered
@@ -73,6 +74,7 @@ func ExampleSubject_profile() {
 	}
 	// Output:
 	// delaying/immediate
+	// delaying/liveness
 	// delaying/shutdown-unblocks
 	// delaying/shutdown-releases-drain: not offered: the queue's profile says its drain is a ShutDown (Profile.DrainIsShutDown): it waits for nothing to be released
 	// delaying/leak

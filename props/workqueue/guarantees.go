@@ -96,6 +96,10 @@ const (
 	GNoRetention = "No retention"
 	// GOneTimer: the delaying queue held more than one live timer.
 	GOneTimer = "At most one timer"
+	// GBoundedWait: under sustained load an item was not handed out
+	// within the bound its profile declares (Profile.Fairness): n+1 Gets
+	// behind n others (of its priority).
+	GBoundedWait = "Bounded wait"
 	// GNoTimerLeft: a timer is still live after shutdown.
 	GNoTimerLeft = "No timer after shutdown"
 )
@@ -107,5 +111,5 @@ func Guarantees() []string {
 		GLinearizability, GAtomic, GNotEarly, GOnTime, GWithinMaxWait, GEarlierWins, GReadyOrder, GTieOrder,
 		GImmediate, GHugeNever, GShutdownReturns, GShutdownUnblocks, GReleasesDrain, GAddAfterReturns,
 		GDropsWaiting, GNoLeak, GNoPanic, GLifecycle, GOrder, GPriority, GWhenOnce, GForget, GNumRequeues,
-		GNoRetention, GOneTimer, GNoTimerLeft}
+		GNoRetention, GOneTimer, GNoTimerLeft, GBoundedWait}
 }

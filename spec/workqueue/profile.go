@@ -27,6 +27,10 @@ type Profile struct {
 	// lower or equal one changes nothing. Without it every Add has
 	// priority zero: one level, FIFO.
 	Priorities bool
+	// Fairness is how long a queued item may wait while more work keeps
+	// arriving (issue 27, class 7): the zero value, FairFIFO, is
+	// client-go's bound.
+	Fairness Fairness
 
 	// The delaying queue's variation points (spec/delaying).
 
@@ -80,4 +84,49 @@ var ControllerRuntime = Profile{
 	RetriesCountDelayed: true,
 	// AddWithOpts buffers; the flush asks the limiter (:150-200).
 	LimiterAskedLater: true,
+	// The ready items are ordered by priority, then by AddedCounter
+	// (lessReady, priorityqueue.go:569-574): FIFO among equal priorities,
+	// where an Add of a queued item at its priority or lower keeps its
+	// counter and a raise takes a new one (:261-270); nothing ages a
+	// waiting item, so a stream of higher priorities starves it.
+	Fairness: FairWithinPriority,
 }
+
+// Fairness is what a profile promises about an item's wait in the queue
+// while new keys, re-adds of queued keys and re-adds of processed keys keep
+// arriving: a bound on the Gets before it is handed out, or none.
+type Fairness uint8
+
+const (
+	// FairFIFO is bounded: an item queued behind n others is handed out
+	// within the next n+1 Gets, however many Adds arrive meanwhile (an Add
+	// of a queued item keeps its place; an item re-added while being
+	// processed is queued when it is marked Done, or, with ReAddQueues, at
+	// that Add). client-go's.
+	FairFIFO Fairness = iota
+	// FairWithinPriority is bounded among equal priorities and unbounded
+	// across them: an item queued behind n others of its priority is
+	// handed out within the next n+1 Gets that hand out its priority; a
+	// sustained stream of higher-priority adds may keep it waiting for
+	// ever. A queue with Priorities.
+	FairWithinPriority
+	// FairNone promises no bound: an item may wait while other work keeps
+	// arriving.
+	FairNone
+)
+
+func (f Fairness) String() string {
+	switch f {
+	case FairFIFO:
+		return "bounded: FIFO (n+1 Gets behind n)"
+	case FairWithinPriority:
+		return "bounded among equal priorities (n+1 Gets of its priority behind n), unbounded across priorities"
+	case FairNone:
+		return "unbounded"
+	}
+	return "Fairness(?)"
+}
+
+// Bounded reports whether f promises a bound on an item's wait (among
+// equal priorities, for FairWithinPriority).
+func (f Fairness) Bounded() bool { return f == FairFIFO || f == FairWithinPriority }
