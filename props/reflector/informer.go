@@ -93,10 +93,8 @@ type viewer struct {
 	// pastInitial: a call other than an initial-list add came, or the
 	// handler was seen synced: no initial-list add may follow.
 	pastInitial bool
-	// busy counts calls in progress; gate, when set, holds the next call
-	// until it is closed.
+	// busy counts calls in progress, started every call begun.
 	busy, started int
-	gate          chan struct{}
 }
 
 func newViewer() *viewer { return &viewer{view: map[string]int64{}} }

@@ -60,32 +60,17 @@ func obj1(obj any) hobj {
 	return o
 }
 
-// enter counts a call in progress and holds it at the gate, if one is set;
-// the returned func ends the call.
+// enter counts a call in progress; the returned func ends the call.
 func (v *viewer) enter() func() {
 	v.mu.Lock()
 	v.busy++
 	v.started++
-	g := v.gate
-	v.gate = nil
 	v.mu.Unlock()
-	if g != nil {
-		<-g
-	}
 	return func() {
 		v.mu.Lock()
 		v.busy--
 		v.mu.Unlock()
 	}
-}
-
-// hold makes the handler's next call wait until the returned func runs.
-func (v *viewer) hold() func() {
-	g := make(chan struct{})
-	v.mu.Lock()
-	v.gate = g
-	v.mu.Unlock()
-	return func() { close(g) }
 }
 
 // since returns the calls from the n-th on.
