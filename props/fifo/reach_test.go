@@ -14,95 +14,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kverify/kverify/impl/delta"
-	"github.com/kverify/kverify/impl/deltafifo"
-	"github.com/kverify/kverify/impl/realfifo"
 	"github.com/kverify/kverify/internal/klogcap"
 	spec "github.com/kverify/kverify/spec/fifo"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"pgregory.net/rapid"
 )
 
-// reachSubject is our DeltaFIFO or RealFIFO as a subject (subjects/ours
-// imports this package, so its subjects cannot serve here): the reach runs
-// need a FIFO that agrees with the model to get anywhere.
-func reachSubject(real bool) Subject {
-	return Subject{Real: real, New: func(o Options) (FIFO, error) {
-		var known delta.KeyListerGetter
-		if o.Known != nil {
-			known = o.Known
-		}
-		var tr delta.TransformFunc
-		if o.Transform != nil {
-			tr = o.Transform
-		}
-		if !real {
-			f := deltafifo.New(deltafifo.Options{Known: known, EmitReplaced: o.EmitReplaced, Transform: tr})
-			return reachFIFO{f, f.Pop}, nil
-		}
-		f, err := realfifo.New(realfifo.Options{Known: known, Transform: tr, Atomic: o.Atomic,
-			UnlockWhileProcessing: o.Unlock, Bookmarks: o.Bookmarks})
-		if err != nil {
-			return nil, err
-		}
-		return reachReal{reachFIFO{f, f.Pop}, f}, nil
-	}}
-}
-
-type reachProducer interface {
-	Add(obj any) error
-	Update(obj any) error
-	Delete(obj any) error
-	Replace(list []any, rv string) error
-	Resync() error
-	Close()
-	IsClosed() bool
-	HasSynced() bool
-	Done() <-chan struct{}
-}
-
-type reachFIFO struct {
-	reachProducer
-	pop func(delta.PopProcessFunc) (any, error)
-}
-
-func (f reachFIFO) Pop(process func([]Delta, bool) error) ([]Delta, error) {
-	item, err := f.pop(func(obj any, initial bool) error { return process(reachDeltas(obj.(delta.Deltas)), initial) })
-	ds, _ := item.(delta.Deltas)
-	return reachDeltas(ds), err
-}
-
-type reachReal struct {
-	reachFIFO
-	r *realfifo.FIFO
-}
-
-func (r reachReal) PopBatch(batch, single func([]Delta, bool) error) error {
-	return r.r.PopBatch(
-		func(ds []delta.Delta, initial bool) error { return batch(reachDeltas(ds), initial) },
-		func(obj any, initial bool) error { return single(reachDeltas(obj.(delta.Deltas)), initial) })
-}
-
-func (r reachReal) Bookmark(rv string) error { return r.r.Bookmark(rv) }
-
-func reachDeltas(ds []delta.Delta) []Delta {
-	out := make([]Delta, len(ds))
-	for i, d := range ds {
-		var obj any = d.Object
-		switch o := d.Object.(type) {
-		case delta.DeletedFinalStateUnknown:
-			obj = Tombstone{Key: o.Key, Obj: o.Obj}
-		case delta.ReplacedAllInfo:
-			obj = ReplacedAll{ResourceVersion: o.ResourceVersion, Objects: o.Objects}
-		case delta.SyncAllInfo:
-			obj = SyncAll{}
-		case delta.BookmarkInfo:
-			obj = Bookmark{ResourceVersion: o.ResourceVersion}
-		}
-		out[i] = Delta{Type: string(d.Type), Object: obj}
-	}
-	return out
-}
+// reachSubject is our DeltaFIFO or RealFIFO as a subject, set by
+// ours_test.go (package fifo_test): subjects/ours imports this package, so
+// only the external test package can import it. The reach runs need a
+// FIFO that agrees with the model to get anywhere.
+var reachSubject func(real bool) Subject
 
 // tally counts, per class, how often it was reached and out of how many
 // chances.
