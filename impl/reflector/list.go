@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -61,13 +62,15 @@ func (r *Reflector) pageSize(rv string) int64 {
 // pagedList lists every page, following continue tokens (which carry the
 // snapshot, so continuations send no version). An expired continuation
 // falls back to one full list at the original version, as client-go's
-// pager does (tools/pager/pager.go:117-130).
+// pager does (tools/pager/pager.go:114-124): only for the reason Expired.
+// A 410 Gone (a 1.17 server's expired version) fails the list, and the
+// caller retries it from "" as for any expired list.
 func (r *Reflector) pagedList(ctx context.Context, rv string, limit int64) (items []any, listRV string, paged bool, err error) {
 	opts := metav1.ListOptions{ResourceVersion: rv, Limit: limit}
 	for {
 		obj, err := r.lw.ListWithContext(ctx, opts)
 		if err != nil {
-			if opts.Continue != "" && isExpired(err) {
+			if opts.Continue != "" && apierrors.IsResourceExpired(err) {
 				obj, err = r.lw.ListWithContext(ctx, metav1.ListOptions{ResourceVersion: rv})
 				if err != nil {
 					return nil, "", paged, err

@@ -17,6 +17,13 @@ const (
 	// GuaranteeRequests: a list or watch request differs from client-go's
 	// shape, or one was made while a stream was open.
 	GuaranteeRequests = "request shapes (client-go's versions, page sizes, timeouts, bookmarks, sendInitialEvents; no request while a stream is open)"
+	// GuaranteeRelist: a request's kind (a relist: LIST or watch-list;
+	// a re-watch: plain WATCH) is not what spec/reflector's model allows
+	// after the way the request before it ended: a relist after a clean
+	// close, a refused or throttled watch or a completed LIST; a re-watch
+	// after 410, another error, a very short watch, a failed or paged
+	// LIST or an unfinished watch-list.
+	GuaranteeRelist = "relist or re-watch as the last request's ending requires (spec/reflector)"
 	// GuaranteeReplace: the store got other than one Replace per
 	// completed sync.
 	GuaranteeReplace = "exactly one Replace per completed sync"
@@ -90,11 +97,11 @@ const (
 // InformerChecks) can name in a violation (besides checkkit's
 // GTermination and GNoPanic, which any check can).
 func Guarantees() []string {
-	return []string{GuaranteeEarned, GuaranteePublish, GuaranteeWithhold, GuaranteeRequests, GuaranteeReplace,
+	return []string{GuaranteeEarned, GuaranteePublish, GuaranteeWithhold, GuaranteeRequests, GuaranteeRelist, GuaranteeReplace,
 		GuaranteeMalformed, GuaranteeConverge, GuaranteeCancel, GuaranteeStops, GuaranteeBackoff, GuaranteeBound,
 		GuaranteeTimers, GuaranteeResync, GuaranteeBadInput, GuaranteeConstruction, GuaranteeModelServer,
 		GuaranteeHandlerRegistration, GuaranteeHandlerCalls, GuaranteeAllSynced, GuaranteeSyncedOnlyAfter,
-		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop}
+		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop, GuaranteeHandlerResync}
 }
 
 // InformerGuarantees returns the guarantees the assembled informer's
@@ -105,5 +112,5 @@ func Guarantees() []string {
 func InformerGuarantees() []string {
 	return []string{GuaranteeConstruction, GuaranteeModelServer, GuaranteeHandlerRegistration, GuaranteeHandlerCalls,
 		GuaranteeCancel, GuaranteeStops, GuaranteeConverge, GuaranteeAllSynced, GuaranteeSyncedOnlyAfter,
-		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop}
+		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop, GuaranteeHandlerResync}
 }

@@ -82,6 +82,7 @@ func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Set
 	}
 	w.r = r
 	srv.ExpectWith(r.LastSyncResourceVersion, setup.WatchList, setup.PageSize, s.Capabilities)
+	srv.expectRelist(w.store, setup.MaxInternalErrorRetryDuration > 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	go func() {
@@ -211,6 +212,9 @@ func (w *world) quiet() {
 	synctest.Wait()
 	if v := w.srv.Violations(); len(v) > 0 {
 		w.fail(GuaranteeRequests, "%s", strings.Join(v, "; "))
+	}
+	if v := w.srv.RelistViolations(); len(v) > 0 {
+		w.fail(GuaranteeRelist, "%s", strings.Join(v, "; "))
 	}
 	st := w.store.State()
 	w.noResync(st)
@@ -372,39 +376,69 @@ func keyPool(n int) []string {
 }
 
 // faultGen draws one request's fault; malformed events only with malform.
+// Besides the faults, it gives the answers a real server may give
+// unasked (issue 27, class 10): periodic bookmarks among a watch-list's
+// initial events (a quarter of the faults carry them), 410 as Gone (a
+// 1.17 server), 504 and too-large versions, a watch-list that closes or
+// fails right after its end bookmark. TestReachAnswers measures what
+// they reach.
 func faultGen(malform bool) *rapid.Generator[Fault] {
 	return rapid.Custom(func(t *rapid.T) Fault {
-		switch rapid.IntRange(0, 11).Draw(t, "fault") {
-		case 1:
-			return Fault{Refuse: true}
-		case 2:
-			return Fault{Reject: rapid.SampledFrom([]int32{429, 500, 504, 410}).Draw(t, "status")}
-		case 3:
-			return Fault{Stale: rapid.Int64Range(1, 6).Draw(t, "stale"), Reverse: rapid.Bool().Draw(t, "reverse")}
-		case 4:
-			return Fault{IgnoreLimit: true}
-		case 5:
-			return Fault{Reverse: true}
-		case 6:
-			return Fault{Ends: true, EndAfter: rapid.IntRange(0, 4).Draw(t, "after"),
-				EndStatus: rapid.SampledFrom([]int32{0, 410, 429, 500}).Draw(t, "end-status")}
-		case 7:
-			return Fault{DropEndBookmark: true}
-		case 8:
-			return Fault{Slow: time.Duration(rapid.IntRange(1, 3).Draw(t, "slow")) * time.Second}
-		case 9:
-			return Fault{Ends: true} // closes at once: a very short watch
-		case 10:
-			if malform {
-				return Fault{Malform: []apiserver.Malformed{{Index: rapid.IntRange(0, 4).Draw(t, "index"),
-					How: apiserver.Malformation(rapid.IntRange(0, 3).Draw(t, "how"))}}}
-			}
-			return Fault{Stale: 2}
-		case 11:
-			return Fault{Ends: true, EndAfter: rapid.IntRange(1, 3).Draw(t, "after"), DropEndBookmark: true}
+		f := drawFault(t, malform)
+		if f.Reject == 410 || f.EndStatus == 410 {
+			f.Gone = rapid.Bool().Draw(t, "gone")
 		}
-		return Fault{}
+		if rapid.IntRange(0, 3).Draw(t, "initial-bookmarks?") == 0 {
+			f.InitialBookmarks = rapid.SliceOfN(rapid.IntRange(0, 6), 1, 3).Draw(t, "initial-bookmarks")
+		}
+		return f
 	})
+}
+
+// endStatuses are the ends of a stream: a close, or an ERROR.
+var endStatuses = []int32{0, 410, 429, 500, 504}
+
+func drawFault(t *rapid.T, malform bool) Fault {
+	switch rapid.IntRange(0, 14).Draw(t, "fault") {
+	case 1:
+		return Fault{Refuse: true}
+	case 2:
+		return Fault{Reject: rapid.SampledFrom([]int32{429, 500, 504, 410}).Draw(t, "status")}
+	case 3:
+		return Fault{Stale: rapid.Int64Range(1, 6).Draw(t, "stale"), Reverse: rapid.Bool().Draw(t, "reverse")}
+	case 4:
+		return Fault{IgnoreLimit: true}
+	case 5:
+		return Fault{Reverse: true}
+	case 6:
+		return Fault{Ends: true, EndAfter: rapid.IntRange(0, 4).Draw(t, "after"),
+			EndStatus: rapid.SampledFrom(endStatuses).Draw(t, "end-status")}
+	case 7:
+		return Fault{DropEndBookmark: true}
+	case 8:
+		return Fault{Slow: time.Duration(rapid.IntRange(1, 3).Draw(t, "slow")) * time.Second}
+	case 9:
+		return Fault{Ends: true} // closes at once: a very short watch
+	case 10:
+		if malform {
+			return Fault{Malform: []apiserver.Malformed{{Index: rapid.IntRange(0, 4).Draw(t, "index"),
+				How: apiserver.Malformation(rapid.IntRange(0, 3).Draw(t, "how"))}}}
+		}
+		return Fault{Stale: 2}
+	case 11:
+		return Fault{Ends: true, EndAfter: rapid.IntRange(1, 3).Draw(t, "after"), DropEndBookmark: true}
+	case 12:
+		return Fault{TooLarge: true} // the version is ahead of the server
+	case 13:
+		// A watch-list's stream closes, or fails, right after its end
+		// bookmark (a plain watch is not ended by it).
+		return Fault{Ends: true, EndAfterSync: true, EndStatus: rapid.SampledFrom(endStatuses).Draw(t, "end-status")}
+	case 14:
+		// A watch-list's initial events come slowly, so that the
+		// reflector is seen mid-stream.
+		return Fault{Slow: time.Second, InitialBookmarks: []int{rapid.IntRange(0, 3).Draw(t, "initial-bookmark")}}
+	}
+	return Fault{}
 }
 
 // Schedules is the least number of random histories and fault schedules
@@ -422,42 +456,47 @@ func machine(s Subject, malform bool) func(t *testing.T, cfg checkkit.Config) er
 			cfg.Checks = Schedules
 		}
 		return checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
-			checkkit.Bubble(t, func() {
-				// A feature the subject declares absent is not drawn: the
-				// schedule lists without it (see Capabilities).
-				caps := s.Capabilities
-				sc := Schedule{ServerWatchList: !rapid.Bool().Draw(rt, "server-without-watch-list")}
-				if !caps.NoWatchList {
-					sc.WatchList = rapid.Bool().Draw(rt, "watch-list")
-				}
-				big := rapid.IntRange(0, 7).Draw(rt, "big") == 0
-				sc.Objects = rapid.IntRange(0, 10).Draw(rt, "objects")
-				if big {
-					sc.Objects = rapid.IntRange(501, 540).Draw(rt, "objects")
-				} else if !caps.NoPaging {
-					sc.PageSize = rapid.SampledFrom([]int64{0, 0, 0, 1, 3}).Draw(rt, "page-size")
-				}
-				sc.Faults = rapid.SliceOfN(faultGen(malform), 0, 8).Draw(rt, "faults")
-				sc.Seed = rapid.Uint64().Draw(rt, "seed")
-				steps := rapid.IntRange(0, 25).Draw(rt, "steps")
-				play(rt, rec, s, sc, func(w *world, keys []string) (Op, bool) {
-					if steps == 0 {
-						return Op{}, false
-					}
-					steps--
-					return w.drawOp(len(keys), allOps), true
-				})
-			})
+			checkkit.Bubble(t, func() { playRandom(rt, rec, s, malform) })
 		})
 	}
+}
+
+// playRandom draws a schedule and a history for s and plays them (the
+// body of reflector/machine and reflector/malformed, in a bubble); it
+// returns the server, for what it answered.
+func playRandom(rt *rapid.T, rec *checkkit.Recorder, s Subject, malform bool) *Server {
+	// A feature the subject declares absent is not drawn: the schedule
+	// lists without it (see Capabilities).
+	caps := s.Capabilities
+	sc := Schedule{ServerWatchList: !rapid.Bool().Draw(rt, "server-without-watch-list")}
+	if !caps.NoWatchList {
+		sc.WatchList = rapid.Bool().Draw(rt, "watch-list")
+	}
+	big := rapid.IntRange(0, 7).Draw(rt, "big") == 0
+	sc.Objects = rapid.IntRange(0, 10).Draw(rt, "objects")
+	if big {
+		sc.Objects = rapid.IntRange(501, 540).Draw(rt, "objects")
+	} else if !caps.NoPaging {
+		sc.PageSize = rapid.SampledFrom([]int64{0, 0, 0, 1, 3}).Draw(rt, "page-size")
+	}
+	sc.Faults = rapid.SliceOfN(faultGen(malform), 0, 8).Draw(rt, "faults")
+	sc.Seed = rapid.Uint64().Draw(rt, "seed")
+	steps := rapid.IntRange(0, 25).Draw(rt, "steps")
+	return play(rt, rec, s, sc, func(w *world, keys []string) (Op, bool) {
+		if steps == 0 {
+			return Op{}, false
+		}
+		steps--
+		return w.drawOp(len(keys), allOps), true
+	})
 }
 
 // play runs sc's configuration and faults with the ops next hands out
 // (until it says no more), checking the invariants at every quiescent
 // point, then convergence, then the stop. The trace's first step holds sc
 // without its ops as JSON, and every later step one op in its notation, so
-// that Replay rebuilds the schedule.
-func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func(w *world, keys []string) (Op, bool)) {
+// that Replay rebuilds the schedule. It returns the server.
+func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func(w *world, keys []string) (Op, bool)) *Server {
 	rec.Timed()
 	head := sc
 	head.Ops = nil
@@ -480,6 +519,7 @@ func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func
 	}
 	w.converge(120)
 	w.stop()
+	return srv
 }
 
 // schedulePrefix starts the Want of a schedule trace's first step.

@@ -3,12 +3,14 @@ package reflector
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/kverify/kverify/spec/apiserver"
+	specrefl "github.com/kverify/kverify/spec/reflector"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -36,6 +38,9 @@ type Fault struct {
 	Ends      bool  `json:",omitempty"`
 	EndAfter  int   `json:",omitempty"`
 	EndStatus int32 `json:",omitempty"`
+	// EndAfterSync (with Ends) ends a watch-list stream right after its
+	// end bookmark instead of after EndAfter events.
+	EndAfterSync bool `json:",omitempty"`
 	// DropEndBookmark: a watch-list stream never sends its end bookmark.
 	DropEndBookmark bool `json:",omitempty"`
 	// Malform delivers events malformed.
@@ -52,6 +57,13 @@ type Fault struct {
 	// ZeroRV: with "0", so it watches from "0".
 	BlankRV bool `json:",omitempty"`
 	ZeroRV  bool `json:",omitempty"`
+	// Gone: the request's 410 (Reject or EndStatus) carries the reason
+	// Gone, as Kubernetes 1.17 servers answered, not Expired.
+	Gone bool `json:",omitempty"`
+	// InitialBookmarks puts un-annotated BOOKMARKs among a watch-list
+	// stream's initial events, after this many of them each
+	// (apiserver.WatchChoice.InitialBookmarks).
+	InitialBookmarks []int `json:",omitempty"`
 }
 
 func (f Fault) String() string {
@@ -66,7 +78,8 @@ func (f Fault) String() string {
 	add(f.Stale != 0, fmt.Sprintf("stale=%d", f.Stale))
 	add(f.IgnoreLimit, "ignore-limit")
 	add(f.Reverse, "reverse")
-	add(f.Ends, fmt.Sprintf("end-after=%d/%d", f.EndAfter, f.EndStatus))
+	add(f.Ends && !f.EndAfterSync, fmt.Sprintf("end-after=%d/%d", f.EndAfter, f.EndStatus))
+	add(f.Ends && f.EndAfterSync, fmt.Sprintf("end-after-sync/%d", f.EndStatus))
 	add(f.DropEndBookmark, "drop-end-bookmark")
 	add(len(f.Malform) > 0, fmt.Sprintf("malform=%v", f.Malform))
 	add(f.Slow != 0, fmt.Sprintf("slow=%v", f.Slow))
@@ -74,6 +87,8 @@ func (f Fault) String() string {
 	add(f.BlankRV, "blank-rv")
 	add(f.ZeroRV, "zero-rv")
 	add(f.TooLarge, "too-large")
+	add(f.Gone, "gone")
+	add(len(f.InitialBookmarks) > 0, fmt.Sprintf("initial-bookmarks=%v", f.InitialBookmarks))
 	if len(parts) == 0 {
 		return "healthy"
 	}
@@ -100,7 +115,12 @@ type Server struct {
 	closed   bool
 	requests int
 	rules    *shapes
-	found    []string // violations seen while serving
+	relist   *relistRules
+	// answers counts the kinds of answers given (Answers); served is the
+	// highest version a list or a watch-list's snapshot was served at.
+	answers map[string]int
+	served  int64
+	found   []string // violations seen while serving
 }
 
 // NewServer returns a server with the given configuration and fault
@@ -240,6 +260,15 @@ func reject(code int32) *metav1.Status {
 	return apiserver.Status(code)
 }
 
+// reject is the status of a request rejected, or a stream ended, with
+// code under f: a 410 is Gone rather than Expired if f.Gone.
+func (f Fault) reject(code int32) *metav1.Status {
+	if code == http.StatusGone && f.Gone {
+		return apiserver.Gone()
+	}
+	return reject(code)
+}
+
 // tooLarge is the status of a request for a version ahead of the server.
 func tooLarge(rv int64) *metav1.Status {
 	st := apiserver.TooLarge(rv+1, rv).ErrStatus
@@ -261,7 +290,7 @@ func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 	defer s.mu.Unlock()
 	defer s.recordTimesLocked()
 	f := s.takeLocked()
-	c := apiserver.ListChoice{IgnoreLimit: f.IgnoreLimit, Refuse: f.Refuse, Reject: reject(f.Reject)}
+	c := apiserver.ListChoice{IgnoreLimit: f.IgnoreLimit, Refuse: f.Refuse, Reject: f.reject(f.Reject)}
 	if f.TooLarge {
 		c.Reject = tooLarge(s.m.RV())
 	}
@@ -279,7 +308,18 @@ func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 	if s.rules != nil {
 		s.rules.list(opts)
 	}
+	if s.relist != nil {
+		s.relist.request(specrefl.List, opts)
+	}
 	list, err := s.m.List(opts, c)
+	s.reachListLocked(opts, c, f, list, err)
+	if s.relist != nil {
+		cont := ""
+		if list != nil {
+			cont = list.Continue
+		}
+		s.relist.listed(cont, err)
+	}
 	if s.rules != nil {
 		cont := ""
 		if list != nil {
@@ -312,13 +352,13 @@ func (s *Server) WatchWithContext(_ context.Context, opts metav1.ListOptions) (w
 	if s.closed {
 		return nil, apiserver.ConnectionRefused()
 	}
-	c := apiserver.WatchChoice{Refuse: f.Refuse, Reject: reject(f.Reject),
+	c := apiserver.WatchChoice{Refuse: f.Refuse, Reject: f.reject(f.Reject), InitialBookmarks: f.InitialBookmarks,
 		Faults: apiserver.Faults{DropEndBookmark: f.DropEndBookmark, Malform: f.Malform}}
 	if f.TooLarge {
 		c.Reject = tooLarge(s.m.RV())
 	}
 	if f.Ends {
-		c.Faults.End = &apiserver.End{After: f.EndAfter, Status: reject(f.EndStatus)}
+		c.Faults.End = &apiserver.End{After: f.EndAfter, Status: f.reject(f.EndStatus), AfterSync: f.EndAfterSync}
 	}
 	if f.Reverse {
 		objs, _ := s.m.Snapshot(s.m.RV())
@@ -341,15 +381,39 @@ func (s *Server) WatchWithContext(_ context.Context, opts metav1.ListOptions) (w
 	if s.rules != nil {
 		s.rules.watch(opts)
 	}
+	if s.relist != nil {
+		req := specrefl.Watch
+		if sie != nil && *sie {
+			req = specrefl.WatchList
+		}
+		s.relist.request(req, opts)
+	}
 	w, err := s.m.Watch(opts, c)
 	if s.rules != nil {
 		s.rules.watched(opts, err)
 	}
 	if err != nil {
+		if s.relist != nil {
+			s.relist.watched(nil, err)
+		}
+		s.reachLocked(requestName(sie != nil && *sie) + ": " + answer(err))
 		return nil, err
 	}
+	if sie != nil && *sie {
+		if c.At != 0 {
+			s.reachLocked("watch-list from a version served from a newer snapshot")
+		}
+		at := c.At
+		if at == 0 {
+			at = s.m.RV()
+		}
+		s.served = max(s.served, at)
+	}
 	st := &stream{srv: s, w: w, f: f, ch: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
-		watchList: sie != nil && *sie, from: opts.ResourceVersion}
+		watchList: sie != nil && *sie, from: opts.ResourceVersion, openedAt: time.Now()}
+	if s.relist != nil {
+		s.relist.watched(st, nil)
+	}
 	if opts.TimeoutSeconds != nil && !f.NoTimeout {
 		st.timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
@@ -430,6 +494,17 @@ type stream struct {
 	synced             bool    // delivered its end bookmark
 	from               string  // the request's resource version
 	delivered          []Event // under the server's lock
+	// How it ended, for the relist model (relistRules), under the
+	// server's lock: when it opened; when a watch-list delivered its end
+	// bookmark and how many events it had delivered then; whether the
+	// server closed it (its end or its timeout) before the reflector
+	// stopped it, and when; the status of the last ERROR event; whether
+	// a malformed event was delivered.
+	openedAt, endedAt, syncedAt time.Time
+	syncedAfter                 int
+	serverEnded                 bool
+	errStatus                   *metav1.Status
+	malformed                   bool
 }
 
 // Event is a delivered event's type and resource version.
@@ -453,8 +528,10 @@ func (s *Server) Delivered() (from []string, events [][]Event) {
 // ResultChan is the stream's events; it closes when the stream ends.
 func (st *stream) ResultChan() <-chan watch.Event { return st.ch }
 
-// Stop records the Stop (every call, so double stops are seen) and ends
-// the stream.
+// Stop records the Stop (every call, so double stops are seen), ends the
+// stream and waits for its goroutine, so that whether its last event
+// reached the reflector is settled before the reflector's next request
+// (the goroutine never waits for the reflector once stopped).
 func (st *stream) Stop() {
 	st.srv.mu.Lock()
 	st.w.Stop()
@@ -462,6 +539,7 @@ func (st *stream) Stop() {
 	st.srv.recordTimesLocked()
 	st.srv.mu.Unlock()
 	st.kill()
+	<-st.done
 }
 
 func (st *stream) kill() { st.stopOnce.Do(func() { close(st.stop) }) }
@@ -482,11 +560,15 @@ func (st *stream) run() {
 		changed := st.srv.changed
 		st.srv.mu.Unlock()
 		for ; sent < len(evs); sent++ {
-			if !st.send(evs[sent], timeout) {
+			if ok, timedOut := st.send(evs[sent], timeout); !ok {
+				if timedOut {
+					st.endedByServer()
+				}
 				return
 			}
 		}
 		if closed {
+			st.endedByServer()
 			return
 		}
 		select {
@@ -494,6 +576,7 @@ func (st *stream) run() {
 		case <-st.stop:
 			return
 		case <-timeout:
+			st.endedByServer()
 			return
 		}
 	}
@@ -507,19 +590,19 @@ func rvOf(e watch.Event) string {
 }
 
 // send delivers one event, after the stream's delay; it reports false when
-// the stream was stopped or timed out instead. The checker hears of the
-// event before the send (the reflector may act on it before this goroutine
-// runs again) and of the outcome after it.
-func (st *stream) send(e watch.Event, timeout <-chan time.Time) bool {
+// the stream was stopped or timed out (timedOut) instead. The checker hears
+// of the event before the send (the reflector may act on it before this
+// goroutine runs again) and of the outcome after it.
+func (st *stream) send(e watch.Event, timeout <-chan time.Time) (ok, timedOut bool) {
 	if st.f.Slow > 0 {
 		t := time.NewTimer(st.f.Slow)
 		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-st.stop:
-			return false
+			return false, false
 		case <-timeout:
-			return false
+			return false, true
 		}
 	}
 	rules := st.watchList && !st.synced && st.srv.rules != nil
@@ -534,6 +617,7 @@ func (st *stream) send(e watch.Event, timeout <-chan time.Time) bool {
 		sent = true
 	case <-st.stop:
 	case <-timeout:
+		timedOut = true
 	}
 	st.srv.mu.Lock()
 	defer st.srv.mu.Unlock()
@@ -541,17 +625,38 @@ func (st *stream) send(e watch.Event, timeout <-chan time.Time) bool {
 		if rules {
 			st.srv.rules.aborted()
 		}
-		return false
+		return false, timedOut
 	}
 	st.delivered = append(st.delivered, Event{Type: e.Type, RV: rvOf(e)})
+	st.srv.reachLocked(st.eventKind(e))
+	switch status, isStatus := e.Object.(*metav1.Status); {
+	case e.Type == watch.Error && isStatus:
+		st.errStatus = status
+	case e.Type == watch.Error:
+		st.malformed = true // an ERROR without a status
+	default:
+		st.malformed = st.malformed || !wellFormed(e)
+	}
 	if rules {
 		st.srv.rules.delivered(e)
 	}
 	if st.watchList && isEndBookmark(e) {
 		st.srv.syncs++
 		st.synced = true
+		st.syncedAt, st.syncedAfter = time.Now(), len(st.delivered)
 	}
-	return true
+	return true, false
+}
+
+// wellFormed: an ADDED, MODIFIED, DELETED or BOOKMARK event whose object
+// is a *metav1.PartialObjectMetadata with a numeric version.
+func wellFormed(e watch.Event) bool {
+	m, ok := e.Object.(*metav1.PartialObjectMetadata)
+	if !ok || m == nil {
+		return false
+	}
+	_, err := strconv.ParseUint(m.ResourceVersion, 10, 64)
+	return err == nil
 }
 
 // isEndBookmark: a well-formed initial-events-end bookmark.

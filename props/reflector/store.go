@@ -29,6 +29,14 @@ type Store struct {
 	// FailReplace and FailResync make the next calls fail while they are
 	// positive (each failure counts one down).
 	FailReplace, FailResync int
+	failed                  int // Replace and Resync calls that failed
+}
+
+// failures is the number of Replace and Resync calls that failed so far.
+func (s *Store) failures() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
 }
 
 // NewStore returns an empty recording store.
@@ -89,6 +97,7 @@ func (s *Store) Replace(list []any, rv string) error {
 	s.replaces = append(s.replaces, rv) // every attempt, failed or not
 	if s.FailReplace > 0 {
 		s.FailReplace--
+		s.failed++
 		return fmt.Errorf("recording store: Replace fails (fault)")
 	}
 	items := make(map[string]int64, len(list))
@@ -108,6 +117,7 @@ func (s *Store) Resync() error {
 	s.resyncs++
 	if s.FailResync > 0 {
 		s.FailResync--
+		s.failed++
 		return fmt.Errorf("recording store: Resync fails (fault)")
 	}
 	return nil

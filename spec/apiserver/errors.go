@@ -76,6 +76,17 @@ func Status(code int32) *metav1.Status {
 	return &err.ErrStatus
 }
 
+// Gone returns the status a Kubernetes 1.17 server answered an expired
+// version with: 410 with the reason Gone rather than Expired. client-go
+// still takes it as expired (isExpiredError, reflector.go:1154-1160:
+// "In Kubernetes 1.17 and earlier, the api server returns both
+// StatusReasonExpired and StatusReasonGone"), so a reflector must too.
+func Gone() *metav1.Status {
+	//lint:ignore SA1019 deprecated for servers to send, but older ones did, and a client must still take it
+	err := apierrors.NewGone("too old resource version")
+	return &err.ErrStatus
+}
+
 // ConnectionRefused returns the error a client gets when the server is not
 // listening: a dial *net.OpError wrapping ECONNREFUSED, which
 // utilnet.IsConnectionRefused recognises.

@@ -20,6 +20,17 @@ type WatchChoice struct {
 	// from RV "" (the watch cache serves both from its own state), and for
 	// sendInitialEvents with RV n (At >= n). At in [1, RV()].
 	At int64
+	// InitialBookmarks puts an un-annotated BOOKMARK at the snapshot RV
+	// after this many initial ADDED events (one per entry; 0 is before the
+	// first, entries past the last event come just before the end
+	// bookmark) in a watch-list stream (sendInitialEvents=true with
+	// bookmarks allowed): the periodic bookmarks a real server may send
+	// while it streams the initial events. Only the annotated end bookmark
+	// ends them; a bookmark's RV is never above the snapshot's, since
+	// the writes after it have not been sent. Ignored for other watches: a
+	// legacy watch from "" or "0" has no end bookmark, and a client
+	// takes any BOOKMARK there as the end of its initial events.
+	InitialBookmarks []int
 	// Order is the order of the synthetic initial ADDED events: the listed
 	// keys present in the snapshot first, in this order, then the others
 	// in key order (the real watch cache's order). Keys not in the
@@ -48,10 +59,13 @@ type Faults struct {
 }
 
 // End ends a stream: after After events (0: at once), the ERROR event
-// carrying Status if it is set, then the stream closes.
+// carrying Status if it is set, then the stream closes. AfterSync ends a
+// watch-list stream right after its initial-events-end bookmark instead
+// (After is ignored; a stream without one never ends by it).
 type End struct {
-	After  int
-	Status *metav1.Status
+	After     int
+	Status    *metav1.Status
+	AfterSync bool
 }
 
 // Malformation names a way to deliver an event malformed.
@@ -90,6 +104,7 @@ type Watch struct {
 	malform   map[int]Malformation
 	events    []watch.Event
 	ended     bool // closed by a fault or a server error
+	synced    bool // the end bookmark was emitted
 	stopped   bool
 }
 
@@ -99,7 +114,8 @@ type Watch struct {
 // sendInitialEvents=true, NotOlderThan). Then, by the api-concepts table:
 //
 //   - sendInitialEvents=true ("get state and start at ..."): synthetic
-//     ADDED events for the snapshot in WatchChoice.Order; if bookmarks are
+//     ADDED events for the snapshot in WatchChoice.Order (with
+//     WatchChoice.InitialBookmarks among them); if bookmarks are
 //     allowed, a BOOKMARK at the snapshot RV annotated
 //     k8s.io/initial-events-end=true; then every write after the snapshot.
 //     The snapshot is the current state for RV "" (consistent), any
@@ -204,13 +220,24 @@ func (s *Server) watch(opts metav1.ListOptions, c WatchChoice) (*Watch, error) {
 		w.emit(watch.Event{Type: watch.Error, Object: statusOf(fail)})
 		w.ended = true
 	case initial:
-		for _, o := range order(s.snapshot(w.from), c.Order) {
-			w.emit(watch.Event{Type: watch.Added, Object: o.Meta()})
+		objs := order(s.snapshot(w.from), c.Order)
+		for i := 0; i <= len(objs); i++ {
+			if endBookmark {
+				for _, at := range c.InitialBookmarks {
+					if at == i || (i == len(objs) && at > i) {
+						w.emit(bookmark(w.from, false))
+					}
+				}
+			}
+			if i < len(objs) {
+				w.emit(watch.Event{Type: watch.Added, Object: objs[i].Meta()})
+			}
 		}
 		if endBookmark {
 			if c.Faults.DropEndBookmark {
 				w.bookmarks = false
 			}
+			w.synced = w.bookmarks
 			w.emit(bookmark(w.from, true))
 		}
 	}
@@ -268,7 +295,7 @@ func (w *Watch) emit(e watch.Event) {
 // end applies the End fault once the stream holds End.After events.
 func (w *Watch) end() {
 	f := w.faults.End
-	if f == nil || w.ended || len(w.events) != f.After {
+	if f == nil || w.ended || (f.AfterSync && !w.synced) || (!f.AfterSync && len(w.events) != f.After) {
 		return
 	}
 	if f.Status != nil {
