@@ -32,7 +32,12 @@ type Registration interface {
 
 // Informer is a shared informer under test, assembled over the server.
 type Informer interface {
+	// AddEventHandler adds h with the informer's default resync period.
 	AddEventHandler(h Handler) (Registration, error)
+	// AddEventHandlerWithResyncPeriod adds h with its own resync period,
+	// under client-go's rules (shared_informer.go:999-1030). Never called
+	// on a subject that declares Capabilities.NoResync.
+	AddEventHandlerWithResyncPeriod(h Handler, period time.Duration) (Registration, error)
 	HasSynced() bool
 	// Run runs until ctx ends and returns once everything it started has
 	// stopped.
@@ -40,16 +45,19 @@ type Informer interface {
 }
 
 // InformerSubject builds an informer over srv, inside the caller's
-// synctest bubble, streaming its syncs when watchList is set.
+// synctest bubble, streaming its syncs when watchList is set, with resync
+// as client-go's defaultEventHandlerResyncPeriod (the period of
+// AddEventHandler's handlers and the first resync check period; 0: never).
 type InformerSubject struct {
-	New func(srv *Server, watchList bool) (Informer, error)
+	New func(srv *Server, watchList bool, resync time.Duration) (Informer, error)
 	// Capabilities declares the optional features the informer's
-	// reflector lacks (the zero value: all of client-go's). Of them, only
-	// NoWatchList changes the assembled checks: New is then always called
-	// with watchList false, and the scenarios and random runs that stream
-	// are not generated. The checks set no page size and no resync period
-	// and do not judge requests, so NoPaging and NoResync take nothing
-	// away from them.
+	// reflector lacks (the zero value: all of client-go's). NoWatchList:
+	// New is always called with watchList false, and the scenarios and
+	// random runs that stream are not generated. NoResync: New is always
+	// called with resync 0, AddEventHandlerWithResyncPeriod is never
+	// called, and assembled/resync is not offered. The checks set no page
+	// size and do not judge requests, so NoPaging takes nothing away from
+	// them.
 	Capabilities Capabilities
 }
 
@@ -58,6 +66,7 @@ const (
 	CheckAssembledConverge = "assembled/converge"
 	CheckAssembledSync     = "assembled/sync"
 	CheckAssembledStop     = "assembled/stop"
+	CheckAssembledResync   = "assembled/resync"
 )
 
 // InformerChecks returns the checks of a whole informer over the model
@@ -68,8 +77,11 @@ func InformerChecks(s InformerSubject) []checkkit.Check {
 			Guarantee: "the informer and a handler added before Run report synced only after the first sync was processed (not while the first list is refused and backing off), then every handler has the server's objects; a handler added after the sync gets them as initial-list adds and reports synced once they returned; then every handler sees a delete, an update and a create",
 			Run:       assembledSync(s)},
 		{Name: CheckAssembledStop, Family: checkkit.FamilyLeak,
-			Guarantee: "cancelling Run returns at once with every goroutine stopped and every watch stopped; a second Run returns at once",
+			Guarantee: "cancelling Run returns at once with every goroutine stopped and every watch stopped, or, with a handler call in progress, as soon as that call returned and not before; nothing of the informer runs after; a second Run returns at once",
 			Run:       assembledStop(s)},
+		checkkit.Check{Name: CheckAssembledResync, Family: checkkit.FamilyModel,
+			Guarantee: "each handler, with its own resync period under client-go's rules (raised to 1s, lowering the check period before Run, raised to it after), gets OnUpdate(o, o) for every stored object at exactly the resync checks it is due at (spec/informer.Resync), besides its initial list and the watch's events, on a list and a watch-list sync, for handlers added before Run and late",
+			Run:       assembledResync(s)}.OfferedIf(!s.Capabilities.NoResync, "the subject declares no resync"),
 		{Name: CheckAssembledConverge, Family: checkkit.FamilyModel,
 			Guarantee: "over random server histories and fault schedules, with handlers added before Run and while it runs: every handler's calls are consistent with its view (OnAdd of a key it does not hold, OnUpdate and OnDelete of one it does, old and new of the same key); once faults stop every handler's view equals the server's state and every handler and the informer report synced",
 			Run:       assembledConverge(s)},
@@ -95,6 +107,11 @@ type viewer struct {
 	pastInitial bool
 	// busy counts calls in progress, started every call begun.
 	busy, started int
+	// holdKey, when set, makes a call about that key wait until gate is
+	// closed (counted in progress meanwhile): a handler held across
+	// cancellation (see informer_stop.go).
+	holdKey string
+	gate    chan struct{}
 }
 
 func newViewer() *viewer { return &viewer{view: map[string]int64{}} }
@@ -116,6 +133,7 @@ func objKey(obj any) (string, int64, bool) {
 
 func (v *viewer) OnAdd(obj any, initial bool) {
 	defer v.enter()()
+	v.wait(obj)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	k, rv, ok := objKey(obj)
@@ -134,6 +152,7 @@ func (v *viewer) OnAdd(obj any, initial bool) {
 
 func (v *viewer) OnUpdate(oldObj, newObj any) {
 	defer v.enter()()
+	v.wait(newObj)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.pastInitial = true
@@ -151,6 +170,7 @@ func (v *viewer) OnUpdate(oldObj, newObj any) {
 
 func (v *viewer) OnDelete(obj any) {
 	defer v.enter()()
+	v.wait(obj)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.pastInitial = true
@@ -194,18 +214,34 @@ type iworld struct {
 }
 
 func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Server, watchList bool, before int) *iworld {
+	w := newIWorld(fail, s, srv, watchList, 0)
+	for i := 0; i < before; i++ {
+		w.add()
+	}
+	w.run()
+	return w
+}
+
+// newIWorld builds the informer, not yet running.
+func newIWorld(fail func(string, string, ...any), s InformerSubject, srv *Server, watchList bool, resync time.Duration) *iworld {
 	if watchList && s.Capabilities.NoWatchList {
 		panic("props/reflector: a check asked for a streaming informer from a subject that declares no watch-list (a bug in the check, not the subject)")
 	}
+	if resync != 0 && s.Capabilities.NoResync {
+		panic("props/reflector: a check asked for a resyncing informer from a subject that declares no resync (a bug in the check, not the subject)")
+	}
 	w := &iworld{fail: fail, srv: srv, done: make(chan struct{})}
-	inf, err := s.New(srv, watchList)
+	inf, err := s.New(srv, watchList, resync)
 	if err != nil {
 		fail(GuaranteeConstruction, "New: %v", err)
 	}
 	w.inf = inf
-	for i := 0; i < before; i++ {
-		w.add()
-	}
+	return w
+}
+
+// run starts Run in a goroutine.
+func (w *iworld) run() {
+	inf := w.inf
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	go func() {
@@ -213,7 +249,6 @@ func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Se
 		inf.Run(ctx)
 		w.returned = w.activity()
 	}()
-	return w
 }
 
 func (w *iworld) add() {
@@ -476,6 +511,9 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 
 func assembledStop(s InformerSubject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
+		if err := stopHeld(t, cfg, s); err != nil {
+			return err
+		}
 		return scenario(t, cfg, "stop", func(rec *checkkit.Recorder) error {
 			fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
 			srv := NewServer(apiserver.Config{}, []Fault{{}, {Slow: time.Minute}})

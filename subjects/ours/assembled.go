@@ -3,6 +3,7 @@ package ours
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/impl/reflector"
@@ -11,14 +12,15 @@ import (
 )
 
 // Assembled is impl/informer's Informer (our reflector, RealFIFO,
-// delta.Process, store and processor) over the model server.
+// delta.Process, store and processor) over the model server, with the
+// check's default resync period.
 func Assembled() prefl.InformerSubject {
-	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool) (prefl.Informer, error) {
+	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
 		ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{}}
 		if !watchList {
 			ro.WatchList = reflector.WatchListOff
 		}
-		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro})
+		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro, ResyncPeriod: resync})
 		if err != nil {
 			return nil, err
 		}
@@ -26,18 +28,23 @@ func Assembled() prefl.InformerSubject {
 	}}
 }
 
+// assembledListWatchOnly is what ListWatchAssembled lacks: its
+// reflector's watch-list and paging (not resync, which the informer drives:
+// the informer sets its reflector's resync period and ShouldResync).
+var assembledListWatchOnly = prefl.Capabilities{NoWatchList: true, NoPaging: true}
+
 // ListWatchAssembled is Assembled over a plain list-and-watch reflector
 // (see ListWatchReflector): it never streams and lists in one request,
-// without resync, and declares so. Asked to stream, its constructor
-// fails.
+// and declares so; it resyncs as Assembled does. Asked to stream, its
+// constructor fails.
 func ListWatchAssembled() prefl.InformerSubject {
-	return prefl.InformerSubject{Capabilities: listWatchOnly, New: func(srv *prefl.Server, watchList bool) (prefl.Informer, error) {
+	return prefl.InformerSubject{Capabilities: assembledListWatchOnly, New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
 		if watchList {
 			return nil, fmt.Errorf("ours list-and-watch informer: asked to stream its syncs, but it has no watch-list")
 		}
 		ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{},
 			WatchList: reflector.WatchListOff, Paging: reflector.PagingOff}
-		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro})
+		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro, ResyncPeriod: resync})
 		if err != nil {
 			return nil, err
 		}
@@ -49,6 +56,13 @@ type oursInformer struct{ i *informer.Informer }
 
 func (o oursInformer) AddEventHandler(h prefl.Handler) (prefl.Registration, error) {
 	r, err := o.i.AddEventHandler(h)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+func (o oursInformer) AddEventHandlerWithResyncPeriod(h prefl.Handler, period time.Duration) (prefl.Registration, error) {
+	r, err := o.i.AddEventHandlerWithResyncPeriod(h, period)
 	if err != nil {
 		return nil, err
 	}

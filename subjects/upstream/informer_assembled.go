@@ -1,0 +1,36 @@
+package upstream
+
+import (
+	"context"
+	"time"
+
+	prefl "github.com/kverify/kverify/props/reflector"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// SharedInformer returns client-go's cache.SharedIndexInformer over the
+// model server as an assembled-informer subject, made with
+// NewSharedIndexInformer for *metav1.PartialObjectMetadata, the check's
+// default resync period and no indexers; watch-list as in Reflector.
+func SharedInformer() prefl.InformerSubject {
+	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
+		dropErrorBackoff()
+		var lw cache.ListerWatcher = srv
+		if !watchList {
+			lw = prefl.NoWatchList{Server: srv}
+		}
+		return sharedInformer{cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, resync, cache.Indexers{})}, nil
+	}}
+}
+
+type sharedInformer struct{ i cache.SharedIndexInformer }
+
+func (s sharedInformer) AddEventHandler(h prefl.Handler) (prefl.Registration, error) {
+	return s.i.AddEventHandler(h)
+}
+func (s sharedInformer) AddEventHandlerWithResyncPeriod(h prefl.Handler, period time.Duration) (prefl.Registration, error) {
+	return s.i.AddEventHandlerWithResyncPeriod(h, period)
+}
+func (s sharedInformer) HasSynced() bool         { return s.i.HasSynced() }
+func (s sharedInformer) Run(ctx context.Context) { s.i.RunWithContext(ctx) }
