@@ -165,10 +165,15 @@ func resetGen(t *rapid.T, zero bool) time.Duration {
 }
 
 // gapGen draws the time before a call: none (a burst of failures), the
-// reset interval or 1ns either side of it, less than two intervals, or up
-// to an hour.
+// reset interval or 1ns either side of it, less than two intervals, up to
+// an hour, or a clock set back (issue 27, class 3: the Delay's clock is a
+// wall clock, which NTP or an operator can move back) by 1ns, by the reset
+// interval or by up to an hour. The legal domain of a gap is every
+// duration: Next reads whatever the clock says.
 func gapGen(t *rapid.T, reset time.Duration) time.Duration {
-	switch checkkit.Choice(4, 2, 2, 2, 2, 1).Draw(t, "gap kind") {
+	switch checkkit.Choice(4, 2, 2, 2, 2, 1, 2).Draw(t, "gap kind") {
+	case 6:
+		return -rapid.SampledFrom([]time.Duration{1, max(reset, 1), time.Duration(spread64(t, "back", 1, int64(time.Hour)))}).Draw(t, "back kind")
 	case 0:
 		return 0
 	case 1:

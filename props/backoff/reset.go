@@ -57,6 +57,12 @@ func resetWitnesses(declared bool) []delayRun {
 	p.Jitter = 0
 	gaps := append(make([]time.Duration, 10), 119*time.Second, 2*time.Second, 0, 60*time.Second, 61*time.Second)
 	runs := []delayRun{{P: p, Reset: spec.DefaultReset, Gaps: gaps}}
+	// The clock set back an hour and then moved on by the interval and
+	// 1ns: the quiet spell counts from the call on the set-back clock
+	// (since-last-call starts over, since-last-reset does not), and the
+	// step back itself is no quiet spell.
+	back := Params{Duration: time.Second, Factor: 2, Steps: 10, Cap: time.Hour}
+	runs = append(runs, delayRun{P: back, Reset: time.Minute, Gaps: []time.Duration{0, 0, -time.Hour, 0, time.Minute + 1, 0, -1, 0}})
 	if declared {
 		pj := fromSpec(spec.Default())
 		rands := make([]float64, len(gaps))

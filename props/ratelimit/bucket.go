@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"testing"
 	"time"
@@ -57,7 +58,13 @@ var bucketOpGen = rapid.Custom(func(t *rapid.T) bucketOp {
 })
 
 func bucket(s Subject) func(*testing.T, checkkit.Config) error {
+	// The legal domain of NewBucket (issue 27, class 1): qps any number
+	// >= 0 including +Inf (taken as rate.Inf: never delays, whatever the
+	// burst) and rates so small that the wait overflows a time.Duration
+	// (rate.InfDuration); burst any int >= 0, 0 granting no token at a
+	// finite rate. TestReachBucket measures that each edge comes.
 	qpsGen := rapid.OneOf(
+		rapid.SampledFrom(edgeQPS),
 		rapid.SampledFrom([]float64{0, 0.5, 1, 3, 10, 100, 1000, 1e6}),
 		rapid.Float64Range(0.1, 1000),
 	)
@@ -71,48 +78,75 @@ func bucket(s Subject) func(*testing.T, checkkit.Config) error {
 			qps := qpsGen.Draw(rt, "qps")
 			burst := burstGen.Draw(rt, "burst")
 			steps := ops.Draw(rt, "ops")
-			checkkit.Bubble(t, func() {
-				rec.Timed()
-				l, err := s.Bucket(qps, burst)
-				rec.Step(fmt.Sprintf("Bucket(%v, %d)", qps, burst), "ok", errString(err))
-				if err != nil {
-					rec.Fail(rt, GAccepted, "Bucket(%v, %d): %v", qps, burst, err)
-				}
-				m := spec.NewBucket(qps, burst)
-				for _, o := range steps {
-					switch o.Kind {
-					case opSleep:
-						time.Sleep(o.Sleep)
-						rec.Step(o.String(), "", "")
-					case opWhen:
-						for range o.N {
-							now := time.Now()
-							got := l.When(o.Item)
-							var want time.Duration
-							m, want = m.When(now)
-							rec.Step(o.String(), fmtD(want), fmtD(got))
-							if got < 0 {
-								rec.Fail(rt, GNegative, "%s = %s", o, fmtD(got))
-							}
-							if !within(got, want, Tolerance) {
-								rec.Fail(rt, GBucket, "%s = %s, want %s (±%v)", o, fmtD(got), fmtD(want), Tolerance)
-							}
-						}
-					case opNumRequeues:
-						got := l.NumRequeues(o.Item)
-						rec.Step(o.String(), "0", strconv.Itoa(got))
-						if got != 0 {
-							rec.Fail(rt, GBucketNumRequeues, "%s = %d", o, got)
-						}
-					case opForget:
-						l.Forget(o.Item)
-						rec.Step(o.String(), "", "")
+			runBucket(t, rt, rec, s, qps, burst, steps)
+		})
+		if err == nil {
+			// Every edge rate with burst 0, 1 and 3, in every run.
+			for _, qps := range edgeQPS {
+				for _, burst := range []int{0, 1, 3} {
+					if err == nil {
+						err = checkkit.Rapid(t, checkkit.Config{Checks: 1, Progress: cfg.Progress}, func(rt *rapid.T, rec *checkkit.Recorder) {
+							runBucket(t, rt, rec, s, qps, burst, edgeSteps)
+						})
 					}
 				}
-			})
-		})
+			}
+		}
 		return checkkit.Save(t, cfg, Component, CheckBucket, err)
 	}
+}
+
+// edgeQPS are the refill rates at the ends of NewBucket's domain: +Inf,
+// the largest finite rate (rate.Inf itself) and one so small that any wait
+// overflows a time.Duration.
+var edgeQPS = []float64{math.Inf(1), math.MaxFloat64, 1e-300}
+
+// edgeSteps drive an edge bucket: Whens at one instant, then after a
+// second and after a long sleep.
+var edgeSteps = []bucketOp{{Kind: opWhen, Item: "a", N: 4}, {Kind: opSleep, Sleep: time.Second}, {Kind: opWhen, Item: "b", N: 2},
+	{Kind: opSleep, Sleep: 1000 * time.Hour}, {Kind: opWhen, Item: "a", N: 2}}
+
+// runBucket makes Bucket(qps, burst) and runs steps on it and the model.
+func runBucket(t *testing.T, rt *rapid.T, rec *checkkit.Recorder, s Subject, qps float64, burst int, steps []bucketOp) {
+	checkkit.Bubble(t, func() {
+		rec.Timed()
+		l, err := s.Bucket(qps, burst)
+		rec.Step(fmt.Sprintf("Bucket(%v, %d)", qps, burst), "ok", errString(err))
+		if err != nil {
+			rec.Fail(rt, GAccepted, "Bucket(%v, %d): %v", qps, burst, err)
+		}
+		m := spec.NewBucket(qps, burst)
+		for _, o := range steps {
+			switch o.Kind {
+			case opSleep:
+				time.Sleep(o.Sleep)
+				rec.Step(o.String(), "", "")
+			case opWhen:
+				for range o.N {
+					now := time.Now()
+					got := l.When(o.Item)
+					var want time.Duration
+					m, want = m.When(now)
+					rec.Step(o.String(), fmtD(want), fmtD(got))
+					if got < 0 {
+						rec.Fail(rt, GNegative, "%s = %s", o, fmtD(got))
+					}
+					if !within(got, want, Tolerance) {
+						rec.Fail(rt, GBucket, "%s = %s, want %s (±%v)", o, fmtD(got), fmtD(want), Tolerance)
+					}
+				}
+			case opNumRequeues:
+				got := l.NumRequeues(o.Item)
+				rec.Step(o.String(), "0", strconv.Itoa(got))
+				if got != 0 {
+					rec.Fail(rt, GBucketNumRequeues, "%s = %d", o, got)
+				}
+			case opForget:
+				l.Forget(o.Item)
+				rec.Step(o.String(), "", "")
+			}
+		}
+	})
 }
 
 // bucketWitness pins the documented shape with literal numbers: at one

@@ -5,6 +5,10 @@ import "github.com/kverify/kverify/props/checkkit"
 // The guarantees the work queue checks (plain, delaying, rate-limiting
 // and priority) name in violations.
 const (
+	// GLimiterFault: with a limiter that panics or answers an edge delay,
+	// a rate-limiting queue's call swallowed the panic, queued the item
+	// late or at all when it must not, or left the queue stuck.
+	GLimiterFault = "a faulty limiter has client-go's outcome"
 	// GLenLaw: Len differs from the model's number of queued items.
 	GLenLaw = "Len law"
 	// GShutdown: ShuttingDown differs from the model, or a Get returned
@@ -111,5 +115,5 @@ func Guarantees() []string {
 		GLinearizability, GAtomic, GNotEarly, GOnTime, GWithinMaxWait, GEarlierWins, GReadyOrder, GTieOrder,
 		GImmediate, GHugeNever, GShutdownReturns, GShutdownUnblocks, GReleasesDrain, GAddAfterReturns,
 		GDropsWaiting, GNoLeak, GNoPanic, GLifecycle, GOrder, GPriority, GWhenOnce, GForget, GNumRequeues,
-		GNoRetention, GOneTimer, GNoTimerLeft, GBoundedWait}
+		GNoRetention, GOneTimer, GNoTimerLeft, GBoundedWait, GLimiterFault}
 }

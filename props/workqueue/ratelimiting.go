@@ -27,6 +27,9 @@ func rateLimitingChecks(s Subject) []checkkit.Check {
 		{Name: CheckRateLimitingDelegate, Family: checkkit.FamilyModel,
 			Guarantee: "Forget(x) and NumRequeues(x) call the limiter's Forget(x) and NumRequeues(x) exactly once, NumRequeues returns the limiter's answer, and neither touches the queue or its waiting items; with metrics (Subject.Metrics; then sleeps of at most a minute), among AddRateLimited, AddAfter and the queue operations, the metrics are the model's as in delaying/metrics: AddRateLimited counted as a retry (as AddAfter is), Forget and NumRequeues counting nothing",
 			Run:       delayingMachineCheck(s, CheckRateLimitingDelegate, delegatesMode(s))},
+		{Name: CheckRateLimitingCollaborators, Family: checkkit.FamilyModel,
+			Guarantee: "a limiter that panics in When, Forget or NumRequeues has its panic reach the caller, AddRateLimited then adds nothing and the queue goes on working; When answering 0, a negative delay or math.MinInt64 queues the item before AddRateLimited returns, math.MaxInt64 never",
+			Run:       collaborators(s)},
 	}
 }
 

@@ -166,7 +166,10 @@ func (r ResetRule) String() string {
 }
 
 // Delay models a backoff that starts over after a reset interval. Times
-// are durations since the Delay was made and never go back.
+// are durations since the Delay was made; they may go back, as a wall
+// clock can be set back, and a call at an instant before Mark is then no
+// quiet spell (at-Mark is negative): the mark moves back to it only under
+// SinceLastCall, which marks every call.
 type Delay struct {
 	// Initial is the backoff the sequence starts (over) from.
 	Initial Backoff
