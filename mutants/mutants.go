@@ -21,6 +21,21 @@ type Mutant struct {
 	File      string // path relative to the module root
 	Bug       string // what the change breaks, in one sentence
 	Old, New  string // the change: Old occurs exactly once in File
+	// Subject is the registry subject the mutant is built into: "" for
+	// ours (a change to impl/), or "upstream" for a change to client-go's
+	// adapter (subjects/upstream), which adds a second bug to a subject
+	// that has declared divergences: the declared violation must not
+	// hide it (issue 27, class 4).
+	Subject string
+}
+
+// Target is the registry subject the mutant's suite runs: Subject, or
+// "ours".
+func (m Mutant) Target() string {
+	if m.Subject == "" {
+		return "ours"
+	}
+	return m.Subject
 }
 
 // Apply returns the mutated contents of the file under root.

@@ -97,3 +97,18 @@ func TestMatrixRoundTripAndCover(t *testing.T) {
 		t.Error("ReadMatrix accepted a bad duration")
 	}
 }
+
+// TestClasses: every mutant a bug class names is in the catalogue, and each
+// class has at least MinPerClass mutants.
+func TestClasses(t *testing.T) {
+	for _, c := range Classes {
+		if len(c.Mutants) < MinPerClass {
+			t.Errorf("class %d (%s) has %d mutants, want at least %d", c.N, c.Name, len(c.Mutants), MinPerClass)
+		}
+		for _, id := range c.Mutants {
+			if _, ok := ByID(id); !ok {
+				t.Errorf("class %d names %s, which is not in the catalogue", c.N, id)
+			}
+		}
+	}
+}

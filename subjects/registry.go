@@ -182,3 +182,18 @@ func replayReflector(s prefl.Subject) func(*testing.T, *traces.Trace) error {
 func replayBackoff(s func() pbo.Subject) func(*testing.T, *traces.Trace) error {
 	return func(t *testing.T, tr *traces.Trace) error { return pbo.Replay(t, s(), tr) }
 }
+
+// Unshaped returns the checks of ds whose declaration names no guarantee
+// or no Shape: every declaration of ours, client-go and the nested
+// modules' subjects says which guarantees and which violation shape it
+// excuses, so that a second bug of the same check (or of the same
+// guarantee) is reported instead of excused.
+func Unshaped(ds []checkkit.Divergence) []string {
+	var out []string
+	for _, d := range ds {
+		if len(d.Guarantees) == 0 || d.Shape == "" {
+			out = append(out, d.Check)
+		}
+	}
+	return out
+}

@@ -253,3 +253,15 @@ func TestLayoutNamesEveryFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestDivergencesShaped: every declared divergence of a registry subject
+// names its guarantees and the shape of its violation (issue 27, class 4).
+func TestDivergencesShaped(t *testing.T) {
+	for _, c := range subjects.Registry() {
+		for _, b := range []subjects.Binding{c.Ours, c.Upstream} {
+			if bad := subjects.Unshaped(b.Divergences); len(bad) > 0 {
+				t.Errorf("component %s: declarations without Guarantees or Shape: %v", c.Name, bad)
+			}
+		}
+	}
+}

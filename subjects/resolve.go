@@ -24,7 +24,9 @@ type Subject struct {
 	// nested module's name.
 	Name string
 	// Target is the registry subject the suite binary runs
-	// (KVERIFY_SUBJECTS): Name, or ours for a mutant.
+	// (KVERIFY_SUBJECTS): Name, or for a mutant the subject it is built
+	// into (Mutant.Target: ours, or upstream for a mutant of client-go's
+	// adapter).
 	Target string
 	// Dir is the module directory, relative to this module's root, whose
 	// suite package (its TestSuite and TestReplay) runs the subject; empty
@@ -32,8 +34,8 @@ type Subject struct {
 	Dir string
 	// Components are the components the subject has checks for.
 	Components []string
-	// Mutant is the catalogue mutant built into ours with an overlay, or
-	// nil.
+	// Mutant is the catalogue mutant built into its subject with an
+	// overlay, or nil.
 	Mutant *mutants.Mutant
 }
 
@@ -122,7 +124,7 @@ func forms() []form {
 			if !found {
 				return nil, true, fmt.Errorf("unknown mutant %q (see kverify mutants --list)", id)
 			}
-			return []Subject{{Name: name, Target: Ours, Components: all, Mutant: &m}}, true, nil
+			return []Subject{{Name: name, Target: m.Target(), Components: all, Mutant: &m}}, true, nil
 		}},
 	}
 	for _, e := range Externals() {

@@ -12,9 +12,11 @@ package checkkit
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,6 +99,13 @@ type Divergence struct {
 	// usual, so that declaring one known defect does not hide a different
 	// bug the same check finds.
 	Guarantees []string
+	// Shape, when set, is a regular expression the violation must match
+	// (its guarantee, ": ", then its detail; see Violation.Shape): the
+	// operations and outcomes of the declared behaviour, so that another
+	// violation of the same guarantee (an item dropped at shutdown where
+	// the declaration excuses an item handed out after it) is reported
+	// as new.
+	Shape string
 }
 
 // covers reports whether err is behaviour the declaration covers.
@@ -104,11 +113,38 @@ func (d Divergence) covers(err error) bool {
 	if isUnfinished(err) {
 		return false // no verdict: nothing was observed to excuse
 	}
-	if len(d.Guarantees) == 0 {
+	var v *Violation
+	isV := errors.As(err, &v)
+	if len(d.Guarantees) > 0 && (!isV || !slices.Contains(d.Guarantees, v.Guarantee)) {
+		return false
+	}
+	if d.Shape == "" {
 		return true
 	}
-	var v *Violation
-	return errors.As(err, &v) && slices.Contains(d.Guarantees, v.Guarantee)
+	re, rerr := regexp.Compile(d.Shape)
+	if rerr != nil {
+		return false // Run reports the malformed declaration
+	}
+	if isV {
+		return re.MatchString(v.Shape())
+	}
+	return re.MatchString(err.Error())
+}
+
+// excuses describes what the declaration covers, for the message of a
+// violation it does not.
+func (d Divergence) excuses() string {
+	var parts []string
+	if len(d.Guarantees) > 0 {
+		parts = append(parts, "guarantees "+strings.Join(d.Guarantees, ", "))
+	}
+	if d.Shape != "" {
+		parts = append(parts, "violations matching /"+d.Shape+"/")
+	}
+	if len(parts) == 0 {
+		return "everything"
+	}
+	return strings.Join(parts, " and ")
 }
 
 // Config is what the runner hands each check.
@@ -134,6 +170,10 @@ type Config struct {
 	// watchdog fails a check that reports no progress for HangAfter.
 	Progress *Progress
 
+	// declared is the subject's declaration for the running check (nil:
+	// none), which Excused consults and records into.
+	declared *declared
+
 	// abandoned is set when the runner gave up on the check as hung: its
 	// goroutines must then not touch the finished test.
 	abandoned *atomic.Bool
@@ -142,6 +182,47 @@ type Config struct {
 	// calls in rapidCalls.
 	fuzz       *[]byte
 	rapidCalls *atomic.Int32
+}
+
+// Excused reports whether err is a violation the subject's declared
+// divergence for the running check covers (see Divergence), and records it
+// if so. A check made of several scenarios asks it of each scenario's
+// violation and goes on with the next one when it is excused, so that a
+// declared violation does not hide the rest of the check; Run then reports
+// the declaration as observed. Rapid asks it of every case's violation and
+// counts an excused case as passed. Nil, or a violation no declaration
+// covers, is not excused: the check returns it as usual.
+func (c Config) Excused(err error) bool {
+	if err == nil || c.declared == nil || !c.declared.d.covers(err) {
+		return false
+	}
+	c.declared.mu.Lock()
+	defer c.declared.mu.Unlock()
+	if c.declared.n == 0 {
+		c.declared.excused = err
+	}
+	c.declared.n++
+	return true
+}
+
+// declared is a check's declaration and what it excused while the check
+// ran on: the first violation (the one reported) and a count, since a
+// machine check may excuse a violation in most of its cases.
+type declared struct {
+	d       Divergence
+	mu      sync.Mutex
+	excused error
+	n       int
+}
+
+// first returns how many violations were excused, and the first.
+func (d *declared) first() (int, error) {
+	if d == nil {
+		return 0, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n, d.excused
 }
 
 // Abandoned reports whether the runner has given up on the check as hung.
@@ -229,9 +310,12 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 	for _, c := range checks {
 		names[c.Name] = true
 	}
-	for name := range o.divergences {
+	for name, d := range o.divergences {
 		if !names[name] {
 			t.Errorf("divergence declared for unknown check %q", name)
+		}
+		if _, err := regexp.Compile(d.Shape); err != nil {
+			t.Errorf("divergence declared for check %q: Shape: %v", name, err)
 		}
 	}
 	for _, c := range checks {
@@ -245,20 +329,28 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 				}
 				t.Skipf("%s: %s hung in this process and its goroutines may still run; run this check in a fresh process (kverify does)", NotRunPrefix, *by)
 			}
-			ended, err := guarded(t, c, o.cfg)
+			cfg := o.cfg
+			d, divergent := o.divergences[c.Name]
+			if divergent {
+				cfg.declared = &declared{d: d}
+			}
+			ended, err := guarded(t, c, cfg)
 			if ended {
 				return // skipped (t.Skip in the check)
 			}
-			err = saveProbe(t, o.cfg, c.Name, err)
-			d, divergent := o.divergences[c.Name]
+			err = saveProbe(t, cfg, c.Name, err)
+			n, excused := cfg.declared.first()
 			switch {
-			case divergent && err == nil && d.Intermittent:
+			case divergent && err == nil && excused == nil && d.Intermittent:
 				t.Logf("declared intermittent divergence %q not observed in this run", c.Name)
 			case divergent && err != nil && !d.covers(err):
-				keep(t, o.cfg, err)
-				t.Errorf("%s check %s: %v\n(the declared divergence covers only %s)", c.Family, c.Name, err, strings.Join(d.Guarantees, ", "))
-			case divergent && err != nil:
-				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s%s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err), savedAt(err))
+				keep(t, cfg, err)
+				t.Errorf("%s check %s: %v\n(the declared divergence covers only %s; it excused %d other violation(s) before this one)", c.Family, c.Name, err, d.excuses(), n)
+			case divergent && (err != nil || excused != nil):
+				if err == nil {
+					err = excused
+				}
+				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s%s%s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err), savedAt(err), ranOn(n))
 			case divergent:
 				t.Errorf("declared divergence %q was not observed: the subject now keeps %q; remove the declaration", c.Name, c.Guarantee)
 			case err != nil:
@@ -281,6 +373,15 @@ func saveProbe(t *testing.T, cfg Config, check string, err error) error {
 	err = Save(t, cfg, cfg.Component, check, err)
 	v.Trace = nil // the message is the counterexample; a probe has no steps to print
 	return err
+}
+
+// ranOn is the line saying that the check ran on past n excused
+// violations, or "".
+func ranOn(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n  excused %d violation(s) of this shape; the rest of the check ran on and passed", n)
 }
 
 // savedAt is the line naming a violation's saved trace, or "".
@@ -334,6 +435,10 @@ func (v *Violation) replay() string {
 	}
 	return "kverify replay " + v.TracePath
 }
+
+// Shape is what a Divergence's Shape is matched against: the guarantee,
+// ": ", and the detail (the operations and outcomes observed).
+func (v *Violation) Shape() string { return v.Guarantee + ": " + v.Detail }
 
 func (v *Violation) Error() string {
 	var b strings.Builder

@@ -25,7 +25,12 @@ type Recorder struct {
 	start    time.Time
 	sink     *sink
 	progress *Progress
+	cfg      Config // for Excused
 }
+
+// excusedCase ends a rapid case whose violation the subject's declared
+// divergence covers: the case counts as passed, and the next one runs.
+type excusedCase struct{}
 
 type sink struct {
 	mu   sync.Mutex
@@ -57,6 +62,9 @@ func (r *Recorder) Fail(t *rapid.T, guarantee, format string, args ...any) {
 	t.Helper()
 	v := &Violation{Guarantee: guarantee, Detail: fmt.Sprintf(format, args...),
 		Trace: &traces.Trace{Steps: append([]traces.Step(nil), r.steps...)}}
+	if r.cfg.Excused(v) {
+		panic(excusedCase{})
+	}
 	if r.sink != nil {
 		r.sink.mu.Lock()
 		r.sink.last = v
@@ -120,8 +128,15 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 		go func() {
 			defer close(done)
 			rapid.Check(tb, func(rt *rapid.T) {
+				defer func() {
+					if r := recover(); r != nil {
+						if _, ok := r.(excusedCase); !ok {
+							panic(r)
+						}
+					}
+				}()
 				cfg.Progress.Op("-- new case --")
-				prop(rt, &Recorder{sink: s, progress: cfg.Progress})
+				prop(rt, &Recorder{sink: s, progress: cfg.Progress, cfg: cfg})
 			})
 		}()
 		<-done

@@ -182,7 +182,7 @@ func (x *machine) Apply(s Step) error {
 		want, got = strconv.Itoa(out.N), strconv.Itoa(n)
 		if n != out.N {
 			x.rec.Step(s.String(), want, got)
-			return checkkit.Broke(GLenLaw, "Len() = %d, model %d (queue %s)", n, out.N, short(x.m.Head(9), out.N))
+			return checkkit.Broke(GLenLaw, "Len() = %d, model %d (%s; queue %s)", n, out.N, lenGap(n, out.N), short(x.m.Head(9), out.N))
 		}
 	case wq.ShuttingDown:
 		b := x.q.ShuttingDown()
@@ -356,7 +356,7 @@ func (x *machine) settle() error {
 		x.m.Apply(wq.Op{Kind: wq.ShutDownWithDrain})
 	}
 	if n, want := x.q.Len(), x.m.Len(); n != want {
-		return checkkit.Broke(GLenLaw, "Len() = %d, model %d (queue %s)", n, want, short(x.m.Head(9), want))
+		return checkkit.Broke(GLenLaw, "Len() = %d, model %d (%s; queue %s)", n, want, lenGap(n, want), short(x.m.Head(9), want))
 	}
 	return x.checkMetrics()
 }
@@ -526,4 +526,14 @@ func describe(ws []int, rs map[int]getResult) string {
 		parts = append(parts, fmt.Sprintf("w%d=%s", i, fmtResult(rs[i])))
 	}
 	return strings.Join(parts, " ")
+}
+
+// lenGap says how far Len is from the model's ("1 more", "2 fewer"), so
+// that a declared divergence can name the direction it excuses: a queue
+// that holds an item twice has more, one that lost an item fewer.
+func lenGap(got, want int) string {
+	if got > want {
+		return fmt.Sprintf("%d more", got-want)
+	}
+	return fmt.Sprintf("%d fewer", want-got)
 }

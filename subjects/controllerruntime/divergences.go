@@ -13,6 +13,7 @@ func doubleClose(check string) checkkit.Divergence {
 		Reason:     "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
 		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
 		Guarantees: []string{pwq.GNoPanic},
+		Shape:      `^No panic: .*close of closed channel$`,
 	}
 }
 
@@ -30,6 +31,7 @@ var QueueDivergences = []checkkit.Divergence{
 		// porcupine search on a loaded machine, which the watchdog now
 		// leaves alone (checkkit.Progress.Analyse).
 		Guarantees: []string{pwq.GAtomic},
+		Shape:      `^Atomic calls: race ShutDown/Get[^:]*: the history has no linearization`,
 	},
 	{
 		Check:        pwq.CheckLinearFIFO,
@@ -37,6 +39,7 @@ var QueueDivergences = []checkkit.Divergence{
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Intermittent: true,
 		Guarantees:   []string{pwq.GLinearizability},
+		Shape:        `^Linearizability: (whole-queue \(FIFO\)|per-key)[^:]* history of \d+ operations .* has no linearization`,
 	},
 	{
 		Check:        pwq.CheckLinearPerKey,
@@ -44,12 +47,17 @@ var QueueDivergences = []checkkit.Divergence{
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Intermittent: true,
 		Guarantees:   []string{pwq.GLinearizability},
+		Shape:        `^Linearizability: (whole-queue \(FIFO\)|per-key)[^:]* history of \d+ operations .* has no linearization`,
 	},
 }
 
 // orderGuarantees are the guarantees the add-of-waiting defect breaks in
 // the delaying machines: the order of what Gets hand out.
 var orderGuarantees = []string{pwq.GFair, pwq.GReadyOrder, pwq.GTieOrder}
+
+// orderShape is what the add-of-waiting defect looks like: a Get hands out
+// an item other than the model's head.
+const orderShape = `^(Fair|ReadyAt order|Tie order): (in \w+:Drain\(\d+\), Get \d+|Gets) returned \S+, the model's FIFO head is \S+`
 
 // addOfWaiting is the defect behind most delaying findings.
 const addOfWaiting = "Add (or AddAfter(x, 0), or AddRateLimited with a zero delay) of an item waiting for a delay moves it to the ready set with the added counter of its first add (priorityqueue.go:236-270 bumps it only for a higher priority), so it is handed out ahead of items that became ready before it; the waiting loop bumps the counter of what it moves (:359-364), and the queue promises FIFO inside a priority level"
@@ -63,15 +71,23 @@ var DelayingDivergences = []checkkit.Divergence{
 		Reason:     "ShutDown only sets the flag and closes the done channel: every item still waiting (or ready) stays referenced by the items map and the B-trees for as long as the queue is",
 		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-503",
 		Guarantees: []string{pwq.GNoRetention},
+		Shape:      `^No retention: \d+ of \d+ items the queue no longer needs are still referenced by it; the first: .* when ShutDown is called`,
 	},
-	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
-	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
-	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
+	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
+	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
+	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
 }
 
 // RateLimitDivergences are the priority queue's defects as a rate-limiting
 // queue: the delaying machine's, with AddRateLimited.
 var RateLimitDivergences = []checkkit.Divergence{
-	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
-	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees},
+	{
+		Check:      pwq.CheckRateLimitingCollaborators,
+		Reason:     "AddRateLimited only appends to an add buffer; the queue's own goroutine (started by New) later calls the limiter's When, under the queue's lock, so a limiter that panics crashes the process instead of the caller's AddRateLimited (client-go calls When within AddRateLimited, rate_limiting_queue.go:60-62), and the panic would leave the lock held",
+		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:114,169-183,188-224",
+		Guarantees: []string{pwq.GLimiterFault},
+		Shape:      `^a faulty limiter has client-go's outcome: .*the queue called the limiter's When\(\w+\) on a goroutine of its own, not within the call`,
+	},
+	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
+	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
 }

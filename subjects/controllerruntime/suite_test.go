@@ -178,3 +178,13 @@ func TestGoldenTraces(t *testing.T) {
 		})
 	}
 }
+
+// TestDivergencesShaped: every declaration names its guarantees and the
+// shape of its violation (issue 27, class 4).
+func TestDivergencesShaped(t *testing.T) {
+	for comp, ds := range divergences() {
+		if bad := subjects.Unshaped(ds); len(bad) > 0 {
+			t.Errorf("component %s: declarations without Guarantees or Shape: %v", comp, bad)
+		}
+	}
+}

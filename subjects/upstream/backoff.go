@@ -66,26 +66,34 @@ var BackoffDivergences = backoffDivergences()
 func backoffDivergences() []checkkit.Divergence {
 	ds := []checkkit.Divergence{
 		{
-			Check:    pbo.CheckJitter,
-			Reason:   "wait.Jitter adds duration + time.Duration(rand*jitter*duration) in int64 without a guard, so a huge duration (math.MaxInt64-1 with jitter 1 and almost any random number) wraps around to a negative delay, on every platform; on amd64 the jittered delay of a Duration whose product already went negative (see backoff/sequence) is negative too",
-			Upstream: APIMachineryVersion + "/pkg/util/wait/wait.go:92-98, backoff.go:110-124",
+			Check:      pbo.CheckJitter,
+			Guarantees: []string{pbo.GNegative, pbo.GState},
+			Shape:      `^(never negative: Step #\d+ of Duration=[^,]+, Factor=[^,]+, Jitter=[^,]+, Steps=\d+, Cap=\S+ returned -|Duration and Steps advance as in wait\.Backoff\.Step: after Step #\d+ of .* the backoff is Duration=-)`,
+			Reason:     "wait.Jitter adds duration + time.Duration(rand*jitter*duration) in int64 without a guard, so a huge duration (math.MaxInt64-1 with jitter 1 and almost any random number) wraps around to a negative delay, on every platform; on amd64 the jittered delay of a Duration whose product already went negative (see backoff/sequence) is negative too",
+			Upstream:   APIMachineryVersion + "/pkg/util/wait/wait.go:92-98, backoff.go:110-124",
 		},
 		{
-			Check:    pbo.CheckReset,
-			Reason:   "DelayWithReset's backoffManager starts over when more than the reset interval has passed since its last restart (lastStart is set only when it restarts), not since the previous call: a reflector that keeps failing is sent back to 800ms every two minutes, and one that was quiet for two minutes only starts over if the last restart was that long ago; a reset interval <= 0 gives a constant delay instead of one that never starts over. Its own rule is checked by backoff/reset-declared",
-			Upstream: APIMachineryVersion + "/pkg/util/wait/backoff.go:135-153,292-304",
+			Check:      pbo.CheckReset,
+			Guarantees: []string{pbo.GResetSinceLastCall},
+			Shape:      `^Next follows the since-last-call reset rule: Next #\d+ at \S+ after creation \(reset interval [^,]+, base [^,]+, rand [\d.]+\) returned \S+, want \S+$`,
+			Reason:     "DelayWithReset's backoffManager starts over when more than the reset interval has passed since its last restart (lastStart is set only when it restarts), not since the previous call: a reflector that keeps failing is sent back to 800ms every two minutes, and one that was quiet for two minutes only starts over if the last restart was that long ago; a reset interval <= 0 gives a constant delay instead of one that never starts over. Its own rule is checked by backoff/reset-declared",
+			Upstream:   APIMachineryVersion + "/pkg/util/wait/backoff.go:135-153,292-304",
 		},
 		{
-			Check:    pbo.CheckBadInput,
-			Reason:   "wait.Backoff is a plain struct and DelayWithReset takes any parameters: nothing is rejected, a negative duration is returned as a negative delay, a NaN factor turns into an arbitrary duration and a negative reset interval silently makes the delay constant",
-			Upstream: APIMachineryVersion + "/pkg/util/wait/backoff.go:30-53,98-126,135-153",
+			Check:      pbo.CheckBadInput,
+			Guarantees: []string{pbo.GNegative},
+			Shape:      `^never negative: New\(Duration=-`,
+			Reason:     "wait.Backoff is a plain struct and DelayWithReset takes any parameters: nothing is rejected, a negative duration is returned as a negative delay, a NaN factor turns into an arbitrary duration and a negative reset interval silently makes the delay constant",
+			Upstream:   APIMachineryVersion + "/pkg/util/wait/backoff.go:30-53,98-126,135-153",
 		},
 	}
 	if floatConversionWraps() {
 		ds = append(ds, checkkit.Divergence{
-			Check:    pbo.CheckSequence,
-			Reason:   "delay computes time.Duration(float64(duration) * factor) without a guard; on this platform (amd64: the conversion of a float64 >= 2^63 gives math.MinInt64) a product past math.MaxInt64 becomes a negative Duration, which no positive cap catches, and every later Step returns it",
-			Upstream: APIMachineryVersion + "/pkg/util/wait/backoff.go:110-116",
+			Check:      pbo.CheckSequence,
+			Guarantees: []string{pbo.GState},
+			Shape:      `^Duration and Steps advance as in wait\.Backoff\.Step: after Step #\d+ of .* the backoff is Duration=-`,
+			Reason:     "delay computes time.Duration(float64(duration) * factor) without a guard; on this platform (amd64: the conversion of a float64 >= 2^63 gives math.MinInt64) a product past math.MaxInt64 becomes a negative Duration, which no positive cap catches, and every later Step returns it",
+			Upstream:   APIMachineryVersion + "/pkg/util/wait/backoff.go:110-116",
 		})
 	}
 	return ds

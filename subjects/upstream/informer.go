@@ -37,11 +37,15 @@ func Informer() pinf.Subject {
 // contract (impl/informer's package doc states ours and why).
 var InformerDivergences = []checkkit.Divergence{
 	{Check: pinf.CheckSlowWarning,
+		Guarantees: []string{pinf.GSlowWarning},
+		Shape:      `^Slow-handler warning: the call that started with \d+ notifications pending and took \S+ (warned \(reported: \d+ pending, took 100ms\); want no warning|did not warn)`,
 		Reason: "client-go traces a handler call that took 100ms or more (utiltrace LogIfLong compares with >=, k8s.io/utils/trace/trace.go:262), not only longer than 100ms; " +
 			"its backlog count is read by the handler goroutine racing with the pump's refill (shared_informer.go:1496 vs :1458), so at a call's start it is the backlog or one less, at random; " +
 			"and the trace is logged only when klog's verbosity is 2 or more (trace.go:195)",
 		Upstream: "tools/cache/shared_informer.go:1496-1503"},
 	{Check: pinf.CheckFaults,
+		Guarantees: []string{pinf.GPanicContainment},
+		Shape:      `^Panic containment: (after a panic in its initial add, the handler received \[[^\]]*\] at once; want all \d+ initial adds at the same instant|a handler whose initial add panicked has HasSynced\(\) false)`,
 		Reason: "with utilruntime.ReallyCrash true (the default) a handler panic crashes the process (HandleCrash re-panics, apimachinery util/runtime/runtime.go:114); " +
 			"with it false, the listener sleeps 1s after the panicking call before the next notification instead of delivering it at once, " +
 			"and a panicking initial-list OnAdd skips syncTracker.Finished, so the handler never syncs (kubernetes#129024, shared_informer_test.go:1307)",

@@ -68,41 +68,28 @@ func (r reflector) LastSyncResourceVersion() string { return r.r.LastSyncResourc
 // reflector contract.
 var ReflectorDivergences = []checkkit.Divergence{
 	{Check: prefl.CheckStops,
-		Reason:   "the stream handed over by watch-list is stopped twice: handleAnyWatch stops it when the watch ends (deferred, stopWatcher) and ListAndWatchWithContext stops it again from its own deferred w.Stop(), since watch() only clears its local copy; and when the store's Replace fails after the end bookmark, watchList returns the error without stopping the stream, and ListAndWatchWithContext sets w = nil before falling back to LIST, so the stream stays open (its goroutine and connection leak) while the reflector lists and watches again",
-		Upstream: Version + "/tools/cache/reflector.go:476-481,489-497,895-904,992-997"},
+		Guarantees: []string{prefl.GuaranteeStops, prefl.GuaranteeRequests},
+		Shape:      `^(every watch started is stopped \(exactly once in reflector/stops\): watch \d+ stopped 2 times|request shapes \([^)]*\): .*while watch \d+ is open \(not stopped\))`,
+		Reason:     "the stream handed over by watch-list is stopped twice: handleAnyWatch stops it when the watch ends (deferred, stopWatcher) and ListAndWatchWithContext stops it again from its own deferred w.Stop(), since watch() only clears its local copy; and when the store's Replace fails after the end bookmark, watchList returns the error without stopping the stream, and ListAndWatchWithContext sets w = nil before falling back to LIST, so the stream stays open (its goroutine and connection leak) while the reflector lists and watches again",
+		Upstream:   Version + "/tools/cache/reflector.go:476-481,489-497,895-904,992-997"},
 	{Check: prefl.CheckCancel,
-		Reason:   "a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so cancelling Run waits out the backoff (up to 60s with jitter)",
-		Upstream: Version + "/tools/cache/reflector.go:811-819"},
+		Guarantees: []string{prefl.GuaranteeCancel},
+		Shape:      `^cancellation returns at once: Run did not return after its context was cancelled: it waits for time to pass (?s:.*)reflector\.go`,
+		Reason:     "a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so cancelling Run waits out the backoff (up to 60s with jitter)",
+		Upstream:   Version + "/tools/cache/reflector.go:811-819"},
 	{Check: prefl.CheckBackoff,
-		Reason:   "the delay function is wait.Backoff.DelayWithReset, whose backoffManager restarts the sequence when more than 2 minutes passed since the last restart, not since the last failure; a reflector that keeps failing goes back to 800ms every two minutes (the reflector's own comment promises a reset after 2 minutes without backoff)",
-		Upstream: "k8s.io/apimachinery@v0.37.2/pkg/util/wait/backoff.go:135-153,292-304; " + Version + "/tools/cache/reflector.go:336"},
+		Guarantees: []string{prefl.GuaranteeBackoff},
+		Shape:      `^backoff between failing attempts: the gap before retry \d+ is \S+, want within \[\S+, \S+\] \(gaps: `,
+		Reason:     "the delay function is wait.Backoff.DelayWithReset, whose backoffManager restarts the sequence when more than 2 minutes passed since the last restart, not since the last failure; a reflector that keeps failing goes back to 800ms every two minutes (the reflector's own comment promises a reset after 2 minutes without backoff)",
+		Upstream:   "k8s.io/apimachinery@v0.37.2/pkg/util/wait/backoff.go:135-153,292-304; " + Version + "/tools/cache/reflector.go:336"},
 	{Check: prefl.CheckBound,
-		Reason:   "watchList waits for the initial-events-end bookmark for as long as the stream stays open (only a 10s warning ticker runs), so a stream that never sends it and is never closed by the server hangs the reflector; there is no fallback to LIST",
-		Upstream: Version + "/tools/cache/reflector.go:840-875,1230-1283"},
+		Guarantees: []string{prefl.GuaranteeBound},
+		Shape:      `^a watch-list stream without its end bookmark ends in a fallback within bounded time: after 10 minutes the reflector still waits on the stream: requests \[Watch rv="" match=NotOlderThan sendInitialEvents=true bookmarks\]$`,
+		Reason:     "watchList waits for the initial-events-end bookmark for as long as the stream stays open (only a 10s warning ticker runs), so a stream that never sends it and is never closed by the server hangs the reflector; there is no fallback to LIST",
+		Upstream:   Version + "/tools/cache/reflector.go:840-875,1230-1283"},
 	{Check: prefl.CheckMalformed,
-		Reason:   "events it cannot apply are logged and skipped while the stream goes on: a nil or wrongly typed object in the initial events is left out of the Replace and the end bookmark's version is published anyway (an object lost until the next relist); an object whose resourceVersion is empty or not a number is stored and its version published",
-		Upstream: Version + "/tools/cache/reflector.go:1009-1036,1075"},
+		Guarantees: []string{prefl.GuaranteeConverge, prefl.GuaranteeMalformed, prefl.GuaranteeEarned, prefl.GuaranteeReplace},
+		Shape:      `^(convergence once faults stop: after the malformed event: published "\d+" \(server at \d+\); store vs server: (stale|missing) |malformed events are never stored: the store was given |earned resource version \([^)]*\): (published \d+ but the store is not the server\'s state at \d+: (missing|stale|ghost) |published "[^"]*[^"\d][^"]*", not a version the server issued)|exactly one Replace per completed sync: \d+ Replace calls \(at \[[^\]]*\]\) for \d+ completed syncs)`,
+		Reason:     "events it cannot apply are logged and skipped while the stream goes on: a nil or wrongly typed object in the initial events is left out of the Replace and the end bookmark's version is published anyway (an object lost until the next relist); an object whose resourceVersion is empty or not a number is stored and its version published",
+		Upstream:   Version + "/tools/cache/reflector.go:1009-1036,1075"},
 }
-
-// SharedInformer returns client-go's cache.SharedIndexInformer over the
-// model server as an assembled-informer subject, made with
-// NewSharedIndexInformer for *metav1.PartialObjectMetadata, no resync and
-// no indexers; watch-list as in Reflector.
-func SharedInformer() prefl.InformerSubject {
-	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool) (prefl.Informer, error) {
-		dropErrorBackoff()
-		var lw cache.ListerWatcher = srv
-		if !watchList {
-			lw = prefl.NoWatchList{Server: srv}
-		}
-		return sharedInformer{cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})}, nil
-	}}
-}
-
-type sharedInformer struct{ i cache.SharedIndexInformer }
-
-func (s sharedInformer) AddEventHandler(h prefl.Handler) (prefl.Registration, error) {
-	return s.i.AddEventHandler(h)
-}
-func (s sharedInformer) HasSynced() bool         { return s.i.HasSynced() }
-func (s sharedInformer) Run(ctx context.Context) { s.i.RunWithContext(ctx) }

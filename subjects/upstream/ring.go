@@ -44,8 +44,10 @@ func ShrinkingRing() pring.Subject {
 // ring contract.
 var RingDivergences = []checkkit.Divergence{
 	{
-		Check:    "ring/" + pring.CheckNegativeSize,
-		Reason:   "NewTypedRingGrowing passes InitialSize to make([]T, n) unchecked, so a negative size panics (makeslice: len out of range); ours treats it as 0",
-		Upstream: UtilsVersion + "/buffer/ring_growing.go:54-59",
+		Check:      "ring/" + pring.CheckNegativeSize,
+		Guarantees: []string{pring.GNoPanic},
+		Shape:      `^No panic: New\(-\d+\) panicked: runtime error: makeslice: len out of range`,
+		Reason:     "NewTypedRingGrowing passes InitialSize to make([]T, n) unchecked, so a negative size panics (makeslice: len out of range); ours treats it as 0",
+		Upstream:   UtilsVersion + "/buffer/ring_growing.go:54-59",
 	},
 }

@@ -37,14 +37,18 @@ var WorkqueueDivergences = slices.Concat(QueueDivergences, DelayingDivergences, 
 // queue's contract.
 var QueueDivergences = []checkkit.Divergence{
 	{
-		Check:    pwq.CheckDrain,
-		Reason:   "ShutDownWithDrain waits only while the processing set is non-empty; items still queued are not waited for, although its doc says it \"waits until all items in the queue have been processed\"",
-		Upstream: Version + "/util/workqueue/queue.go:321-342",
+		Check:      pwq.CheckDrain,
+		Guarantees: []string{pwq.GDrain},
+		Shape:      `^Drain: ShutDownWithDrain returned with items queued \[[^\]]+\] or processing \[\]`,
+		Reason:     "ShutDownWithDrain waits only while the processing set is non-empty; items still queued are not waited for, although its doc says it \"waits until all items in the queue have been processed\"",
+		Upstream:   Version + "/util/workqueue/queue.go:321-342",
 	},
 	{
-		Check:    pwq.CheckDoneUnheld,
-		Reason:   "Done re-queues a dirty item without checking that it was being processed, so Add(x); Done(x) holds x twice in the FIFO (Len 2) and hands it out twice",
-		Upstream: Version + "/util/workqueue/queue.go:289-302",
+		Check:      pwq.CheckDoneUnheld,
+		Guarantees: []string{pwq.GLenLaw},
+		Shape:      `^Len law: Len\(\) = \d+, model \d+ \(\d+ more;`,
+		Reason:     "Done re-queues a dirty item without checking that it was being processed, so Add(x); Done(x) holds x twice in the FIFO (Len 2) and hands it out twice",
+		Upstream:   Version + "/util/workqueue/queue.go:289-302",
 	},
 }
 
