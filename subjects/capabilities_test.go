@@ -25,10 +25,13 @@ func TestListWatchReflectorCapabilities(t *testing.T) {
 	})
 }
 
-// The assembled informer over that reflector: no check needs only what it
-// lacks (its watch-list scenarios and random runs are not generated).
+// The assembled informer over that reflector, with no resync: only
+// assembled/resync needs only what it lacks (its watch-list scenarios and
+// random runs are not generated, and no handler is given a period).
 func TestListWatchAssembledCapabilities(t *testing.T) {
-	runOffered(t, prefl.InformerChecks(ours.ListWatchAssembled()), nil)
+	runOffered(t, prefl.InformerChecks(ours.ListWatchAssembled()), map[string]bool{
+		prefl.CheckAssembledResync: true,
+	})
 }
 
 // runOffered checks that exactly the checks in notOffered are not offered,

@@ -28,23 +28,22 @@ func Assembled() prefl.InformerSubject {
 	}}
 }
 
-// assembledListWatchOnly is what ListWatchAssembled lacks: its
-// reflector's watch-list and paging (not resync, which the informer drives:
-// the informer sets its reflector's resync period and ShouldResync).
-var assembledListWatchOnly = prefl.Capabilities{NoWatchList: true, NoPaging: true}
-
 // ListWatchAssembled is Assembled over a plain list-and-watch reflector
-// (see ListWatchReflector): it never streams and lists in one request,
-// and declares so; it resyncs as Assembled does. Asked to stream, its
+// (see ListWatchReflector), with no resync: it never streams, lists in one
+// request and never resyncs, and declares so (listWatchOnly), as most
+// informers outside client-go are. Asked to stream or to resync, its
 // constructor fails.
 func ListWatchAssembled() prefl.InformerSubject {
-	return prefl.InformerSubject{Capabilities: assembledListWatchOnly, New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
+	return prefl.InformerSubject{Capabilities: listWatchOnly, New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
 		if watchList {
 			return nil, fmt.Errorf("ours list-and-watch informer: asked to stream its syncs, but it has no watch-list")
 		}
+		if resync != 0 {
+			return nil, fmt.Errorf("ours list-and-watch informer: asked to resync every %v, but it has no resync", resync)
+		}
 		ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{},
 			WatchList: reflector.WatchListOff, Paging: reflector.PagingOff}
-		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro, ResyncPeriod: resync})
+		i, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: ro})
 		if err != nil {
 			return nil, err
 		}
