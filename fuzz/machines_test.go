@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kverify/kverify/fuzz/libfuzzer"
@@ -25,7 +28,8 @@ import (
 //
 // Every plain go test runs each target's committed seed. Checks that run
 // no rapid machine (fixed scenarios, race probes) have no target;
-// FuzzCheck skips them.
+// FuzzCheck skips them. TestRapidChecksHaveTargets keeps the targets and
+// the rapid-driven checks of ours the same set.
 
 // fuzzMachine makes f the fuzz target of our implementation's check that
 // libfuzzer.Machines names for f's target, the same check the libFuzzer
@@ -73,6 +77,119 @@ func TestLibFuzzerTargets(t *testing.T) {
 	if d := cmp.Diff(table, harnesses); d != "" {
 		t.Errorf("libfuzzer.Machines (-) and libfuzzer/targets.go's harnesses (+) differ:\n%s", d)
 	}
+}
+
+// TestRapidChecksHaveTargets checks that every check of ours that runs a
+// rapid machine has a FuzzCheck target (an entry of libfuzzer.Machines),
+// and that every target's check runs one (FuzzCheck skips a check that
+// does not: such a target would fuzz nothing).
+//
+// It learns which checks are rapid-driven by running each once through
+// checkkit.FuzzCheck on an empty input, its Run wrapped: rapid runs out
+// of bytes at a machine's first draw and ends the check's goroutine with
+// t.SkipNow from within rapid.MakeFuzz, so the wrapper sees the check
+// leave through runtime.Goexit with rapid's frames on its stack. A check
+// that runs no machine runs to its end instead, so the probe costs each
+// such check one full run, and each rapid-driven one its work up to its
+// first machine: milliseconds, except the checks in slowProbes, which run
+// for seconds and are probed only with -machines.all.
+func TestRapidChecksHaveTargets(t *testing.T) {
+	targeted := map[libfuzzer.Machine]string{}
+	for name, m := range libfuzzer.Machines {
+		targeted[m] = name
+	}
+	seen := map[libfuzzer.Machine]bool{}
+	start := time.Now()
+	for _, e := range subjects.EntriesOf(subjects.Ours) {
+		for _, c := range e.Checks() {
+			m := libfuzzer.Machine{Component: e.Component, Check: c.Name}
+			seen[m] = true
+			target, hasTarget := targeted[m]
+			if reason, slow := slowProbes[m]; slow {
+				if hasTarget {
+					t.Errorf("our %s/%s has target %s but is in slowProbes (%s): remove it from slowProbes, so that every run probes it", m.Component, m.Check, target, reason)
+				}
+				if !*probeAll {
+					continue
+				}
+			}
+			if c.NotOffered != "" {
+				if hasTarget {
+					t.Errorf("target %s: our %s/%s is not offered (%s), so it fuzzes nothing", target, m.Component, m.Check, c.NotOffered)
+				}
+				continue
+			}
+			switch rapid := runsRapid(t, e.Component, c); {
+			case rapid && !hasTarget:
+				t.Errorf("our %s/%s runs a rapid machine but has no fuzz target: add a FuzzCheck target for it here, its entry in libfuzzer.Machines and its harness in libfuzzer/targets.go, then write its seed (go test ./fuzz -run TestMachineSeeds -update-seeds)", m.Component, m.Check)
+			case !rapid && hasTarget:
+				t.Errorf("target %s: our %s/%s runs no rapid machine, so FuzzCheck skips every input", target, m.Component, m.Check)
+			}
+		}
+	}
+	for m, target := range targeted {
+		if !seen[m] {
+			t.Errorf("target %s: ours registers no check %s/%s", target, m.Component, m.Check)
+		}
+	}
+	for m := range slowProbes {
+		if !seen[m] {
+			t.Errorf("slowProbes names %s/%s, which ours does not register", m.Component, m.Check)
+		}
+	}
+	t.Logf("probed the checks in %v", time.Since(start).Round(time.Millisecond))
+}
+
+var probeAll = flag.Bool("machines.all", false, "TestRapidChecksHaveTargets: probe the checks in slowProbes too")
+
+// slowProbes are our checks that run no rapid machine and take seconds to
+// run to their end (measured on 2 busy cores: 0.3 s to 20 s each), each
+// with why. TestRapidChecksHaveTargets probes them only with
+// -machines.all (125 s in all here, against about 3 s without it), so a
+// rapid machine added to one of them goes unnoticed without the flag;
+// a target for one of them fails the test (remove the entry instead).
+var slowProbes = map[libfuzzer.Machine]string{
+	{Component: "workqueue", Check: "queue/lifecycle"}:   "a sweep of fixed lifecycle scenarios",
+	{Component: "workqueue", Check: "queue/race"}:        "a race probe",
+	{Component: "delaying", Check: "delaying/lifecycle"}: "a sweep of fixed lifecycle scenarios",
+	{Component: "delaying", Check: "delaying/race"}:      "a race probe",
+	{Component: "ratelimit", Check: "ratelimit/race"}:    "a race probe",
+	{Component: "informer", Check: "processor/race"}:     "a race probe",
+	{Component: "deltafifo", Check: "deltafifo/race"}:    "a race probe",
+	{Component: "deltafifo", Check: "deltafifo/linear"}:  "linearizability of concurrent histories",
+	{Component: "realfifo", Check: "realfifo/race"}:      "a race probe",
+	{Component: "realfifo", Check: "realfifo/linear"}:    "linearizability of concurrent histories",
+	{Component: "backoff", Check: "backoff/race"}:        "a race probe",
+}
+
+// runsRapid reports whether check c, of our component, runs a rapid
+// machine: it runs c once through checkkit.FuzzCheck on an empty input
+// (see TestRapidChecksHaveTargets). A check that returns without skipping
+// has also run a machine, one that ended its own subtest (FuzzCheck skips
+// a check that ran none).
+func runsRapid(t *testing.T, component string, c checkkit.Check) bool {
+	t.Helper()
+	var inRapid, returned bool
+	run := c.Run
+	c.Run = func(t *testing.T, cfg checkkit.Config) error {
+		defer func() {
+			if !returned {
+				inRapid = strings.Contains(string(debug.Stack()), "\npgregory.net/rapid.")
+			}
+		}()
+		err := run(t, cfg)
+		returned = true
+		return err
+	}
+	var skipped bool
+	ok := t.Run(component+"/"+c.Name, func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		checkkit.FuzzCheck(t, c, nil)
+	})
+	if !ok {
+		t.Errorf("our %s/%s failed on an empty fuzz input", component, c.Name)
+	}
+	return inRapid || (returned && ok && !skipped)
 }
 
 var targetFunc = regexp.MustCompile(`(?m)^func (FuzzCheck[A-Za-z0-9]+)\(`)
@@ -211,3 +328,17 @@ func FuzzCheckBackoffJitter(f *testing.F) { fuzzMachine(f) }
 func FuzzCheckBackoffReset(f *testing.F) { fuzzMachine(f) }
 
 func FuzzCheckBackoffResetDeclared(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckDeltafifoErrorPaths(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckDeltafifoCollaborators(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckRealfifoErrorPaths(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckRealfifoCollaborators(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckListwatchReflectorWithholding(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckListwatchReflectorMalformed(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckListwatchReflectorMachine(f *testing.F) { fuzzMachine(f) }

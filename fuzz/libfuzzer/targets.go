@@ -151,3 +151,30 @@ func FuzzCheckBackoffReset(f *testing.F) { machine(f, "FuzzCheckBackoffReset") }
 
 // FuzzCheckBackoffResetDeclared is the libFuzzer harness of Machines["FuzzCheckBackoffResetDeclared"].
 func FuzzCheckBackoffResetDeclared(f *testing.F) { machine(f, "FuzzCheckBackoffResetDeclared") }
+
+// FuzzCheckDeltafifoErrorPaths is the libFuzzer harness of Machines["FuzzCheckDeltafifoErrorPaths"].
+func FuzzCheckDeltafifoErrorPaths(f *testing.F) { machine(f, "FuzzCheckDeltafifoErrorPaths") }
+
+// FuzzCheckDeltafifoCollaborators is the libFuzzer harness of Machines["FuzzCheckDeltafifoCollaborators"].
+func FuzzCheckDeltafifoCollaborators(f *testing.F) { machine(f, "FuzzCheckDeltafifoCollaborators") }
+
+// FuzzCheckRealfifoErrorPaths is the libFuzzer harness of Machines["FuzzCheckRealfifoErrorPaths"].
+func FuzzCheckRealfifoErrorPaths(f *testing.F) { machine(f, "FuzzCheckRealfifoErrorPaths") }
+
+// FuzzCheckRealfifoCollaborators is the libFuzzer harness of Machines["FuzzCheckRealfifoCollaborators"].
+func FuzzCheckRealfifoCollaborators(f *testing.F) { machine(f, "FuzzCheckRealfifoCollaborators") }
+
+// FuzzCheckListwatchReflectorWithholding is the libFuzzer harness of Machines["FuzzCheckListwatchReflectorWithholding"].
+func FuzzCheckListwatchReflectorWithholding(f *testing.F) {
+	machine(f, "FuzzCheckListwatchReflectorWithholding")
+}
+
+// FuzzCheckListwatchReflectorMalformed is the libFuzzer harness of Machines["FuzzCheckListwatchReflectorMalformed"].
+func FuzzCheckListwatchReflectorMalformed(f *testing.F) {
+	machine(f, "FuzzCheckListwatchReflectorMalformed")
+}
+
+// FuzzCheckListwatchReflectorMachine is the libFuzzer harness of Machines["FuzzCheckListwatchReflectorMachine"].
+func FuzzCheckListwatchReflectorMachine(f *testing.F) {
+	machine(f, "FuzzCheckListwatchReflectorMachine")
+}
