@@ -34,7 +34,8 @@ var Classes = []Class{
 	{9, "handler calls compared only in part on the assembled informer", []string{
 		"inf-shared-late-initial-false", "inf-delta-relist-add-initial", "inf-listener-update-old-is-new",
 		"inf-shared-resync-check-default", "inf-shared-resync-no-should", "inf-shared-late-period-not-raised",
-		"inf-shared-resync-next-from-zero", "inf-delta-syncall-dropped", "inf-shared-run-no-wait-processor"}},
+		"inf-shared-resync-next-from-zero", "inf-delta-syncall-dropped", "inf-shared-run-no-wait-processor",
+		"inf-shared-run-no-wait-reflector", "inf-reflector-list-no-ctx"}},
 	{10, "what a real server may send but the model server never did", []string{
 		"refl-initial-bookmark-ends-sync", "refl-initial-bookmark-published", "refl-gone-not-expired", "refl-504-error-rewatches", "refl-too-large-watch-retried"}},
 }

@@ -30,4 +30,12 @@ var informerPathMutants = []Mutant{
 		Bug: "Run does not wait for the processor, so it returns while a handler call is still in progress",
 		Old: "wg.Go(func() { i.proc.Run(rctx) })",
 		New: "go i.proc.Run(rctx)"},
+	{ID: "inf-shared-run-no-wait-reflector", Component: "informer", File: informerSharedGo,
+		Bug: "Run does not wait for the reflector, so it returns while the reflector is still stopping its watch (and could still write to the FIFO or make a request)",
+		Old: "wg.Go(func() { refl.Run(rctx) })",
+		New: "go refl.Run(rctx)"},
+	{ID: "inf-reflector-list-no-ctx", Component: "informer", File: "impl/reflector/list.go",
+		Bug: "the reflector's LIST does not carry Run's context, so a Run cancelled while a LIST is in flight waits for the server's answer",
+		Old: "		obj, err := r.lw.ListWithContext(ctx, opts)",
+		New: "		obj, err := r.lw.ListWithContext(context.Background(), opts)"},
 }

@@ -101,7 +101,7 @@ func Guarantees() []string {
 		GuaranteeMalformed, GuaranteeConverge, GuaranteeCancel, GuaranteeStops, GuaranteeBackoff, GuaranteeBound,
 		GuaranteeTimers, GuaranteeResync, GuaranteeBadInput, GuaranteeConstruction, GuaranteeModelServer,
 		GuaranteeHandlerRegistration, GuaranteeHandlerCalls, GuaranteeAllSynced, GuaranteeSyncedOnlyAfter,
-		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop, GuaranteeHandlerResync}
+		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop, GuaranteeHandlerResync, GuaranteeRunWaitsReflector}
 }
 
 // InformerGuarantees returns the guarantees the assembled informer's
@@ -112,5 +112,5 @@ func Guarantees() []string {
 func InformerGuarantees() []string {
 	return []string{GuaranteeConstruction, GuaranteeModelServer, GuaranteeHandlerRegistration, GuaranteeHandlerCalls,
 		GuaranteeCancel, GuaranteeStops, GuaranteeConverge, GuaranteeAllSynced, GuaranteeSyncedOnlyAfter,
-		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop, GuaranteeHandlerResync}
+		GuaranteeSyncedAfter, GuaranteeLateHandler, GuaranteeEveryChange, GuaranteeCallFields, GuaranteeNothingAfterStop, GuaranteeHandlerResync, GuaranteeRunWaitsReflector}
 }

@@ -77,7 +77,7 @@ func InformerChecks(s InformerSubject) []checkkit.Check {
 			Guarantee: "the informer and a handler added before Run report synced only after the first sync was processed (not while the first list is refused and backing off), then every handler has the server's objects; a handler added after the sync gets them as initial-list adds and reports synced once they returned; then every handler sees a delete, an update and a create",
 			Run:       assembledSync(s)},
 		{Name: CheckAssembledStop, Family: checkkit.FamilyLeak,
-			Guarantee: "cancelling Run returns at once with every goroutine stopped and every watch stopped, or, with a handler call in progress, as soon as that call returned and not before; nothing of the informer runs after; a second Run returns at once",
+			Guarantee: "cancelling Run returns at once with every goroutine stopped and every watch stopped, or, with a handler call in progress or the reflector inside a call to the server that takes no context (a held watch Stop), as soon as that call returned and not before; a request held by the server when Run is cancelled is given up at once and none is in flight once Run returned; nothing of the informer runs after; a second Run returns at once",
 			Run:       assembledStop(s)},
 		checkkit.Check{Name: CheckAssembledResync, Family: checkkit.FamilyModel,
 			Guarantee: "each handler, with its own resync period under client-go's rules (raised to 1s, lowering the check period before Run, raised to it after), gets OnUpdate(o, o) for every stored object at exactly the resync checks it is due at (spec/informer.Resync), besides its initial list and the watch's events, on a list and a watch-list sync, for handlers added before Run and late",
@@ -511,8 +511,10 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 
 func assembledStop(s InformerSubject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		if err := stopHeld(t, cfg, s); err != nil {
-			return err
+		for _, held := range []func(*testing.T, checkkit.Config, InformerSubject) error{stopHeld, stopWatchStopHeld, stopListHeld} {
+			if err := held(t, cfg, s); err != nil {
+				return err
+			}
 		}
 		return scenario(t, cfg, "stop", func(rec *checkkit.Recorder) error {
 			fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }

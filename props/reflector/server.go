@@ -64,6 +64,18 @@ type Fault struct {
 	// stream's initial events, after this many of them each
 	// (apiserver.WatchChoice.InitialBookmarks).
 	InitialBookmarks []int `json:",omitempty"`
+	// Hold: the server does not answer the request (a LIST or a WATCH)
+	// until the test calls Release or Close; meanwhile the request honours
+	// its context as a real HTTP client does, returning the context's error
+	// at once when it ends. The answer, once released, is served from the
+	// server's state then (a slow server, a relist in flight).
+	Hold bool `json:",omitempty"`
+	// HoldStop (for a WATCH): the stream ends when the client stops it,
+	// but the client's Stop does not return until Release or Close (a
+	// connection whose teardown blocks). Stop has no context, so a
+	// reflector is inside it until released, and so is a Run that waits
+	// for its reflector.
+	HoldStop bool `json:",omitempty"`
 }
 
 func (f Fault) String() string {
@@ -89,6 +101,8 @@ func (f Fault) String() string {
 	add(f.TooLarge, "too-large")
 	add(f.Gone, "gone")
 	add(len(f.InitialBookmarks) > 0, fmt.Sprintf("initial-bookmarks=%v", f.InitialBookmarks))
+	add(f.Hold, "hold")
+	add(f.HoldStop, "hold-stop")
 	if len(parts) == 0 {
 		return "healthy"
 	}
@@ -121,13 +135,69 @@ type Server struct {
 	answers map[string]int
 	served  int64
 	found   []string // violations seen while serving
+	// released is closed by Release, gone by Close: they end every hold
+	// (Fault.Hold, Fault.HoldStop), which waits on them and not on mu, so
+	// that a held call is durably blocked in a synctest bubble. held counts
+	// the calls waiting now, holds every call that was held.
+	released, gone chan struct{}
+	held, holds    int
 }
 
 // NewServer returns a server with the given configuration and fault
 // schedule.
 func NewServer(cfg apiserver.Config, faults []Fault) *Server {
-	return &Server{m: apiserver.New(cfg), cfg: cfg, faults: slices.Clone(faults), changed: make(chan struct{})}
+	return &Server{m: apiserver.New(cfg), cfg: cfg, faults: slices.Clone(faults), changed: make(chan struct{}),
+		released: make(chan struct{}), gone: make(chan struct{})}
 }
+
+// Release lets every held call go on (Fault.Hold, Fault.HoldStop), and
+// every later one at once. It may be called more than once.
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.released:
+	default:
+		close(s.released)
+	}
+}
+
+// Held is the number of calls held now (waiting for Release) and the
+// number held so far.
+func (s *Server) Held() (now, ever int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held, s.holds
+}
+
+// waitLocked, called with s.mu held, waits without it until Release,
+// Close or the end of ctx (nil: no context, as for Stop) and takes it
+// again. It returns ctx's error if ctx ended first, ErrServerGone if the
+// server was closed first.
+func (s *Server) waitLocked(ctx context.Context) error {
+	s.held++
+	s.holds++
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	released, gone := s.released, s.gone
+	s.mu.Unlock()
+	var err error
+	select {
+	case <-released:
+	case <-gone:
+		err = errServerGone
+	case <-done:
+		err = ctx.Err()
+	}
+	s.mu.Lock()
+	s.held--
+	return err
+}
+
+// errServerGone ends a call held when the server was closed.
+var errServerGone = apiserver.ConnectionRefused()
 
 // Model runs f on the model under the server's lock (for oracle reads).
 func (s *Server) Model(f func(m *apiserver.Server)) {
@@ -228,6 +298,9 @@ func (s *Server) OpenStreams() int {
 // for them; later watches fail.
 func (s *Server) Close() {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.gone)
+	}
 	s.closed = true
 	streams := slices.Clone(s.streams)
 	s.mu.Unlock()
@@ -284,12 +357,18 @@ func (s *Server) staleAt(f Fault, lo int64) int64 {
 	return max(lo, s.m.RV()-f.Stale)
 }
 
-// ListWithContext serves a LIST.
-func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+// ListWithContext serves a LIST; a held one (Fault.Hold) returns ctx's
+// error if ctx ends before it is released.
+func (s *Server) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.recordTimesLocked()
 	f := s.takeLocked()
+	if f.Hold {
+		if err := s.waitLocked(ctx); err != nil {
+			return nil, err
+		}
+	}
 	c := apiserver.ListChoice{IgnoreLimit: f.IgnoreLimit, Refuse: f.Refuse, Reject: f.reject(f.Reject)}
 	if f.TooLarge {
 		c.Reject = tooLarge(s.m.RV())
@@ -343,12 +422,18 @@ func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 }
 
 // WatchWithContext serves a WATCH: the stream's goroutine delivers the
-// model's events until the stream ends, is stopped, or times out.
-func (s *Server) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+// model's events until the stream ends, is stopped, or times out. A held
+// one (Fault.Hold) returns ctx's error if ctx ends before it is released.
+func (s *Server) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.recordTimesLocked()
 	f := s.takeLocked()
+	if f.Hold {
+		if err := s.waitLocked(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if s.closed {
 		return nil, apiserver.ConnectionRefused()
 	}
@@ -531,7 +616,8 @@ func (st *stream) ResultChan() <-chan watch.Event { return st.ch }
 // Stop records the Stop (every call, so double stops are seen), ends the
 // stream and waits for its goroutine, so that whether its last event
 // reached the reflector is settled before the reflector's next request
-// (the goroutine never waits for the reflector once stopped).
+// (the goroutine never waits for the reflector once stopped). Under
+// Fault.HoldStop it then waits for Release or Close.
 func (st *stream) Stop() {
 	st.srv.mu.Lock()
 	st.w.Stop()
@@ -540,6 +626,11 @@ func (st *stream) Stop() {
 	st.srv.mu.Unlock()
 	st.kill()
 	<-st.done
+	if st.f.HoldStop {
+		st.srv.mu.Lock()
+		_ = st.srv.waitLocked(nil)
+		st.srv.mu.Unlock()
+	}
 }
 
 func (st *stream) kill() { st.stopOnce.Do(func() { close(st.stop) }) }
