@@ -15,7 +15,7 @@ type Class struct {
 var Classes = []Class{
 	{1, "inputs the API allows but the generators never made", []string{
 		"dfifo-replace-count-dup-keys", "delta-key-ignores-namespace", "process-replacedall-dup-keys", "rfifo-replace-empty-noop",
-		"rfifo-popbatch-error-dropped", "rl-bucket-inf-qps"}},
+		"rfifo-popbatch-error-dropped", "rl-bucket-inf-qps", "ring-initial-size-capped", "chunked-size-clamped", "dq-far-timer-skipped"}},
 	{2, "error paths tried only from states where the bug cannot show", []string{
 		"dfifo-delete-badkey-populates", "dfifo-add-badkey-unpopulated", "rfifo-produce-failed-unpopulated", "rfifo-replace-failed-populates"}},
 	{3, "no faults in collaborators", []string{

@@ -19,4 +19,16 @@ var reachMutants = []Mutant{
 	{ID: "rl-bucket-inf-qps", Component: "ratelimit", File: ratelimitGo,
 		Bug: "NewBucket hands a qps of +Inf to the rate package as is instead of as rate.Inf, so the infinite rate with burst 0 never grants a token (every When is rate.InfDuration) and with burst > 0 computes its tokens as NaN",
 		Old: "	if math.IsInf(qps, 1) {\n		limit = rate.Inf\n	}\n", New: ""},
+	// Class 1, measured by the reach tests (props/*/reach_test.go): an
+	// initial size past the ring's default, a chunk larger than the
+	// listener's 1024, and a delay of more than a day that still fits.
+	{ID: "ring-initial-size-capped", Component: "ring", File: growingGo,
+		Bug: "NewGrowing allocates at most DefaultSize slots however large the initial size (to grow on demand instead of reserving memory up front), so a ring made with room for 100 values starts at Cap 16 and grows in the first burst where TypedRingGrowing never does",
+		Old: "	return &Growing[T]{data: make([]T, initialSize)}", New: "	return &Growing[T]{data: make([]T, min(initialSize, DefaultSize))} // grow on demand"},
+	{ID: "chunked-size-clamped", Component: "ring", File: chunkedGo,
+		Bug: "NewChunked clamps a chunk size above DefaultChunkSize down to it (to bound one chunk's allocation), so a buffer made with chunks of 2000 values links a chunk every 1024 and its capacity is not the multiple of its chunk size that NewChunked documents",
+		Old: "	if chunkSize <= 0 {\n		chunkSize = DefaultChunkSize\n	}\n	return &Chunked[T]{size: chunkSize}", New: "	if chunkSize <= 0 || chunkSize > DefaultChunkSize {\n		chunkSize = DefaultChunkSize\n	}\n	return &Chunked[T]{size: chunkSize}"},
+	{ID: "dq-far-timer-skipped", Component: "delaying", File: delayingGo,
+		Bug: "the waiting loop sets no timer for a ready time more than a day away, taking it for never (a later AddAfter re-arms the loop), so an item asked for in 25 hours, with nothing added after it, is never added",
+		Old: "		case !ok || next == never:", New: "		case !ok || next == never || subSat(next, now) > 24*time.Hour: // far away: the next AddAfter re-arms"},
 }

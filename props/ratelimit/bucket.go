@@ -40,6 +40,22 @@ func (o bucketOp) String() string {
 	}
 }
 
+// The legal domain of NewBucket (issue 27, class 1): qps any number >= 0
+// including +Inf (taken as rate.Inf: never delays, whatever the burst) and
+// rates so small that the wait overflows a time.Duration
+// (rate.InfDuration); burst any int >= 0, 0 granting no token at a finite
+// rate, and bursts larger than any run of Whens (up to math.MaxInt: the
+// bucket never runs dry). TestReachConstructors measures that each edge
+// comes.
+var (
+	bucketQPSGen = rapid.OneOf(
+		rapid.SampledFrom(edgeQPS),
+		rapid.SampledFrom([]float64{0, 0.5, 1, 3, 10, 100, 1000, 1e6}),
+		rapid.Float64Range(0.1, 1000),
+	)
+	bucketBurstGen = rapid.OneOf(rapid.IntRange(0, 5), rapid.SampledFrom([]int{1, 100, 1000, math.MaxInt}))
+)
+
 var bucketOpGen = rapid.Custom(func(t *rapid.T) bucketOp {
 	switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
 	case r < 65:
@@ -58,17 +74,7 @@ var bucketOpGen = rapid.Custom(func(t *rapid.T) bucketOp {
 })
 
 func bucket(s Subject) func(*testing.T, checkkit.Config) error {
-	// The legal domain of NewBucket (issue 27, class 1): qps any number
-	// >= 0 including +Inf (taken as rate.Inf: never delays, whatever the
-	// burst) and rates so small that the wait overflows a time.Duration
-	// (rate.InfDuration); burst any int >= 0, 0 granting no token at a
-	// finite rate. TestReachBucket measures that each edge comes.
-	qpsGen := rapid.OneOf(
-		rapid.SampledFrom(edgeQPS),
-		rapid.SampledFrom([]float64{0, 0.5, 1, 3, 10, 100, 1000, 1e6}),
-		rapid.Float64Range(0.1, 1000),
-	)
-	burstGen := rapid.OneOf(rapid.IntRange(0, 5), rapid.SampledFrom([]int{1, 100}))
+	qpsGen, burstGen := bucketQPSGen, bucketBurstGen
 	ops := rapid.SliceOfN(bucketOpGen, 1, 40)
 	return func(t *testing.T, cfg checkkit.Config) error {
 		if err := bucketWitness(t, s); err != nil {

@@ -169,28 +169,36 @@ func maxOf(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
+// maxWaitMaxGen draws the max of the max-wait check.
+var maxWaitMaxGen = rapid.OneOf(
+	durs(0, 1, 5*time.Millisecond, time.Second, math.MaxInt64),
+	dur(rapid.Int64Range(0, int64(10*time.Second))),
+	dur(rapid.Int64Range(0, math.MaxInt64)),
+)
+
+// maxWaitScriptGen draws the inner limiter's delays for max maxD: delays
+// around it, so that the cap is hit, missed and tied, and any others.
+func maxWaitScriptGen(maxD time.Duration) *rapid.Generator[[]time.Duration] {
+	near := []time.Duration{0, maxD, -time.Millisecond, math.MaxInt64}
+	if maxD > 0 {
+		near = append(near, maxD-1)
+	}
+	if maxD < math.MaxInt64 {
+		near = append(near, maxD+1)
+	}
+	return rapid.SliceOfN(rapid.OneOf(
+		rapid.SampledFrom(near),
+		dur(rapid.Int64Range(-int64(time.Millisecond), math.MaxInt64)),
+	), 1, 5)
+}
+
 func maxWait(s Subject) func(*testing.T, checkkit.Config) error {
-	maxGen := rapid.OneOf(
-		durs(0, 1, 5*time.Millisecond, time.Second, math.MaxInt64),
-		dur(rapid.Int64Range(0, int64(10*time.Second))),
-		dur(rapid.Int64Range(0, math.MaxInt64)),
-	)
+	maxGen := maxWaitMaxGen
 	ops := rapid.SliceOfN(itemOpGen(3), 1, 30)
 	return func(t *testing.T, cfg checkkit.Config) error {
 		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			maxD := maxGen.Draw(rt, "max")
-			// Delays around max, so that the cap is hit, missed and tied.
-			near := []time.Duration{0, maxD, -time.Millisecond, math.MaxInt64}
-			if maxD > 0 {
-				near = append(near, maxD-1)
-			}
-			if maxD < math.MaxInt64 {
-				near = append(near, maxD+1)
-			}
-			script := rapid.SliceOfN(rapid.OneOf(
-				rapid.SampledFrom(near),
-				dur(rapid.Int64Range(-int64(time.Millisecond), math.MaxInt64)),
-			), 1, 5).Draw(rt, "script")
+			script := maxWaitScriptGen(maxD).Draw(rt, "script")
 			f := newRecorder("inner", script, biasGen.Draw(rt, "bias"))
 			e := newExpectation()
 			l, err := s.MaxWait(f, maxD)

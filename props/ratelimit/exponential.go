@@ -255,14 +255,20 @@ func checkRequeues(rt *rapid.T, rec *checkkit.Recorder, guarantee string, l Limi
 	}
 }
 
-func fastSlow(s Subject) func(*testing.T, checkkit.Config) error {
-	delayGen := rapid.OneOf(
+// fastSlowDelayGen draws the fast and slow delays of the fast-slow check;
+// fastSlowMaxFastGen its maxFast, which with the runs of Whens reaches past
+// client-go's and the examples' thresholds (3, 10, 100, 1000) as well as
+// the small ones.
+var (
+	fastSlowDelayGen = rapid.OneOf(
 		durs(0, 1, 5*time.Millisecond, 10*time.Second, math.MaxInt64),
 		dur(rapid.Int64Range(0, math.MaxInt64)),
 	)
-	// maxFast and the runs of Whens reach past client-go's and the
-	// examples' thresholds (3, 10, 100, 1000) as well as the small ones.
-	maxFastGen := rapid.OneOf(rapid.IntRange(0, 6), rapid.SampledFrom([]int{0, 1, math.MaxInt}), checkkit.Size(1100, 3, 10, 100, 1000))
+	fastSlowMaxFastGen = rapid.OneOf(rapid.IntRange(0, 6), rapid.SampledFrom([]int{0, 1, math.MaxInt}), checkkit.Size(1100, 3, 10, 100, 1000))
+)
+
+func fastSlow(s Subject) func(*testing.T, checkkit.Config) error {
+	delayGen, maxFastGen := fastSlowDelayGen, fastSlowMaxFastGen
 	ops := rapid.SliceOfN(itemOpGen(1100), 1, 40)
 	return func(t *testing.T, cfg checkkit.Config) error {
 		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {

@@ -24,9 +24,11 @@ const (
 )
 
 // InitialSizes are the sizes the machines make buffers with: empty, tiny
-// (growth and wrap-around every few steps, a chunk per value or three) and
-// upstream's default.
-var InitialSizes = []int{0, 1, 3, 16, 2, 5}
+// (growth and wrap-around every few steps, a chunk per value or three),
+// upstream's default, and (issue 27, class 1: TestReachRing measured none
+// before) an even size that is not a power of two, sizes past the default
+// and a chunk past the listener's 1024, which must be taken whole.
+var InitialSizes = []int{0, 1, 3, 16, 2, 5, 6, 17, 100, 1025, 2000}
 
 // BurstSize is the burst the shrink check writes and drains.
 const BurstSize = 100_000

@@ -191,12 +191,24 @@ type DMode struct {
 // unfinished-work ticker makes every hour of fake time thousands of
 // wake-ups, and the long horizons are delaying/metrics' and
 // ratelimiting/model's to explore.
+//
+// The plain delaying machines (delaying/model, delaying/ties) go on to two
+// days, so that an item asked for in more than a day (farDelay) becomes
+// ready while the machine watches: a queue that takes such a delay for
+// never, or loses it in a timer's range, shows only there.
 func (m DMode) horizon() time.Duration {
-	if m.RateLimited && m.Metrics {
+	switch {
+	case m.RateLimited && m.Metrics:
 		return time.Minute
+	case m.RateLimited || m.Metrics:
+		return time.Hour
 	}
-	return time.Hour
+	return 2 * farDelay
 }
+
+// farDelay is a delay of more than a day that the delaying machine waits
+// out (see horizon).
+const farDelay = 25 * time.Hour
 
 // dmodeFor maps the machine checks to their modes, for replay.
 var dmodeFor = map[string]DMode{
@@ -209,12 +221,14 @@ var dmodeFor = map[string]DMode{
 
 // Durations the machines draw from: simple ones first (rapid shrinks
 // towards the start), with the boundaries 0, ±1ns, MaxWait±, horizons well
-// past client-go's 10s heartbeat, and the extremes that must neither panic
-// nor overflow.
+// past client-go's 10s heartbeat, the extremes that must neither panic
+// nor overflow, and (issue 27, class 1: TestReachDelaying measured none
+// before) delays of more than a day that still fit: one the plain machine
+// waits out (farDelay: Tick reaches it), a month, and a century.
 var (
 	dlDelays = []time.Duration{time.Second, 0, 2 * time.Second, 1, 5 * time.Second, MaxWait, 30 * time.Second,
 		time.Millisecond, -1, -time.Second, MaxWait + 1, 2, 15 * time.Second, time.Minute, 25 * time.Minute, time.Hour,
-		math.MinInt64, math.MaxInt64, math.MaxInt64 - 1}
+		math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, farDelay, 30 * 24 * time.Hour, 100 * 365 * 24 * time.Hour}
 	dlSleeps    = []time.Duration{time.Second, 1, time.Millisecond, 2 * time.Second, 5 * time.Second, MaxWait, 30 * time.Second, time.Minute, 10 * time.Minute, time.Hour}
 	tieDelays   = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 0}
 	tieSleeps   = []time.Duration{time.Second, 2 * time.Second}
@@ -309,8 +323,9 @@ func delayingStepGen(mode DMode) *rapid.Generator[DStep] {
 // exploration, so that states a random run reaches only now and then are
 // reached in every run: two AddAfter of one item with different delays
 // (either order, waiting or being processed) followed by a wait past both,
-// horizons past client-go's 10s heartbeat, and bursts past every size
-// threshold with an early item behind a large heap.
+// horizons past client-go's 10s heartbeat, bursts past every size
+// threshold with an early item behind a large heap, and delays of more
+// than a day waited out.
 var delayingWitnesses = [][]DStep{
 	{{Kind: DAddAfter, Key: "a", D: 2 * time.Second}, {Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DGet, Worker: 0},
 		{Kind: DSleep, D: 3 * time.Second}, {Kind: DDone, Worker: 0}, {Kind: DLen}},
@@ -324,6 +339,10 @@ var delayingWitnesses = [][]DStep{
 		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 1101}},
 	{{Kind: DBurst, N: 3000, D: time.Hour}, {Kind: DBurst, N: 70, D: time.Second}, {Kind: DAddAfter, Key: "a", D: time.Millisecond},
 		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 100}, {Kind: DSleep, D: 2 * time.Hour}, {Kind: DDrain, N: 3000}},
+	// An item asked for in more than a day, alone (issue 27, class 1), and
+	// one behind an earlier item: each must come back when its time comes.
+	{{Kind: DAddAfter, Key: "a", D: farDelay}, {Kind: DGet, Worker: 0}, {Kind: DTick}, {Kind: DDone, Worker: 0},
+		{Kind: DAddAfter, Key: "b", D: time.Second}, {Kind: DAddAfter, Key: "c", D: farDelay}, {Kind: DTick}, {Kind: DTick}, {Kind: DLen}},
 }
 
 // metricsWitnesses are fixed runs the machines with metrics (delaying/metrics,

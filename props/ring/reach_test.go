@@ -1,0 +1,149 @@
+package ring
+
+// The reach of the ring machines' generators (issue 27, class 1): the
+// legal inputs of New, WriteOne and ReadOne, classified against the state
+// a doubling ring (TypedRingGrowing's layout) would be in, counted over
+// ordinary draws with a fixed seed and held to a floor of one, as
+// checkkit's sizes_test does for size classes.
+
+import (
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	spec "github.com/kverify/kverify/spec/ring"
+	"pgregory.net/rapid"
+)
+
+// reachClass is one class of an operation's legal inputs.
+type reachClass struct {
+	name string
+	why  string // why an implementation may get this class wrong
+}
+
+// ringDomain is the legal input domain of the machines' operations. A
+// negative size is legal too (New(n < 0) is New(0)); the negative-size
+// check makes it, not the machines, because client-go's ring panics there.
+var ringDomain = []reachClass{
+	{"New 0", "no array until the first write, which takes DefaultSize (a chunked buffer: the default chunk)"},
+	{"New 1", "full after one write: growth and wrap-around at every step"},
+	{"New power of two", "the sizes a mask-based index gets right by luck"},
+	{"New odd", "a mask-based index or a power-of-two rounding breaks here"},
+	{"New even, not a power of two", "a rounding to a power of two that spares odd sizes shows here"},
+	{"New > DefaultSize", "the initial size must be taken whole, not capped at the default"},
+	{"New > 1024", "past the listener's 1024: a chunk larger than the default must stay that large"},
+	{"Write into full, unwrapped", "growth copies one run of values"},
+	{"Write into full, wrapped", "growth must copy the tail run, then the head run, in order"},
+	{"Write wraps the index", "the write position passes the array's end"},
+	{"Read on empty", "(zero, false), and nothing moves"},
+	{"Read to empty", "the last value: a shrinking ring gives memory back here"},
+	{"Read wraps the index", "the read position passes the array's end"},
+	{"Burst past growth", "several doublings in one burst"},
+	{"Drain past empty", "reads beyond the last value keep returning (zero, false)"},
+}
+
+// phys tracks where a doubling ring keeps its values: the array's size,
+// the oldest value's index and the count.
+type phys struct{ cap, beg, n int }
+
+func (p *phys) write(ta tallies) {
+	if p.n == p.cap {
+		ta.hit("Write into full, unwrapped", p.beg == 0 && p.n > 0)
+		ta.hit("Write into full, wrapped", p.beg > 0)
+		p.cap, p.beg = spec.GrownCap(p.cap), 0
+	}
+	ta.hit("Write wraps the index", p.beg+p.n >= p.cap && p.beg > 0)
+	p.n++
+}
+
+func (p *phys) read(ta tallies) {
+	ta.hit("Read on empty", p.n == 0)
+	if p.n == 0 {
+		return
+	}
+	ta.hit("Read to empty", p.n == 1)
+	p.beg++
+	ta.hit("Read wraps the index", p.beg == p.cap)
+	if p.beg == p.cap {
+		p.beg = 0
+	}
+	p.n--
+}
+
+// tallies counts how often each class was reached.
+type tallies map[string]int
+
+func (ta tallies) hit(c string, reached bool) {
+	if reached {
+		ta[c]++
+	} else if _, ok := ta[c]; !ok {
+		ta[c] = 0
+	}
+}
+
+func classifyNew(ta tallies, n int) {
+	ta.hit("New 0", n == 0)
+	ta.hit("New 1", n == 1)
+	ta.hit("New power of two", n > 1 && n&(n-1) == 0)
+	ta.hit("New odd", n > 1 && n%2 == 1)
+	ta.hit("New even, not a power of two", n > 1 && n%2 == 0 && n&(n-1) != 0)
+	ta.hit("New > DefaultSize", n > 16)
+	ta.hit("New > 1024", n > 1024)
+}
+
+// TestReachRing draws 100 runs of 30 steps from the machines' generators,
+// follows each on a doubling ring's layout and counts each class of
+// ringDomain; every class must come.
+//
+// Measured (seed 27000): before the reach work InitialSizes was
+// {0, 1, 3, 16, 2, 5}, and "New even, not a power of two", "New >
+// DefaultSize" and "New > 1024" came 0 times; after ({6, 17, 100, 1025,
+// 2000} added) they come 13, 20 and 10 times of 100 runs, and every other
+// class as before (Write into full, wrapped 111; Read wraps the index 46;
+// Read to empty 173; New odd 29, New power of two 19).
+func TestReachRing(t *testing.T) {
+	ta := tallies{}
+	gen := stepGen()
+	f := flag.Lookup("rapid.seed")
+	old := f.Value.String()
+	defer func() { _ = f.Value.Set(old) }()
+	_ = f.Value.Set("27000")
+	rapid.Check(t, func(rt *rapid.T) {
+		size := rapid.SampledFrom(InitialSizes).Draw(rt, "initialSize")
+		classifyNew(ta, size)
+		p := phys{cap: max(size, 0)}
+		for range 30 {
+			st := gen.Draw(rt, "step")
+			switch st.Kind {
+			case Write:
+				p.write(ta)
+			case Read:
+				p.read(ta)
+			case Burst:
+				c := p.cap
+				for range st.N {
+					p.write(ta)
+				}
+				ta.hit("Burst past growth", p.cap > 2*max(c, 8))
+			case Drain:
+				ta.hit("Drain past empty", st.N > p.n)
+				for range st.N {
+					p.read(ta)
+				}
+			}
+		}
+	})
+	var lines []string
+	for _, c := range slices.Sorted(maps.Keys(ta)) {
+		lines = append(lines, fmt.Sprintf("  %-32s %7d", c, ta[c]))
+	}
+	t.Logf("ring machines:\n%s", strings.Join(lines, "\n"))
+	for _, c := range ringDomain {
+		if ta[c.name] == 0 {
+			t.Errorf("%q reached 0 times (%s)", c.name, c.why)
+		}
+	}
+}
