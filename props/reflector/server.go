@@ -171,16 +171,14 @@ func (s *Server) Held() (now, ever int) {
 }
 
 // waitLocked, called with s.mu held, waits without it until Release,
-// Close or the end of ctx (nil: no context, as for Stop) and takes it
+// Close or the end of ctx (context.Background for Stop, which takes
+// none) and takes it
 // again. It returns ctx's error if ctx ended first, ErrServerGone if the
 // server was closed first.
 func (s *Server) waitLocked(ctx context.Context) error {
 	s.held++
 	s.holds++
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
-	}
+	done := ctx.Done() // nil for context.Background: no end but Release or Close
 	released, gone := s.released, s.gone
 	s.mu.Unlock()
 	var err error
@@ -628,7 +626,7 @@ func (st *stream) Stop() {
 	<-st.done
 	if st.f.HoldStop {
 		st.srv.mu.Lock()
-		_ = st.srv.waitLocked(nil)
+		_ = st.srv.waitLocked(context.Background()) // Stop takes no context
 		st.srv.mu.Unlock()
 	}
 }
