@@ -172,8 +172,7 @@ func (s *Server) Held() (now, ever int) {
 
 // waitLocked, called with s.mu held, waits without it until Release,
 // Close or the end of ctx (context.Background for Stop, which takes
-// none) and takes it
-// again. It returns ctx's error if ctx ended first, ErrServerGone if the
+// none) and takes it again. It returns ctx's error if ctx ended first, ErrServerGone if the
 // server was closed first.
 func (s *Server) waitLocked(ctx context.Context) error {
 	s.held++
