@@ -10,116 +10,88 @@ package backoff
 
 import (
 	"flag"
-	"fmt"
-	"maps"
 	"math"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/backoff"
 	"pgregory.net/rapid"
 )
 
-// reachClass is one class of a parameter's legal values.
-type reachClass struct {
-	name string
-	why  string // why an implementation may get this class wrong
-}
+// reachClass and tallies are checkkit's reach-test toolkit.
+type (
+	reachClass = checkkit.ReachClass
+	tallies    = checkkit.Tally
+)
 
 // paramsDomain is the legal domain of the parameters the sequence checks
 // draw (paramsGen).
 var paramsDomain = []reachClass{
-	{"Duration 0", "every delay is 0 whatever the factor (0*f), and jitter adds nothing"},
-	{"Duration 1ns", "the smallest: a factor below 2 may round it to itself"},
-	{"Duration ordinary", "up to ten hours"},
-	{"Duration >= 2^53", "float64 rounds it: the product is not exact"},
-	{"Duration MaxInt64", "any growth overflows: it must saturate, not wrap"},
-	{"Factor 0", "keeps Duration constant (and uncapped)"},
-	{"Factor in (0,1)", "shrinks the delay towards 0"},
-	{"Factor 1", "keeps the delay; Steps still count down"},
-	{"Factor in (1,2)", "grows by a fraction: truncation matters"},
-	{"Factor 2", "the reflector's"},
-	{"Factor > 2", "grows fast: overflow within few steps"},
-	{"Jitter 0", "exact sequences"},
-	{"Jitter in (0,1)", "adds less than the delay"},
-	{"Jitter 1", "the reflector's"},
-	{"Jitter > 1", "adds more than the delay: the sum may overflow"},
-	{"Steps 0", "Duration never changes"},
-	{"Steps 1", "one growth, then constant"},
-	{"Steps 2-37", "short sequences"},
-	{"Steps >= 38", "the reflector's and past"},
-	{"Cap 0", "no cap"},
-	{"Cap < Duration", "a grown Duration is capped below the start; a factor 0 keeps it above"},
-	{"Cap reached exactly", "the boundary: a step that reaches Cap is not past it"},
-	{"Cap MaxInt64", "never binds, but saturation reaches it"},
-	{"rand 0", "the jitter's lower end: no jitter added"},
-	{"rand near 1", "the jitter's upper end"},
+	{Name: "Duration 0", Why: "every delay is 0 whatever the factor (0*f), and jitter adds nothing"},
+	{Name: "Duration 1ns", Why: "the smallest: a factor below 2 may round it to itself"},
+	{Name: "Duration ordinary", Why: "up to ten hours"},
+	{Name: "Duration >= 2^53", Why: "float64 rounds it: the product is not exact"},
+	{Name: "Duration MaxInt64", Why: "any growth overflows: it must saturate, not wrap"},
+	{Name: "Factor 0", Why: "keeps Duration constant (and uncapped)"},
+	{Name: "Factor in (0,1)", Why: "shrinks the delay towards 0"},
+	{Name: "Factor 1", Why: "keeps the delay; Steps still count down"},
+	{Name: "Factor in (1,2)", Why: "grows by a fraction: truncation matters"},
+	{Name: "Factor 2", Why: "the reflector's"},
+	{Name: "Factor > 2", Why: "grows fast: overflow within few steps"},
+	{Name: "Jitter 0", Why: "exact sequences"},
+	{Name: "Jitter in (0,1)", Why: "adds less than the delay"},
+	{Name: "Jitter 1", Why: "the reflector's"},
+	{Name: "Jitter > 1", Why: "adds more than the delay: the sum may overflow"},
+	{Name: "Steps 0", Why: "Duration never changes"},
+	{Name: "Steps 1", Why: "one growth, then constant"},
+	{Name: "Steps 2-37", Why: "short sequences"},
+	{Name: "Steps >= 38", Why: "the reflector's and past"},
+	{Name: "Cap 0", Why: "no cap"},
+	{Name: "Cap < Duration", Why: "a grown Duration is capped below the start; a factor 0 keeps it above"},
+	{Name: "Cap reached exactly", Why: "the boundary: a step that reaches Cap is not past it"},
+	{Name: "Cap MaxInt64", Why: "never binds, but saturation reaches it"},
+	{Name: "rand 0", Why: "the jitter's lower end: no jitter added"},
+	{Name: "rand near 1", Why: "the jitter's upper end"},
 }
 
 // delayDomain is the legal domain of the delay's inputs (the reset check,
 // backoff/reset): the reset interval and the time between calls.
 var delayDomain = []reachClass{
-	{"Reset 0", "never reset"},
-	{"Reset 1ns", "resets after any pause"},
-	{"Reset ordinary", "the reflector's two minutes, and others"},
-	{"Gap 0", "a burst of failures at one instant"},
-	{"Gap reset-1ns", "just inside the interval: no reset"},
-	{"Gap = reset", "exactly the interval: no reset (more than, not at least)"},
-	{"Gap reset+1ns", "just past: reset"},
-	{"Gap > reset", "a quiet spell"},
-	{"Gap negative", "the clock went back: not a quiet spell"},
-}
-
-// tallies counts how often each class was reached.
-type tallies map[string]int
-
-func (ta tallies) hit(c string, reached bool) {
-	if reached {
-		ta[c]++
-	} else if _, ok := ta[c]; !ok {
-		ta[c] = 0
-	}
-}
-
-func (ta tallies) check(t *testing.T, what string, domain []reachClass) {
-	t.Helper()
-	var lines []string
-	for _, c := range slices.Sorted(maps.Keys(ta)) {
-		lines = append(lines, fmt.Sprintf("  %-24s %6d", c, ta[c]))
-	}
-	t.Logf("%s:\n%s", what, strings.Join(lines, "\n"))
-	for _, c := range domain {
-		if ta[c.name] == 0 {
-			t.Errorf("%s: %q reached 0 times (%s)", what, c.name, c.why)
-		}
-	}
+	{Name: "Reset 0", Why: "never reset"},
+	{Name: "Reset 1ns", Why: "resets after any pause"},
+	{Name: "Reset ordinary", Why: "the reflector's two minutes, and others"},
+	{Name: "Gap 0", Why: "a burst of failures at one instant"},
+	{Name: "Gap reset-1ns", Why: "just inside the interval: no reset"},
+	{Name: "Gap = reset", Why: "exactly the interval: no reset (more than, not at least)"},
+	{Name: "Gap reset+1ns", Why: "just past: reset"},
+	{Name: "Gap > reset", Why: "a quiet spell"},
+	{Name: "Gap negative", Why: "the clock went back: not a quiet spell"},
 }
 
 func classifyParams(ta tallies, p Params) {
 	d, f := p.Duration, p.Factor
-	ta.hit("Duration 0", d == 0)
-	ta.hit("Duration 1ns", d == 1)
-	ta.hit("Duration ordinary", d > 1 && d <= 10*time.Hour)
-	ta.hit("Duration >= 2^53", d >= 1<<53)
-	ta.hit("Duration MaxInt64", d == math.MaxInt64)
-	ta.hit("Factor 0", f == 0)
-	ta.hit("Factor in (0,1)", f > 0 && f < 1)
-	ta.hit("Factor 1", f == 1)
-	ta.hit("Factor in (1,2)", f > 1 && f < 2)
-	ta.hit("Factor 2", f == 2)
-	ta.hit("Factor > 2", f > 2)
-	ta.hit("Jitter 0", p.Jitter == 0)
-	ta.hit("Jitter in (0,1)", p.Jitter > 0 && p.Jitter < 1)
-	ta.hit("Jitter 1", p.Jitter == 1)
-	ta.hit("Jitter > 1", p.Jitter > 1)
-	ta.hit("Steps 0", p.Steps == 0)
-	ta.hit("Steps 1", p.Steps == 1)
-	ta.hit("Steps 2-37", p.Steps >= 2 && p.Steps < 38)
-	ta.hit("Steps >= 38", p.Steps >= 38)
-	ta.hit("Cap 0", p.Cap == 0)
-	ta.hit("Cap < Duration", p.Cap > 0 && p.Cap < d)
+	ta.Hit("Duration 0", d == 0)
+	ta.Hit("Duration 1ns", d == 1)
+	ta.Hit("Duration ordinary", d > 1 && d <= 10*time.Hour)
+	ta.Hit("Duration >= 2^53", d >= 1<<53)
+	ta.Hit("Duration MaxInt64", d == math.MaxInt64)
+	ta.Hit("Factor 0", f == 0)
+	ta.Hit("Factor in (0,1)", f > 0 && f < 1)
+	ta.Hit("Factor 1", f == 1)
+	ta.Hit("Factor in (1,2)", f > 1 && f < 2)
+	ta.Hit("Factor 2", f == 2)
+	ta.Hit("Factor > 2", f > 2)
+	ta.Hit("Jitter 0", p.Jitter == 0)
+	ta.Hit("Jitter in (0,1)", p.Jitter > 0 && p.Jitter < 1)
+	ta.Hit("Jitter 1", p.Jitter == 1)
+	ta.Hit("Jitter > 1", p.Jitter > 1)
+	ta.Hit("Steps 0", p.Steps == 0)
+	ta.Hit("Steps 1", p.Steps == 1)
+	ta.Hit("Steps 2-37", p.Steps >= 2 && p.Steps < 38)
+	ta.Hit("Steps >= 38", p.Steps >= 38)
+	ta.Hit("Cap 0", p.Cap == 0)
+	ta.Hit("Cap < Duration", p.Cap > 0 && p.Cap < d)
 	reached := false
 	for b := p.spec(); p.Cap > 0; {
 		if b.Duration == p.Cap {
@@ -130,8 +102,8 @@ func classifyParams(ta tallies, p Params) {
 		}
 		_, b = b.Step()
 	}
-	ta.hit("Cap reached exactly", reached)
-	ta.hit("Cap MaxInt64", p.Cap == spec.MaxDuration)
+	ta.Hit("Cap reached exactly", reached)
+	ta.Hit("Cap MaxInt64", p.Cap == spec.MaxDuration)
 }
 
 // withSeed runs prop under rapid.Check with a fixed seed.
@@ -153,10 +125,10 @@ func TestReachParams(t *testing.T) {
 		classifyParams(ta, paramsGen(rt, noJitter))
 		classifyParams(ta, paramsGen(rt, jitterGen))
 		r := randGen(rt)
-		ta.hit("rand 0", r == 0)
-		ta.hit("rand near 1", r >= 0.999999)
+		ta.Hit("rand 0", r == 0)
+		ta.Hit("rand near 1", r >= 0.999999)
 	})
-	ta.check(t, "backoff parameters", paramsDomain)
+	ta.Check(t, "backoff parameters", 1, paramsDomain)
 }
 
 // TestReachDelay draws the reset check's intervals and gaps (resetGen,
@@ -165,18 +137,18 @@ func TestReachDelay(t *testing.T) {
 	ta := tallies{}
 	withSeed(t, func(rt *rapid.T) {
 		reset := resetGen(rt, true)
-		ta.hit("Reset 0", reset == 0)
-		ta.hit("Reset 1ns", reset == 1)
-		ta.hit("Reset ordinary", reset > 1)
+		ta.Hit("Reset 0", reset == 0)
+		ta.Hit("Reset 1ns", reset == 1)
+		ta.Hit("Reset ordinary", reset > 1)
 		for range 10 {
 			g := gapGen(rt, reset)
-			ta.hit("Gap 0", g == 0)
-			ta.hit("Gap reset-1ns", reset > 1 && g == reset-1)
-			ta.hit("Gap = reset", reset > 0 && g == reset)
-			ta.hit("Gap reset+1ns", g == reset+1)
-			ta.hit("Gap > reset", g > reset+1)
-			ta.hit("Gap negative", g < 0)
+			ta.Hit("Gap 0", g == 0)
+			ta.Hit("Gap reset-1ns", reset > 1 && g == reset-1)
+			ta.Hit("Gap = reset", reset > 0 && g == reset)
+			ta.Hit("Gap reset+1ns", g == reset+1)
+			ta.Hit("Gap > reset", g > reset+1)
+			ta.Hit("Gap negative", g < 0)
 		}
 	})
-	ta.check(t, "delay inputs", delayDomain)
+	ta.Check(t, "delay inputs", 1, delayDomain)
 }

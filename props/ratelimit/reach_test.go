@@ -10,109 +10,81 @@ package ratelimit
 
 import (
 	"flag"
-	"fmt"
-	"maps"
 	"math"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/kverify/kverify/props/checkkit"
 	"pgregory.net/rapid"
 )
 
-// reachClass is one class of a parameter's legal values.
-type reachClass struct {
-	name string
-	why  string // why an implementation may get this class wrong
-}
+// reachClass and tallies are checkkit's reach-test toolkit.
+type (
+	reachClass = checkkit.ReachClass
+	tallies    = checkkit.Tally
+)
 
 // exponentialDomain is NewItemExponentialFailureRateLimiter's (base, max).
 var exponentialDomain = []reachClass{
-	{"base 0", "every delay is 0, however many failures"},
-	{"base 1ns", "2^n itself: exact until 2^62"},
-	{"base ordinary", "exact float64 products"},
-	{"base >= 2^53", "float64 rounds the products"},
-	{"base power of two >= 2^60", "products reach 2^63 exactly, where a float64-to-int conversion overflows"},
-	{"base MaxInt64", "the first failure already sits at the top"},
-	{"max 0", "every delay is capped to 0"},
-	{"max < base", "the first delay is already capped"},
-	{"max = base*2^k", "the cap is hit exactly"},
-	{"max MaxInt64", "no cap: overflow must saturate"},
+	{Name: "base 0", Why: "every delay is 0, however many failures"},
+	{Name: "base 1ns", Why: "2^n itself: exact until 2^62"},
+	{Name: "base ordinary", Why: "exact float64 products"},
+	{Name: "base >= 2^53", Why: "float64 rounds the products"},
+	{Name: "base power of two >= 2^60", Why: "products reach 2^63 exactly, where a float64-to-int conversion overflows"},
+	{Name: "base MaxInt64", Why: "the first failure already sits at the top"},
+	{Name: "max 0", Why: "every delay is capped to 0"},
+	{Name: "max < base", Why: "the first delay is already capped"},
+	{Name: "max = base*2^k", Why: "the cap is hit exactly"},
+	{Name: "max MaxInt64", Why: "no cap: overflow must saturate"},
 }
 
 // fastSlowDomain is NewItemFastSlowRateLimiter's (fast, slow, maxFast).
 var fastSlowDomain = []reachClass{
-	{"fast 0", "fast attempts are immediate"},
-	{"fast < slow", "the usual"},
-	{"fast = slow", "the switch is invisible"},
-	{"fast > slow", "the limiter does not reorder them"},
-	{"delay MaxInt64", "the largest delay, as is"},
-	{"maxFast 0", "every attempt is slow"},
-	{"maxFast 1", "the first attempt only is fast"},
-	{"maxFast in 2-1000", "the switch inside a run"},
-	{"maxFast > 1000", "past the runs' thresholds"},
-	{"maxFast MaxInt", "never slow: a counter must not overflow into slow"},
+	{Name: "fast 0", Why: "fast attempts are immediate"},
+	{Name: "fast < slow", Why: "the usual"},
+	{Name: "fast = slow", Why: "the switch is invisible"},
+	{Name: "fast > slow", Why: "the limiter does not reorder them"},
+	{Name: "delay MaxInt64", Why: "the largest delay, as is"},
+	{Name: "maxFast 0", Why: "every attempt is slow"},
+	{Name: "maxFast 1", Why: "the first attempt only is fast"},
+	{Name: "maxFast in 2-1000", Why: "the switch inside a run"},
+	{Name: "maxFast > 1000", Why: "past the runs' thresholds"},
+	{Name: "maxFast MaxInt", Why: "never slow: a counter must not overflow into slow"},
 }
 
 // bucketDomain is NewBucketRateLimiter's (qps, burst).
 var bucketDomain = []reachClass{
-	{"qps 0", "no token is ever added: only the burst is granted"},
-	{"qps +Inf", "rate.Inf: never delays, whatever the burst"},
-	{"qps MaxFloat64", "finite but tokens come at once"},
-	{"qps tiny", "the wait overflows a time.Duration: rate.InfDuration"},
-	{"qps in (0,1)", "waits longer than a second"},
-	{"qps >= 1", "ordinary rates"},
-	{"burst 0", "at a finite rate, no token is ever granted"},
-	{"burst 1", "no bursting"},
-	{"burst 2-5", "small bursts the runs exhaust"},
-	{"burst 100", "the default controller's"},
-	{"burst > 300", "more than any run of Whens: the bucket never runs dry"},
+	{Name: "qps 0", Why: "no token is ever added: only the burst is granted"},
+	{Name: "qps +Inf", Why: "rate.Inf: never delays, whatever the burst"},
+	{Name: "qps MaxFloat64", Why: "finite but tokens come at once"},
+	{Name: "qps tiny", Why: "the wait overflows a time.Duration: rate.InfDuration"},
+	{Name: "qps in (0,1)", Why: "waits longer than a second"},
+	{Name: "qps >= 1", Why: "ordinary rates"},
+	{Name: "burst 0", Why: "at a finite rate, no token is ever granted"},
+	{Name: "burst 1", Why: "no bursting"},
+	{Name: "burst 2-5", Why: "small bursts the runs exhaust"},
+	{Name: "burst 100", Why: "the default controller's"},
+	{Name: "burst > 300", Why: "more than any run of Whens: the bucket never runs dry"},
 }
 
 // maxWaitDomain is WithMaxWaitRateLimiter's max and its inner delays.
 var maxWaitDomain = []reachClass{
-	{"max 0", "every delay is capped to 0"},
-	{"max ordinary", "up to ten seconds"},
-	{"max MaxInt64", "no cap"},
-	{"inner = max", "a tie: the delay is max either way"},
-	{"inner = max+1", "just past: capped"},
-	{"inner negative", "the inner limiter's delay passes through"},
+	{Name: "max 0", Why: "every delay is capped to 0"},
+	{Name: "max ordinary", Why: "up to ten seconds"},
+	{Name: "max MaxInt64", Why: "no cap"},
+	{Name: "inner = max", Why: "a tie: the delay is max either way"},
+	{Name: "inner = max+1", Why: "just past: capped"},
+	{Name: "inner negative", Why: "the inner limiter's delay passes through"},
 }
 
 // itemDomain is the per-item operations' domain (every per-item limiter's).
 var itemDomain = []reachClass{
-	{"When run", "consecutive failures of one item"},
-	{"When run > 100", "past the thresholds of the examples"},
-	{"Forget unknown", "an item the limiter never saw"},
-	{"Forget known", "an item with failures: it starts over"},
-	{"NumRequeues unknown", "0"},
-	{"NumRequeues known", "the failures since the last Forget"},
-}
-
-// tallies counts how often each class was reached.
-type tallies map[string]int
-
-func (ta tallies) hit(c string, reached bool) {
-	if reached {
-		ta[c]++
-	} else if _, ok := ta[c]; !ok {
-		ta[c] = 0
-	}
-}
-
-func (ta tallies) check(t *testing.T, what string, domain []reachClass) {
-	t.Helper()
-	var lines []string
-	for _, c := range slices.Sorted(maps.Keys(ta)) {
-		lines = append(lines, fmt.Sprintf("  %-28s %6d", c, ta[c]))
-	}
-	t.Logf("%s:\n%s", what, strings.Join(lines, "\n"))
-	for _, c := range domain {
-		if ta[c.name] == 0 {
-			t.Errorf("%s: %q reached 0 times (%s)", what, c.name, c.why)
-		}
-	}
+	{Name: "When run", Why: "consecutive failures of one item"},
+	{Name: "When run > 100", Why: "past the thresholds of the examples"},
+	{Name: "Forget unknown", Why: "an item the limiter never saw"},
+	{Name: "Forget known", Why: "an item with failures: it starts over"},
+	{Name: "NumRequeues unknown", Why: "0"},
+	{Name: "NumRequeues known", Why: "the failures since the last Forget"},
 }
 
 // withSeed runs prop under rapid.Check with a fixed seed.
@@ -137,14 +109,14 @@ func TestReachConstructors(t *testing.T) {
 			for _, g := range []*rapid.Generator[time.Duration]{ordinaryBaseGen, overflowBaseGen} {
 				base := g.Draw(rt, "base")
 				m := maxFor(rt, base)
-				ta.hit("base 0", base == 0)
-				ta.hit("base 1ns", base == 1)
-				ta.hit("base ordinary", base > 1 && base < 1<<53)
-				ta.hit("base >= 2^53", base >= 1<<53)
-				ta.hit("base power of two >= 2^60", base >= 1<<60 && base&(base-1) == 0)
-				ta.hit("base MaxInt64", base == math.MaxInt64)
-				ta.hit("max 0", m == 0)
-				ta.hit("max < base", m < base)
+				ta.Hit("base 0", base == 0)
+				ta.Hit("base 1ns", base == 1)
+				ta.Hit("base ordinary", base > 1 && base < 1<<53)
+				ta.Hit("base >= 2^53", base >= 1<<53)
+				ta.Hit("base power of two >= 2^60", base >= 1<<60 && base&(base-1) == 0)
+				ta.Hit("base MaxInt64", base == math.MaxInt64)
+				ta.Hit("max 0", m == 0)
+				ta.Hit("max < base", m < base)
 				exact := false
 				for v := base; v > 0 && !exact; v *= 2 {
 					exact = v == m
@@ -152,62 +124,62 @@ func TestReachConstructors(t *testing.T) {
 						break
 					}
 				}
-				ta.hit("max = base*2^k", exact)
-				ta.hit("max MaxInt64", m == math.MaxInt64)
+				ta.Hit("max = base*2^k", exact)
+				ta.Hit("max MaxInt64", m == math.MaxInt64)
 			}
 		})
-		ta.check(t, "Exponential(base, max)", exponentialDomain)
+		ta.Check(t, "Exponential(base, max)", 1, exponentialDomain)
 	})
 	t.Run("fast-slow", func(t *testing.T) {
 		ta := tallies{}
 		withSeed(t, func(rt *rapid.T) {
 			fast, slow := fastSlowDelayGen.Draw(rt, "fast"), fastSlowDelayGen.Draw(rt, "slow")
 			n := fastSlowMaxFastGen.Draw(rt, "maxFast")
-			ta.hit("fast 0", fast == 0)
-			ta.hit("fast < slow", fast < slow)
-			ta.hit("fast = slow", fast == slow)
-			ta.hit("fast > slow", fast > slow)
-			ta.hit("delay MaxInt64", fast == math.MaxInt64 || slow == math.MaxInt64)
-			ta.hit("maxFast 0", n == 0)
-			ta.hit("maxFast 1", n == 1)
-			ta.hit("maxFast in 2-1000", n >= 2 && n <= 1000)
-			ta.hit("maxFast > 1000", n > 1000 && n < math.MaxInt)
-			ta.hit("maxFast MaxInt", n == math.MaxInt)
+			ta.Hit("fast 0", fast == 0)
+			ta.Hit("fast < slow", fast < slow)
+			ta.Hit("fast = slow", fast == slow)
+			ta.Hit("fast > slow", fast > slow)
+			ta.Hit("delay MaxInt64", fast == math.MaxInt64 || slow == math.MaxInt64)
+			ta.Hit("maxFast 0", n == 0)
+			ta.Hit("maxFast 1", n == 1)
+			ta.Hit("maxFast in 2-1000", n >= 2 && n <= 1000)
+			ta.Hit("maxFast > 1000", n > 1000 && n < math.MaxInt)
+			ta.Hit("maxFast MaxInt", n == math.MaxInt)
 		})
-		ta.check(t, "FastSlow(fast, slow, maxFast)", fastSlowDomain)
+		ta.Check(t, "FastSlow(fast, slow, maxFast)", 1, fastSlowDomain)
 	})
 	t.Run("bucket", func(t *testing.T) {
 		ta := tallies{}
 		withSeed(t, func(rt *rapid.T) {
 			qps, burst := bucketQPSGen.Draw(rt, "qps"), bucketBurstGen.Draw(rt, "burst")
-			ta.hit("qps 0", qps == 0)
-			ta.hit("qps +Inf", math.IsInf(qps, 1))
-			ta.hit("qps MaxFloat64", qps == math.MaxFloat64)
-			ta.hit("qps tiny", qps > 0 && qps < 1e-9)
-			ta.hit("qps in (0,1)", qps >= 1e-9 && qps < 1)
-			ta.hit("qps >= 1", qps >= 1 && qps < math.MaxFloat64)
-			ta.hit("burst 0", burst == 0)
-			ta.hit("burst 1", burst == 1)
-			ta.hit("burst 2-5", burst >= 2 && burst <= 5)
-			ta.hit("burst 100", burst == 100)
-			ta.hit("burst > 300", burst > 300)
+			ta.Hit("qps 0", qps == 0)
+			ta.Hit("qps +Inf", math.IsInf(qps, 1))
+			ta.Hit("qps MaxFloat64", qps == math.MaxFloat64)
+			ta.Hit("qps tiny", qps > 0 && qps < 1e-9)
+			ta.Hit("qps in (0,1)", qps >= 1e-9 && qps < 1)
+			ta.Hit("qps >= 1", qps >= 1 && qps < math.MaxFloat64)
+			ta.Hit("burst 0", burst == 0)
+			ta.Hit("burst 1", burst == 1)
+			ta.Hit("burst 2-5", burst >= 2 && burst <= 5)
+			ta.Hit("burst 100", burst == 100)
+			ta.Hit("burst > 300", burst > 300)
 		})
-		ta.check(t, "Bucket(qps, burst)", bucketDomain)
+		ta.Check(t, "Bucket(qps, burst)", 1, bucketDomain)
 	})
 	t.Run("max-wait", func(t *testing.T) {
 		ta := tallies{}
 		withSeed(t, func(rt *rapid.T) {
 			m := maxWaitMaxGen.Draw(rt, "max")
-			ta.hit("max 0", m == 0)
-			ta.hit("max ordinary", m > 0 && m <= 10*time.Second)
-			ta.hit("max MaxInt64", m == math.MaxInt64)
+			ta.Hit("max 0", m == 0)
+			ta.Hit("max ordinary", m > 0 && m <= 10*time.Second)
+			ta.Hit("max MaxInt64", m == math.MaxInt64)
 			for _, d := range maxWaitScriptGen(m).Draw(rt, "script") {
-				ta.hit("inner = max", d == m)
-				ta.hit("inner = max+1", m < math.MaxInt64 && d == m+1)
-				ta.hit("inner negative", d < 0)
+				ta.Hit("inner = max", d == m)
+				ta.Hit("inner = max+1", m < math.MaxInt64 && d == m+1)
+				ta.Hit("inner negative", d < 0)
 			}
 		})
-		ta.check(t, "MaxWait(l, max)", maxWaitDomain)
+		ta.Check(t, "MaxWait(l, max)", 1, maxWaitDomain)
 	})
 }
 
@@ -222,18 +194,18 @@ func TestReachItemOps(t *testing.T) {
 		for _, o := range rapid.SliceOfN(itemOpGen(1100), 1, 40).Draw(rt, "ops") {
 			switch o.Kind {
 			case opWhen:
-				ta.hit("When run", o.N > 1)
-				ta.hit("When run > 100", o.N > 100)
+				ta.Hit("When run", o.N > 1)
+				ta.Hit("When run > 100", o.N > 100)
 				fails[o.Item] += o.N
 			case opForget:
-				ta.hit("Forget unknown", fails[o.Item] == 0)
-				ta.hit("Forget known", fails[o.Item] > 0)
+				ta.Hit("Forget unknown", fails[o.Item] == 0)
+				ta.Hit("Forget known", fails[o.Item] > 0)
 				delete(fails, o.Item)
 			case opNumRequeues:
-				ta.hit("NumRequeues unknown", fails[o.Item] == 0)
-				ta.hit("NumRequeues known", fails[o.Item] > 0)
+				ta.Hit("NumRequeues unknown", fails[o.Item] == 0)
+				ta.Hit("NumRequeues known", fails[o.Item] > 0)
 			}
 		}
 	})
-	ta.check(t, "per-item operations", itemDomain)
+	ta.Check(t, "per-item operations", 1, itemDomain)
 }

@@ -8,41 +8,38 @@ package ring
 
 import (
 	"flag"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"testing"
 
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/ring"
 	"pgregory.net/rapid"
 )
 
-// reachClass is one class of an operation's legal inputs.
-type reachClass struct {
-	name string
-	why  string // why an implementation may get this class wrong
-}
+// reachClass and tallies are checkkit's reach-test toolkit.
+type (
+	reachClass = checkkit.ReachClass
+	tallies    = checkkit.Tally
+)
 
 // ringDomain is the legal input domain of the machines' operations. A
 // negative size is legal too (New(n < 0) is New(0)); the negative-size
 // check makes it, not the machines, because client-go's ring panics there.
 var ringDomain = []reachClass{
-	{"New 0", "no array until the first write, which takes DefaultSize (a chunked buffer: the default chunk)"},
-	{"New 1", "full after one write: growth and wrap-around at every step"},
-	{"New power of two", "the sizes a mask-based index gets right by luck"},
-	{"New odd", "a mask-based index or a power-of-two rounding breaks here"},
-	{"New even, not a power of two", "a rounding to a power of two that spares odd sizes shows here"},
-	{"New > DefaultSize", "the initial size must be taken whole, not capped at the default"},
-	{"New > 1024", "past the listener's 1024: a chunk larger than the default must stay that large"},
-	{"Write into full, unwrapped", "growth copies one run of values"},
-	{"Write into full, wrapped", "growth must copy the tail run, then the head run, in order"},
-	{"Write wraps the index", "the write position passes the array's end"},
-	{"Read on empty", "(zero, false), and nothing moves"},
-	{"Read to empty", "the last value: a shrinking ring gives memory back here"},
-	{"Read wraps the index", "the read position passes the array's end"},
-	{"Burst past growth", "several doublings in one burst"},
-	{"Drain past empty", "reads beyond the last value keep returning (zero, false)"},
+	{Name: "New 0", Why: "no array until the first write, which takes DefaultSize (a chunked buffer: the default chunk)"},
+	{Name: "New 1", Why: "full after one write: growth and wrap-around at every step"},
+	{Name: "New power of two", Why: "the sizes a mask-based index gets right by luck"},
+	{Name: "New odd", Why: "a mask-based index or a power-of-two rounding breaks here"},
+	{Name: "New even, not a power of two", Why: "a rounding to a power of two that spares odd sizes shows here"},
+	{Name: "New > DefaultSize", Why: "the initial size must be taken whole, not capped at the default"},
+	{Name: "New > 1024", Why: "past the listener's 1024: a chunk larger than the default must stay that large"},
+	{Name: "Write into full, unwrapped", Why: "growth copies one run of values"},
+	{Name: "Write into full, wrapped", Why: "growth must copy the tail run, then the head run, in order"},
+	{Name: "Write wraps the index", Why: "the write position passes the array's end"},
+	{Name: "Read on empty", Why: "(zero, false), and nothing moves"},
+	{Name: "Read to empty", Why: "the last value: a shrinking ring gives memory back here"},
+	{Name: "Read wraps the index", Why: "the read position passes the array's end"},
+	{Name: "Burst past growth", Why: "several doublings in one burst"},
+	{Name: "Drain past empty", Why: "reads beyond the last value keep returning (zero, false)"},
 }
 
 // phys tracks where a doubling ring keeps its values: the array's size,
@@ -51,47 +48,36 @@ type phys struct{ cap, beg, n int }
 
 func (p *phys) write(ta tallies) {
 	if p.n == p.cap {
-		ta.hit("Write into full, unwrapped", p.beg == 0 && p.n > 0)
-		ta.hit("Write into full, wrapped", p.beg > 0)
+		ta.Hit("Write into full, unwrapped", p.beg == 0 && p.n > 0)
+		ta.Hit("Write into full, wrapped", p.beg > 0)
 		p.cap, p.beg = spec.GrownCap(p.cap), 0
 	}
-	ta.hit("Write wraps the index", p.beg+p.n >= p.cap && p.beg > 0)
+	ta.Hit("Write wraps the index", p.beg+p.n >= p.cap && p.beg > 0)
 	p.n++
 }
 
 func (p *phys) read(ta tallies) {
-	ta.hit("Read on empty", p.n == 0)
+	ta.Hit("Read on empty", p.n == 0)
 	if p.n == 0 {
 		return
 	}
-	ta.hit("Read to empty", p.n == 1)
+	ta.Hit("Read to empty", p.n == 1)
 	p.beg++
-	ta.hit("Read wraps the index", p.beg == p.cap)
+	ta.Hit("Read wraps the index", p.beg == p.cap)
 	if p.beg == p.cap {
 		p.beg = 0
 	}
 	p.n--
 }
 
-// tallies counts how often each class was reached.
-type tallies map[string]int
-
-func (ta tallies) hit(c string, reached bool) {
-	if reached {
-		ta[c]++
-	} else if _, ok := ta[c]; !ok {
-		ta[c] = 0
-	}
-}
-
 func classifyNew(ta tallies, n int) {
-	ta.hit("New 0", n == 0)
-	ta.hit("New 1", n == 1)
-	ta.hit("New power of two", n > 1 && n&(n-1) == 0)
-	ta.hit("New odd", n > 1 && n%2 == 1)
-	ta.hit("New even, not a power of two", n > 1 && n%2 == 0 && n&(n-1) != 0)
-	ta.hit("New > DefaultSize", n > 16)
-	ta.hit("New > 1024", n > 1024)
+	ta.Hit("New 0", n == 0)
+	ta.Hit("New 1", n == 1)
+	ta.Hit("New power of two", n > 1 && n&(n-1) == 0)
+	ta.Hit("New odd", n > 1 && n%2 == 1)
+	ta.Hit("New even, not a power of two", n > 1 && n%2 == 0 && n&(n-1) != 0)
+	ta.Hit("New > DefaultSize", n > 16)
+	ta.Hit("New > 1024", n > 1024)
 }
 
 // TestReachRing draws 100 runs of 30 steps from the machines' generators,
@@ -127,23 +113,14 @@ func TestReachRing(t *testing.T) {
 				for range st.N {
 					p.write(ta)
 				}
-				ta.hit("Burst past growth", p.cap > 2*max(c, 8))
+				ta.Hit("Burst past growth", p.cap > 2*max(c, 8))
 			case Drain:
-				ta.hit("Drain past empty", st.N > p.n)
+				ta.Hit("Drain past empty", st.N > p.n)
 				for range st.N {
 					p.read(ta)
 				}
 			}
 		}
 	})
-	var lines []string
-	for _, c := range slices.Sorted(maps.Keys(ta)) {
-		lines = append(lines, fmt.Sprintf("  %-32s %7d", c, ta[c]))
-	}
-	t.Logf("ring machines:\n%s", strings.Join(lines, "\n"))
-	for _, c := range ringDomain {
-		if ta[c.name] == 0 {
-			t.Errorf("%q reached 0 times (%s)", c.name, c.why)
-		}
-	}
+	ta.Check(t, "ring machines", 1, ringDomain)
 }

@@ -9,12 +9,9 @@ package workqueue
 
 import (
 	"flag"
-	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,84 +25,55 @@ import (
 // the external test package can import it.
 var reachSubject func() Subject
 
-// reachClass is one class of an operation's legal inputs.
-type reachClass struct {
-	name string // "Add queued": the operation, then the class
-	why  string // why an implementation may get this class wrong
-}
+// reachClass and tallies are checkkit's reach-test toolkit.
+type (
+	reachClass = checkkit.ReachClass
+	tallies    = checkkit.Tally
+)
 
 // queueDomain is the legal input domain of the plain queue's operations,
 // as the state before the call classifies them.
 var queueDomain = []reachClass{
-	{"Add new", "the item becomes dirty and is pushed: the common path"},
-	{"Add queued", "collapses: a queue that pushes again hands the item out twice"},
-	{"Add processing", "marks it dirty without pushing: Done must queue it"},
-	{"Add processing+dirty", "a second re-add while processing must still come back once"},
-	{"Add after shutdown", "ignored: nothing may be queued or counted"},
-	{"Get empty", "blocks until an Add, a re-queueing Done or shutdown"},
-	{"Get non-empty", "hands out the FIFO head at once"},
-	{"Get after shutdown", "returns shutdown once the queue is empty, items before that"},
-	{"Done held", "the item leaves the queue's memory"},
-	{"Done held+dirty", "re-queues the item at the FIFO's tail and wakes a Get"},
-	{"Done after shutdown", "a held item finished after ShutDown must not re-queue"},
-	{"ShutDown queued", "wakes nothing that has an item; Get still hands out the queued ones in client-go"},
-	{"ShutDown processing", "held items stay held; their Done still works"},
-	{"ShutDown Gets blocked", "every blocked Get must wake with shutdown"},
-	{"ShutDownWithDrain idle", "returns at once"},
-	{"ShutDownWithDrain processing", "waits for the held items' Done"},
-	{"Len 0", "the empty queue"},
-	{"Len 1-16", "inside the FIFO ring's first capacity"},
-	{"Len 17-64", "past the ring's first growth"},
-	{"Len 65-1024", "past the ring's shrink floor"},
-	{"Len >1024", "past the informer's 1024 and the ring's later doublings"},
-	{"Burst into non-empty", "growth while the FIFO holds items (and may wrap)"},
-	{"Drain past empty", "a drain asked for more items than queued stops at empty"},
-	{"Steady wraps", "turns the FIFO over: reads and writes wrap the ring's end"},
+	{Name: "Add new", Why: "the item becomes dirty and is pushed: the common path"},
+	{Name: "Add queued", Why: "collapses: a queue that pushes again hands the item out twice"},
+	{Name: "Add processing", Why: "marks it dirty without pushing: Done must queue it"},
+	{Name: "Add processing+dirty", Why: "a second re-add while processing must still come back once"},
+	{Name: "Add after shutdown", Why: "ignored: nothing may be queued or counted"},
+	{Name: "Get empty", Why: "blocks until an Add, a re-queueing Done or shutdown"},
+	{Name: "Get non-empty", Why: "hands out the FIFO head at once"},
+	{Name: "Get after shutdown", Why: "returns shutdown once the queue is empty, items before that"},
+	{Name: "Done held", Why: "the item leaves the queue's memory"},
+	{Name: "Done held+dirty", Why: "re-queues the item at the FIFO's tail and wakes a Get"},
+	{Name: "Done after shutdown", Why: "a held item finished after ShutDown must not re-queue"},
+	{Name: "ShutDown queued", Why: "wakes nothing that has an item; Get still hands out the queued ones in client-go"},
+	{Name: "ShutDown processing", Why: "held items stay held; their Done still works"},
+	{Name: "ShutDown Gets blocked", Why: "every blocked Get must wake with shutdown"},
+	{Name: "ShutDownWithDrain idle", Why: "returns at once"},
+	{Name: "ShutDownWithDrain processing", Why: "waits for the held items' Done"},
+	{Name: "Len 0", Why: "the empty queue"},
+	{Name: "Len 1-16", Why: "inside the FIFO ring's first capacity"},
+	{Name: "Len 17-64", Why: "past the ring's first growth"},
+	{Name: "Len 65-1024", Why: "past the ring's shrink floor"},
+	{Name: "Len >1024", Why: "past the informer's 1024 and the ring's later doublings"},
+	{Name: "Burst into non-empty", Why: "growth while the FIFO holds items (and may wrap)"},
+	{Name: "Drain past empty", Why: "a drain asked for more items than queued stops at empty"},
+	{Name: "Steady wraps", Why: "turns the FIFO over: reads and writes wrap the ring's end"},
 }
 
 // queueMisuseDomain is queue/done-unheld's own domain: Done of an item the
 // caller does not hold.
 var queueMisuseDomain = []reachClass{
-	{"Done unknown", "an item the queue never saw: nothing changes"},
-	{"Done queued, not held", "an item queued but not handed out: it must stay queued, once"},
-	{"Done after shutdown, unheld", "misuse after shutdown changes nothing either"},
+	{Name: "Done unknown", Why: "an item the queue never saw: nothing changes"},
+	{Name: "Done queued, not held", Why: "an item queued but not handed out: it must stay queued, once"},
+	{Name: "Done after shutdown, unheld", Why: "misuse after shutdown changes nothing either"},
 }
 
 // queueDrainDomain is queue/drain's own domain.
 var queueDrainDomain = []reachClass{
-	{"ShutDownWithDrain queued", "waits until every queued item is handed out and Done"},
-	{"ShutDownWithDrain processing+dirty", "a re-added item must be handed out and Done again before the drain returns"},
-	{"Get during drain", "items queued before the drain are still handed out"},
-	{"ShutDown drain in flight", "releases a drain that waits"},
-}
-
-// tallies counts, per class, how often a class was reached.
-type tallies map[string]int
-
-func (ta tallies) hit(c string, reached bool) {
-	if reached {
-		ta[c]++
-	} else if _, ok := ta[c]; !ok {
-		ta[c] = 0
-	}
-}
-
-// check logs every class's count and fails t for a class of domain
-// reached fewer than min times.
-func (ta tallies) check(t *testing.T, what string, min int, domains ...[]reachClass) {
-	t.Helper()
-	var lines []string
-	for _, c := range slices.Sorted(maps.Keys(ta)) {
-		lines = append(lines, fmt.Sprintf("  %-40s %6d", c, ta[c]))
-	}
-	t.Logf("%s:\n%s", what, strings.Join(lines, "\n"))
-	for _, d := range domains {
-		for _, c := range d {
-			if ta[c.name] < min {
-				t.Errorf("%s: %q reached %d times, want at least %d (%s)", what, c.name, ta[c.name], min, c.why)
-			}
-		}
-	}
+	{Name: "ShutDownWithDrain queued", Why: "waits until every queued item is handed out and Done"},
+	{Name: "ShutDownWithDrain processing+dirty", Why: "a re-added item must be handed out and Done again before the drain returns"},
+	{Name: "Get during drain", Why: "items queued before the drain are still handed out"},
+	{Name: "ShutDown drain in flight", Why: "releases a drain that waits"},
 }
 
 // seeded runs rounds of rapid.Check (100 cases each) with fixed seeds, so
@@ -137,15 +105,15 @@ func classifyQueue(ta tallies, x *machine, st Step) {
 	n := m.Len()
 	switch {
 	case n == 0:
-		ta.hit("Len 0", true)
+		ta.Hit("Len 0", true)
 	case n <= 16:
-		ta.hit("Len 1-16", true)
+		ta.Hit("Len 1-16", true)
 	case n <= 64:
-		ta.hit("Len 17-64", true)
+		ta.Hit("Len 17-64", true)
 	case n <= 1024:
-		ta.hit("Len 65-1024", true)
+		ta.Hit("Len 65-1024", true)
 	default:
-		ta.hit("Len >1024", true)
+		ta.Hit("Len >1024", true)
 	}
 	blocked := 0
 	for i := range x.workers {
@@ -155,55 +123,55 @@ func classifyQueue(ta tallies, x *machine, st Step) {
 	}
 	switch st.Bulk {
 	case Burst:
-		ta.hit("Burst into non-empty", n > 0 && !shut)
+		ta.Hit("Burst into non-empty", n > 0 && !shut)
 		return
 	case Drain:
-		ta.hit("Drain past empty", st.N > n)
-		ta.hit("Get during drain", x.drain != nil && n > 0)
+		ta.Hit("Drain past empty", st.N > n)
+		ta.Hit("Get during drain", x.drain != nil && n > 0)
 		return
 	case Steady:
-		ta.hit("Steady wraps", !shut && st.N > 16)
+		ta.Hit("Steady wraps", !shut && st.N > 16)
 		return
 	}
 	switch st.Kind {
 	case wq.Add:
 		dirty, proc := m.Dirty(st.Key), m.Processing(st.Key)
-		ta.hit("Add after shutdown", shut)
+		ta.Hit("Add after shutdown", shut)
 		if shut {
 			return
 		}
-		ta.hit("Add new", !dirty && !proc)
-		ta.hit("Add queued", dirty && !proc)
-		ta.hit("Add processing", proc && !dirty)
-		ta.hit("Add processing+dirty", proc && dirty)
+		ta.Hit("Add new", !dirty && !proc)
+		ta.Hit("Add queued", dirty && !proc)
+		ta.Hit("Add processing", proc && !dirty)
+		ta.Hit("Add processing+dirty", proc && dirty)
 	case wq.Get:
-		ta.hit("Get after shutdown", shut)
-		ta.hit("Get empty", n == 0 && !shut)
-		ta.hit("Get non-empty", n > 0 && !shut)
-		ta.hit("Get during drain", x.drain != nil && n > 0)
+		ta.Hit("Get after shutdown", shut)
+		ta.Hit("Get empty", n == 0 && !shut)
+		ta.Hit("Get non-empty", n > 0 && !shut)
+		ta.Hit("Get during drain", x.drain != nil && n > 0)
 	case wq.Done:
 		if st.Key != "" {
-			ta.hit("Done after shutdown, unheld", shut)
-			ta.hit("Done unknown", !m.Dirty(st.Key) && !m.Processing(st.Key))
-			ta.hit("Done queued, not held", m.Dirty(st.Key) && !m.Processing(st.Key))
+			ta.Hit("Done after shutdown, unheld", shut)
+			ta.Hit("Done unknown", !m.Dirty(st.Key) && !m.Processing(st.Key))
+			ta.Hit("Done queued, not held", m.Dirty(st.Key) && !m.Processing(st.Key))
 			return
 		}
 		k := x.workers[st.Worker].held
-		ta.hit("Done after shutdown", shut)
-		ta.hit("Done held", !m.Dirty(k))
-		ta.hit("Done held+dirty", m.Dirty(k))
+		ta.Hit("Done after shutdown", shut)
+		ta.Hit("Done held", !m.Dirty(k))
+		ta.Hit("Done held+dirty", m.Dirty(k))
 	case wq.ShutDown:
-		ta.hit("ShutDown queued", n > 0 && !shut)
-		ta.hit("ShutDown processing", len(m.ProcessingKeys()) > 0 && !shut)
-		ta.hit("ShutDown Gets blocked", blocked > 0 && !shut)
-		ta.hit("ShutDown drain in flight", x.drain != nil)
+		ta.Hit("ShutDown queued", n > 0 && !shut)
+		ta.Hit("ShutDown processing", len(m.ProcessingKeys()) > 0 && !shut)
+		ta.Hit("ShutDown Gets blocked", blocked > 0 && !shut)
+		ta.Hit("ShutDown drain in flight", x.drain != nil)
 	case wq.ShutDownWithDrain:
 		proc := m.ProcessingKeys()
 		dirty := slices.ContainsFunc(proc, m.Dirty)
-		ta.hit("ShutDownWithDrain idle", n == 0 && len(proc) == 0)
-		ta.hit("ShutDownWithDrain processing", len(proc) > 0)
-		ta.hit("ShutDownWithDrain queued", n > 0)
-		ta.hit("ShutDownWithDrain processing+dirty", dirty)
+		ta.Hit("ShutDownWithDrain idle", n == 0 && len(proc) == 0)
+		ta.Hit("ShutDownWithDrain processing", len(proc) > 0)
+		ta.Hit("ShutDownWithDrain queued", n > 0)
+		ta.Hit("ShutDownWithDrain processing+dirty", dirty)
 	}
 }
 
@@ -272,7 +240,7 @@ func TestReachQueue(t *testing.T) {
 					}
 				})
 			})
-			ta.check(t, c.name, 1, c.domains...)
+			ta.Check(t, c.name, 1, c.domains...)
 		})
 	}
 }
@@ -281,28 +249,28 @@ func TestReachQueue(t *testing.T) {
 // AddRateLimited, whose delay is the limiter's When) and the delaying
 // machine's time steps.
 var delayingDomain = []reachClass{
-	{"AddAfter d=MinInt64", "the most negative delay: no overflow, added at once"},
-	{"AddAfter d<0", "added at once, as Add"},
-	{"AddAfter d=0", "added at once, as Add"},
-	{"AddAfter d=1ns", "the smallest wait: ready at the next instant"},
-	{"AddAfter 1ns<d<MaxWait", "fires before client-go's 10s heartbeat"},
-	{"AddAfter d=MaxWait", "exactly the heartbeat"},
-	{"AddAfter MaxWait<d<=1h", "fires only after at least one heartbeat"},
-	{"AddAfter 1h<d, now+d fits", "far away but representable"},
-	{"AddAfter now+d overflows", "MaxInt64 and near it: a ready time past UnixNano's range must not wrap into the past"},
-	{"AddAfter key new", "a fresh wait"},
-	{"AddAfter key waiting, sooner", "moves the wait earlier (client-go keeps the earlier ready time)"},
-	{"AddAfter key waiting, later", "keeps the earlier ready time"},
-	{"AddAfter key waiting, same time", "one entry, not two"},
-	{"AddAfter key queued", "waits again, collapses when ready"},
-	{"AddAfter key processing", "ready while processing: re-queued by Done"},
-	{"AddAfter d<=0, key waiting", "added now; the wait stays and collapses when it fires"},
-	{"AddAfter after shutdown", "ignored"},
-	{"AddAfter ties another key", "two keys ready at the same instant (delaying/ties)"},
-	{"Sleep past heartbeat, waiting", "the waiting loop must wake on its heartbeat and on the timer"},
-	{"Tick", "sleep to exactly the next ready time"},
-	{"Tick past a day", "an item asked for in more than a day comes back when its time comes"},
-	{"Burst over waiting", "a heap filled out of order while it holds entries"},
+	{Name: "AddAfter d=MinInt64", Why: "the most negative delay: no overflow, added at once"},
+	{Name: "AddAfter d<0", Why: "added at once, as Add"},
+	{Name: "AddAfter d=0", Why: "added at once, as Add"},
+	{Name: "AddAfter d=1ns", Why: "the smallest wait: ready at the next instant"},
+	{Name: "AddAfter 1ns<d<MaxWait", Why: "fires before client-go's 10s heartbeat"},
+	{Name: "AddAfter d=MaxWait", Why: "exactly the heartbeat"},
+	{Name: "AddAfter MaxWait<d<=1h", Why: "fires only after at least one heartbeat"},
+	{Name: "AddAfter 1h<d, now+d fits", Why: "far away but representable"},
+	{Name: "AddAfter now+d overflows", Why: "MaxInt64 and near it: a ready time past UnixNano's range must not wrap into the past"},
+	{Name: "AddAfter key new", Why: "a fresh wait"},
+	{Name: "AddAfter key waiting, sooner", Why: "moves the wait earlier (client-go keeps the earlier ready time)"},
+	{Name: "AddAfter key waiting, later", Why: "keeps the earlier ready time"},
+	{Name: "AddAfter key waiting, same time", Why: "one entry, not two"},
+	{Name: "AddAfter key queued", Why: "waits again, collapses when ready"},
+	{Name: "AddAfter key processing", Why: "ready while processing: re-queued by Done"},
+	{Name: "AddAfter d<=0, key waiting", Why: "added now; the wait stays and collapses when it fires"},
+	{Name: "AddAfter after shutdown", Why: "ignored"},
+	{Name: "AddAfter ties another key", Why: "two keys ready at the same instant (delaying/ties)"},
+	{Name: "Sleep past heartbeat, waiting", Why: "the waiting loop must wake on its heartbeat and on the timer"},
+	{Name: "Tick", Why: "sleep to exactly the next ready time"},
+	{Name: "Tick past a day", Why: "an item asked for in more than a day comes back when its time comes"},
+	{Name: "Burst over waiting", Why: "a heap filled out of order while it holds entries"},
 }
 
 // tieClass is delaying/ties' own class: the other machines untie.
@@ -310,32 +278,32 @@ const tieClass = "AddAfter ties another key"
 
 // without is domain without the class named c; only is that class.
 func without(domain []reachClass, c string) []reachClass {
-	return slices.DeleteFunc(slices.Clone(domain), func(r reachClass) bool { return r.name == c })
+	return slices.DeleteFunc(slices.Clone(domain), func(r reachClass) bool { return r.Name == c })
 }
 
 func only(domain []reachClass, c string) []reachClass {
-	return slices.DeleteFunc(slices.Clone(domain), func(r reachClass) bool { return r.name != c })
+	return slices.DeleteFunc(slices.Clone(domain), func(r reachClass) bool { return r.Name != c })
 }
 
 // rateLimitingDomain is the legal input domain of the rate-limiting
 // queue's own operations.
 var rateLimitingDomain = []reachClass{
-	{"AddRateLimited key new", "asks the limiter, then waits"},
-	{"AddRateLimited key queued", "asks the limiter even though the item is queued"},
-	{"AddRateLimited key waiting", "asks again; the earlier wait wins"},
-	{"AddRateLimited key processing", "ready while processing"},
-	{"AddRateLimited When<=0", "added at once"},
-	{"AddRateLimited now+When overflows", "a limiter at its cap answers near MaxInt64"},
-	{"AddRateLimited after shutdown", "client-go still asks the limiter; nothing is added"},
+	{Name: "AddRateLimited key new", Why: "asks the limiter, then waits"},
+	{Name: "AddRateLimited key queued", Why: "asks the limiter even though the item is queued"},
+	{Name: "AddRateLimited key waiting", Why: "asks again; the earlier wait wins"},
+	{Name: "AddRateLimited key processing", Why: "ready while processing"},
+	{Name: "AddRateLimited When<=0", Why: "added at once"},
+	{Name: "AddRateLimited now+When overflows", Why: "a limiter at its cap answers near MaxInt64"},
+	{Name: "AddRateLimited after shutdown", Why: "client-go still asks the limiter; nothing is added"},
 }
 
 // rateLimitingDelegateDomain is ratelimiting/delegates' own domain.
 var rateLimitingDelegateDomain = []reachClass{
-	{"Forget unknown", "an item the limiter never saw"},
-	{"Forget known", "an item with requeues: the limiter forgets it"},
-	{"Forget waiting", "Forget does not cancel a wait"},
-	{"NumRequeues unknown", "0"},
-	{"NumRequeues known", "the limiter's count, passed through"},
+	{Name: "Forget unknown", Why: "an item the limiter never saw"},
+	{Name: "Forget known", Why: "an item with requeues: the limiter forgets it"},
+	{Name: "Forget waiting", Why: "Forget does not cancel a wait"},
+	{Name: "NumRequeues unknown", Why: "0"},
+	{Name: "NumRequeues known", Why: "the limiter's count, passed through"},
 }
 
 // classifyDelaying records the class of st on x, before it is applied.
@@ -352,9 +320,9 @@ func classifyDelaying(ta tallies, x *delayingMachine, st DStep, known map[string
 		if st.Kind == DAddRateLimited {
 			op = "AddRateLimited"
 			known[st.Key] = true
-			ta.hit(op+" after shutdown", shut)
+			ta.Hit(op+" after shutdown", shut)
 		} else {
-			ta.hit(op+" after shutdown", shut)
+			ta.Hit(op+" after shutdown", shut)
 		}
 		if shut {
 			return
@@ -363,58 +331,58 @@ func classifyDelaying(ta tallies, x *delayingMachine, st DStep, known map[string
 		at, waiting := x.m.ReadyAt(st.Key)
 		overflow := d > 0 && now.UnixNano() > math.MaxInt64-int64(d)
 		if st.Kind == DAddRateLimited {
-			ta.hit(op+" When<=0", d <= 0)
-			ta.hit(op+" now+When overflows", overflow)
-			ta.hit(op+" key new", !waiting && !q.Dirty(st.Key) && !q.Processing(st.Key))
-			ta.hit(op+" key queued", q.Dirty(st.Key) && !q.Processing(st.Key))
-			ta.hit(op+" key waiting", waiting)
-			ta.hit(op+" key processing", q.Processing(st.Key))
+			ta.Hit(op+" When<=0", d <= 0)
+			ta.Hit(op+" now+When overflows", overflow)
+			ta.Hit(op+" key new", !waiting && !q.Dirty(st.Key) && !q.Processing(st.Key))
+			ta.Hit(op+" key queued", q.Dirty(st.Key) && !q.Processing(st.Key))
+			ta.Hit(op+" key waiting", waiting)
+			ta.Hit(op+" key processing", q.Processing(st.Key))
 		}
 		op = "AddAfter"
-		ta.hit(op+" d=MinInt64", d == math.MinInt64)
-		ta.hit(op+" d<0", d < 0)
-		ta.hit(op+" d=0", d == 0)
-		ta.hit(op+" d=1ns", d == 1)
-		ta.hit(op+" 1ns<d<MaxWait", d > 1 && d < MaxWait)
-		ta.hit(op+" d=MaxWait", d == MaxWait)
-		ta.hit(op+" MaxWait<d<=1h", d > MaxWait && d <= time.Hour)
-		ta.hit(op+" 1h<d, now+d fits", d > time.Hour && !overflow)
-		ta.hit(op+" now+d overflows", overflow)
-		ta.hit(op+" key new", !waiting && !q.Dirty(st.Key) && !q.Processing(st.Key))
+		ta.Hit(op+" d=MinInt64", d == math.MinInt64)
+		ta.Hit(op+" d<0", d < 0)
+		ta.Hit(op+" d=0", d == 0)
+		ta.Hit(op+" d=1ns", d == 1)
+		ta.Hit(op+" 1ns<d<MaxWait", d > 1 && d < MaxWait)
+		ta.Hit(op+" d=MaxWait", d == MaxWait)
+		ta.Hit(op+" MaxWait<d<=1h", d > MaxWait && d <= time.Hour)
+		ta.Hit(op+" 1h<d, now+d fits", d > time.Hour && !overflow)
+		ta.Hit(op+" now+d overflows", overflow)
+		ta.Hit(op+" key new", !waiting && !q.Dirty(st.Key) && !q.Processing(st.Key))
 		if d > 0 && waiting {
 			ready := now.Add(d)
-			ta.hit(op+" key waiting, sooner", ready.Before(at))
-			ta.hit(op+" key waiting, later", ready.After(at))
-			ta.hit(op+" key waiting, same time", ready.Equal(at))
+			ta.Hit(op+" key waiting, sooner", ready.Before(at))
+			ta.Hit(op+" key waiting, later", ready.After(at))
+			ta.Hit(op+" key waiting, same time", ready.Equal(at))
 		}
-		ta.hit(op+" d<=0, key waiting", d <= 0 && waiting)
-		ta.hit(op+" key queued", q.Dirty(st.Key) && !q.Processing(st.Key))
-		ta.hit(op+" key processing", q.Processing(st.Key))
+		ta.Hit(op+" d<=0, key waiting", d <= 0 && waiting)
+		ta.Hit(op+" key queued", q.Dirty(st.Key) && !q.Processing(st.Key))
+		ta.Hit(op+" key processing", q.Processing(st.Key))
 		if d > 0 {
 			ready := now.Add(d)
 			tie := false
 			for _, e := range x.m.Waiting() {
 				tie = tie || (e.Key != st.Key && e.ReadyAt.Equal(ready))
 			}
-			ta.hit(op+" ties another key", tie)
+			ta.Hit(op+" ties another key", tie)
 		}
 	case DSleep:
-		ta.hit("Sleep past heartbeat, waiting", st.D > MaxWait && x.m.WaitingLen() > 0)
+		ta.Hit("Sleep past heartbeat, waiting", st.D > MaxWait && x.m.WaitingLen() > 0)
 	case DTick:
-		ta.hit("Tick", true)
+		ta.Hit("Tick", true)
 		next, _ := x.m.NextReadyAt()
-		ta.hit("Tick past a day", time.Until(next) > 24*time.Hour)
+		ta.Hit("Tick past a day", time.Until(next) > 24*time.Hour)
 	case DBurst:
-		ta.hit("Burst over waiting", x.m.WaitingLen() > 0 && !shut)
+		ta.Hit("Burst over waiting", x.m.WaitingLen() > 0 && !shut)
 	case DForget:
 		_, waiting := x.m.ReadyAt(st.Key)
-		ta.hit("Forget unknown", !known[st.Key])
-		ta.hit("Forget known", known[st.Key])
-		ta.hit("Forget waiting", waiting)
+		ta.Hit("Forget unknown", !known[st.Key])
+		ta.Hit("Forget known", known[st.Key])
+		ta.Hit("Forget waiting", waiting)
 		delete(known, st.Key)
 	case DNumRequeues:
-		ta.hit("NumRequeues unknown", !known[st.Key])
-		ta.hit("NumRequeues known", known[st.Key])
+		ta.Hit("NumRequeues unknown", !known[st.Key])
+		ta.Hit("NumRequeues known", known[st.Key])
 	}
 }
 
@@ -462,7 +430,7 @@ func TestReachDelaying(t *testing.T) {
 					}
 				})
 			})
-			ta.check(t, c.name, 1, c.domains...)
+			ta.Check(t, c.name, 1, c.domains...)
 		})
 	}
 }

@@ -1,0 +1,54 @@
+package checkkit
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ReachClass is one class of an operation's legal inputs (or of the states
+// it may meet), for a reach test: a test that draws from a check's
+// generators many times and fails when a class is never reached, since a
+// bug that only that class shows would get past the check (issue 27,
+// class 1).
+type ReachClass struct {
+	Name string
+	Why  string // why an implementation may get this class wrong
+}
+
+// Tally counts how often a reach test's draws reached each class.
+type Tally map[string]int
+
+// Hit counts class c once if reached; a class seen but not reached is
+// listed with 0.
+func (ta Tally) Hit(c string, reached bool) {
+	if reached {
+		ta[c]++
+	} else if _, ok := ta[c]; !ok {
+		ta[c] = 0
+	}
+}
+
+// Check logs every class's count under what and fails t for each class of
+// domains reached fewer than min times, with the reason it matters.
+func (ta Tally) Check(t testing.TB, what string, min int, domains ...[]ReachClass) {
+	t.Helper()
+	width := 0
+	for c := range ta {
+		width = max(width, len(c))
+	}
+	var lines []string
+	for _, c := range slices.Sorted(maps.Keys(ta)) {
+		lines = append(lines, fmt.Sprintf("  %-*s %7d", width, c, ta[c]))
+	}
+	t.Logf("%s:\n%s", what, strings.Join(lines, "\n"))
+	for _, d := range domains {
+		for _, c := range d {
+			if ta[c.Name] < min {
+				t.Errorf("%s: %q reached %d times, want at least %d (%s)", what, c.Name, ta[c.Name], min, c.Why)
+			}
+		}
+	}
+}
