@@ -33,20 +33,8 @@ func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		// The list and the watch are served; the watch closes after one
 		// event; the re-watch is refused with 410, so the reflector
 		// relists, and that LIST is held.
-		srv := NewServer(apiserver.Config{}, []Fault{{}, {Ends: true, EndAfter: 1}, {Reject: 410}, {Hold: true}})
-		seed(srv, 3)
-		w := newIWorld(fail, s, srv, false, 0)
-		w.add()
-		defer func() {
-			srv.Release()
-			w.stop(false)
-			srv.Close()
-		}()
-		w.run()
-		synctest.Wait()
-		if un := w.synced(); un != "" {
-			fail(GuaranteeSyncedAfter, "after the first list, not synced: %s", un)
-		}
+		srv, w, done := heldWorld(fail, s, []Fault{{}, {Ends: true, EndAfter: 1}, {Reject: 410}, {Hold: true}}, 1)
+		defer done()
 		_ = srv.Create("default/o009")
 		time.Sleep(time.Minute)
 		synctest.Wait()
@@ -87,21 +75,8 @@ func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 func stopWatchStopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 	return scenario(t, cfg, "stop with the reflector's Stop of its watch held", func(rec *checkkit.Recorder) error {
 		fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
-		srv := NewServer(apiserver.Config{}, []Fault{{}, {HoldStop: true}})
-		seed(srv, 3)
-		w := newIWorld(fail, s, srv, false, 0)
-		w.add()
-		w.add()
-		defer func() {
-			srv.Release()
-			w.stop(false)
-			srv.Close()
-		}()
-		w.run()
-		synctest.Wait()
-		if un := w.synced(); un != "" {
-			fail(GuaranteeSyncedAfter, "after the first list, not synced: %s", un)
-		}
+		srv, w, done := heldWorld(fail, s, []Fault{{}, {HoldStop: true}}, 2)
+		defer done()
 		_ = srv.Update("default/o001")
 		synctest.Wait()
 		rec.Step("cancel Run; the server holds the reflector's Stop of its watch", "", "")
@@ -145,4 +120,28 @@ func stopWatchStopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) err
 		}
 		return nil
 	})
+}
+
+// heldWorld runs an informer with the given number of handlers over a
+// server of three objects with faults (one of them holding a call), and
+// waits for its first sync; done releases what is held and stops it all.
+func heldWorld(fail func(string, string, ...any), s InformerSubject, faults []Fault, handlers int) (*Server, *iworld, func()) {
+	srv := NewServer(apiserver.Config{}, faults)
+	seed(srv, 3)
+	w := newIWorld(fail, s, srv, false, 0)
+	for range handlers {
+		w.add()
+	}
+	done := func() {
+		srv.Release()
+		w.stop(false)
+		srv.Close()
+	}
+	w.run()
+	synctest.Wait()
+	if un := w.synced(); un != "" {
+		done()
+		fail(GuaranteeSyncedAfter, "after the first list, not synced: %s", un)
+	}
+	return srv, w, done
 }
