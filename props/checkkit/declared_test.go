@@ -47,6 +47,18 @@ func machine(name string, bad int) Check {
 	}}
 }
 
+// gathered is a check that gathers every problem into one violation
+// (Worst), after dropping those the declaration excuses one by one.
+func gathered(name string, ps ...Problem) Check {
+	return Check{Name: name, Family: FamilyWitness, Run: func(_ *testing.T, cfg Config) error {
+		if ps = cfg.Unexcused(ps); len(ps) == 0 {
+			return nil
+		}
+		g, d := Worst(ps)
+		return Broke(g, "%s", d)
+	}}
+}
+
 var (
 	declaredShape = Broke("Shutdown", "Get returned item 7 with shutdown=true")
 	otherShape    = Broke("Shutdown", "item 8 was dropped at shutdown")
@@ -70,8 +82,11 @@ func TestHelperDeclared(t *testing.T) {
 		scenarios("x/same-guarantee-other-shape", declaredShape, otherShape),
 		machine("x/machine-only-declared", -1),
 		machine("x/machine-other-shape", 8),
+		gathered("x/gathered-only-declared", Problem{"Shutdown", "Get returned item 1 with shutdown=true"}, Problem{"Shutdown", "Get returned item 2 with shutdown=true"}),
+		gathered("x/gathered-second-kind", Problem{"Shutdown", "Get returned item 1 with shutdown=true"}, Problem{"Shutdown", "item 3 was dropped at shutdown"}),
 	}, WithDivergences(declare("x/only-declared"), declare("x/later-scenario-bug"), declare("x/same-guarantee-other-shape"),
-		declare("x/machine-only-declared"), declare("x/machine-other-shape")))
+		declare("x/machine-only-declared"), declare("x/machine-other-shape"),
+		declare("x/gathered-only-declared"), declare("x/gathered-second-kind")))
 }
 
 // TestDeclaredViolation: a declared violation does not end its check (the
@@ -101,6 +116,9 @@ func TestDeclaredViolation(t *testing.T) {
 		"item 8 was dropped at shutdown",
 		"--- SKIP: TestHelperDeclared/x/machine-only-declared",
 		"--- FAIL: TestHelperDeclared/x/machine-other-shape",
+		"--- SKIP: TestHelperDeclared/x/gathered-only-declared",
+		"--- FAIL: TestHelperDeclared/x/gathered-second-kind",
+		"item 3 was dropped at shutdown",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q", want)

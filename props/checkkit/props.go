@@ -544,6 +544,15 @@ func Protect(f func()) (err error) {
 // Problem is one broken guarantee among the many cases a check tries.
 type Problem struct{ Guarantee, Detail string }
 
+// Unexcused returns the problems the subject's declared divergence for
+// the running check does not excuse, each judged on its own (see
+// Excused): a check that gathers every problem into one violation (Worst)
+// would otherwise have a declaration that matches its first line excuse
+// the others too.
+func (c Config) Unexcused(problems []Problem) []Problem {
+	return slices.DeleteFunc(problems, func(p Problem) bool { return c.Excused(Broke(p.Guarantee, "%s", p.Detail)) })
+}
+
 // Worst reports problems as one violation: the guarantee of the most
 // severe (the first of order that any problem breaks; else the first
 // problem's), its detail, then every other problem's on its own line.

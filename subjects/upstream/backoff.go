@@ -81,8 +81,8 @@ func backoffDivergences() []checkkit.Divergence {
 		},
 		{
 			Check:      pbo.CheckBadInput,
-			Guarantees: []string{pbo.GNegative},
-			Shape:      `^never negative: New\(Duration=-`,
+			Guarantees: []string{pbo.GNegative, pbo.GNoPanic, pbo.GRejected},
+			Shape:      `^(invalid parameters rejected: (New|NewDelay)\(.*\) was accepted$|never negative: (New|NewDelay)\(.*\) accepted, then delay #\d+ = -|no panic: (New|NewDelay)\(.*(NaN|Inf).*\) accepted)`,
 			Reason:     "wait.Backoff is a plain struct and DelayWithReset takes any parameters: nothing is rejected, a negative duration is returned as a negative delay, a NaN factor turns into an arbitrary duration and a negative reset interval silently makes the delay constant",
 			Upstream:   APIMachineryVersion + "/pkg/util/wait/backoff.go:30-53,98-126,135-153",
 		},

@@ -55,8 +55,8 @@ var LimiterDivergences = []checkkit.Divergence{
 	},
 	{
 		Check:      prl.CheckBadInput,
-		Guarantees: []string{prl.GNegative, prl.GBadInputNoPanic},
-		Shape:      `^(never negative: .* accepted, then When\(a\) #\d+ = -|no panic: (MaxOf|MaxWait)\([^)]*nil[^)]*\) accepted, then When\(a\) #\d+: panic: runtime error: invalid memory address or nil pointer dereference)`,
+		Guarantees: []string{prl.GNegative, prl.GBadInputNoPanic, prl.GRejected},
+		Shape:      `^(invalid parameters rejected: .* was accepted$|never negative: .* accepted, then When\(a\) #\d+ = -|no panic: (MaxOf|MaxWait)\(.*nil.*\) accepted, then When\(a\) #\d+: panic: runtime error: invalid memory address or nil pointer dereference)`,
 		Reason:     "the constructors cannot reject anything: a negative base (or max, fast, slow, MaxWait max) gives negative delays, and a nil limiter in MaxOf or MaxWait makes When panic with a nil dereference",
 		Upstream:   Version + "/util/workqueue/default_rate_limiters.go:99-105,116-135,172-192,222-241,276-287",
 	},
