@@ -121,7 +121,7 @@ func (d Divergence) covers(err error) bool {
 	if d.Shape == "" {
 		return true
 	}
-	re, rerr := regexp.Compile(d.Shape)
+	re, rerr := shapeRegexp(d.Shape)
 	if rerr != nil {
 		return false // Run reports the malformed declaration
 	}
@@ -129,6 +129,22 @@ func (d Divergence) covers(err error) bool {
 		return re.MatchString(v.Shape())
 	}
 	return re.MatchString(err.Error())
+}
+
+// shapes caches compiled Shapes: a machine check may ask of thousands of
+// violations.
+var shapes sync.Map // string -> *regexp.Regexp
+
+func shapeRegexp(shape string) (*regexp.Regexp, error) {
+	if re, ok := shapes.Load(shape); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(shape)
+	if err != nil {
+		return nil, err
+	}
+	shapes.Store(shape, re)
+	return re, nil
 }
 
 // excuses describes what the declaration covers, for the message of a
@@ -314,7 +330,7 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 		if !names[name] {
 			t.Errorf("divergence declared for unknown check %q", name)
 		}
-		if _, err := regexp.Compile(d.Shape); err != nil {
+		if _, err := shapeRegexp(d.Shape); err != nil {
 			t.Errorf("divergence declared for check %q: Shape: %v", name, err)
 		}
 	}
@@ -350,7 +366,7 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 				if err == nil {
 					err = excused
 				}
-				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s%s%s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err), savedAt(err), ranOn(n))
+				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s%s%s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err), savedAt(err), ranOn(n, err != excused))
 			case divergent:
 				t.Errorf("declared divergence %q was not observed: the subject now keeps %q; remove the declaration", c.Name, c.Guarantee)
 			case err != nil:
@@ -376,10 +392,13 @@ func saveProbe(t *testing.T, cfg Config, check string, err error) error {
 }
 
 // ranOn is the line saying that the check ran on past n excused
-// violations, or "".
-func ranOn(n int) string {
-	if n == 0 {
+// violations (and ended on another it covers, if ended), or "".
+func ranOn(n int, ended bool) string {
+	switch {
+	case n == 0:
 		return ""
+	case ended:
+		return fmt.Sprintf("\n  excused %d violation(s) of this shape before the check ended on the one above", n)
 	}
 	return fmt.Sprintf("\n  excused %d violation(s) of this shape; the rest of the check ran on and passed", n)
 }
