@@ -6,15 +6,14 @@ package fifo
 // checkkit's sizes_test does for size classes.
 
 import (
-	"flag"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kverify/kverify/internal/klogcap"
+	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"pgregory.net/rapid"
@@ -88,7 +87,7 @@ func reachInputs(t *testing.T, s Subject, ms machineSpec) {
 	{
 		{
 			ta := newTally()
-			seeded(t, 3, func(rt *rapid.T) {
+			checkkit.Seeded(t, 3, func(rt *rapid.T) {
 				mode := ms.draw(rt, ms.base)
 				gen := stepGen(s, ms, mode)
 				for range 30 {
@@ -179,22 +178,6 @@ func inputFloors(s Subject, ms machineSpec) map[string]float64 {
 	return f
 }
 
-// seeded runs rounds of rapid.Check (100 cases each) with fixed seeds, so
-// that the reach measured is the same at every run of the test.
-func seeded(t *testing.T, rounds int, prop func(*rapid.T)) {
-	t.Helper()
-	f := flag.Lookup("rapid.seed")
-	old := f.Value.String()
-	defer func() { _ = f.Value.Set(old) }()
-	for r := range rounds {
-		if t.Failed() {
-			return
-		}
-		_ = f.Value.Set(strconv.Itoa(27_000 + r))
-		rapid.Check(t, prop)
-	}
-}
-
 // reachRuns runs ms's machine on our FIFO for rounds×100 cases of a
 // prelude and probe (drawState) and 40 drawn steps, calling see before
 // each step with the machine as it stands; it returns the number of runs.
@@ -210,7 +193,7 @@ func reachRuns(t *testing.T, s Subject, ms machineSpec, rounds int, see func(x *
 	utilruntime.ErrorHandlers = handlers[:min(1, len(handlers))]
 	run := 0
 	{
-		seeded(t, rounds, func(rt *rapid.T) {
+		checkkit.Seeded(t, rounds, func(rt *rapid.T) {
 			run++
 			mode, pre := drawState(rt, s, ms, ms.draw(rt, ms.base))
 			x, err := newMachine(s, mode, nil)

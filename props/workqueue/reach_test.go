@@ -8,10 +8,8 @@ package workqueue
 // are the legal input domains; each class says why it matters.
 
 import (
-	"flag"
 	"math"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -74,22 +72,6 @@ var queueDrainDomain = []reachClass{
 	{Name: "ShutDownWithDrain processing+dirty", Why: "a re-added item must be handed out and Done again before the drain returns"},
 	{Name: "Get during drain", Why: "items queued before the drain are still handed out"},
 	{Name: "ShutDown drain in flight", Why: "releases a drain that waits"},
-}
-
-// seeded runs rounds of rapid.Check (100 cases each) with fixed seeds, so
-// that the reach measured is the same at every run of the test.
-func seeded(t *testing.T, rounds int, prop func(*rapid.T)) {
-	t.Helper()
-	f := flag.Lookup("rapid.seed")
-	old := f.Value.String()
-	defer func() { _ = f.Value.Set(old) }()
-	for r := range rounds {
-		if t.Failed() {
-			return
-		}
-		_ = f.Value.Set(strconv.Itoa(27_000 + r))
-		rapid.Check(t, prop)
-	}
 }
 
 // reachSteps is how many steps each reach run draws: rapid.Repeat's mean.
@@ -221,7 +203,7 @@ func TestReachQueue(t *testing.T) {
 				})
 			}
 			gen := stepGen(c.mode)
-			seeded(t, 1, func(rt *rapid.T) {
+			checkkit.Seeded(t, 1, func(rt *rapid.T) {
 				checkkit.Bubble(t, func() {
 					x := newMachine(s, c.mode, &checkkit.Recorder{})
 					defer x.Close()
@@ -416,7 +398,7 @@ func TestReachDelaying(t *testing.T) {
 			ta := tallies{}
 			s := reachSubject()
 			gen := delayingStepGen(c.mode)
-			seeded(t, 1, func(rt *rapid.T) {
+			checkkit.Seeded(t, 1, func(rt *rapid.T) {
 				checkkit.Bubble(t, func() {
 					x := newDelayingMachine(s, c.mode, &checkkit.Recorder{})
 					defer x.Close()
