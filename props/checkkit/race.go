@@ -172,6 +172,16 @@ func (r *Racer) Race(offset int, a, b func()) {
 		}
 	}
 	round := r.released.Add(1)
+	// A racer that saw the park request before the Swap above, and the
+	// round not yet released, may park after the wake loop found it
+	// unparked: without a token it would sleep through the round, and
+	// Settle would report its call blocked (delaying/lifecycle failed once
+	// in a CI run so, on client-go, at round 241). A stale token only
+	// makes a later park spin once more.
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
 	// Wait (briefly) for the racer to pick the round up, so that both
 	// goroutines are on a CPU when the offsets start to count.
 	i := 1
