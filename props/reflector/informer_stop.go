@@ -73,18 +73,8 @@ func stopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		w.cancel()
 		w.cancel = nil
 		synctest.Wait()
-		atCancel := w.activity()
-		_ = srv.Create("default/after-cancel")
-		_ = srv.Update("default/o000")
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		if closed(w.done) {
-			fail(GuaranteeNothingAfterStop, "Run returned while handler 0's OnAdd(default/o001) was in progress (held across cancellation): Run must wait for every handler call")
-		}
-		if now := w.activity(); now != atCancel {
-			fail(GuaranteeNothingAfterStop, "while Run was cancelled and a handler call held: %d handler calls started (%d at cancel), %d requests (%d at cancel)",
-				now.started, atCancel.started, now.requests, atCancel.requests)
-		}
+		w.heldAMinute(w.activity(), "a handler call", GuaranteeNothingAfterStop,
+			"Run returned while handler 0's OnAdd(default/o001) was in progress (held across cancellation): Run must wait for every handler call")
 		rec.Step("release handler 0's call", "", "")
 		release()
 		synctest.Wait()
@@ -96,4 +86,21 @@ func stopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		w.nothingAfter()
 		return nil
 	})
+}
+
+// heldAMinute writes to the server and lets a fake minute pass while what
+// is held across cancellation: Run must not return meanwhile (else g,
+// returned), and nothing may start after atCancel, the activity at cancel.
+func (w *iworld) heldAMinute(atCancel atReturn, what, g, returned string) {
+	_ = w.srv.Create("default/after-cancel")
+	_ = w.srv.Update("default/o000")
+	time.Sleep(time.Minute)
+	synctest.Wait()
+	if closed(w.done) {
+		w.fail(g, "%s", returned)
+	}
+	if now := w.activity(); now != atCancel {
+		w.fail(GuaranteeNothingAfterStop, "while Run was cancelled and %s held: %d handler calls started (%d at cancel), %d requests (%d at cancel)",
+			what, now.started, atCancel.started, now.requests, atCancel.requests)
+	}
 }
