@@ -19,15 +19,9 @@ import (
 	"pgregory.net/rapid"
 )
 
-// reachClass and tallies are checkkit's reach-test toolkit.
-type (
-	reachClass = checkkit.ReachClass
-	tallies    = checkkit.Tally
-)
-
 // paramsDomain is the legal domain of the parameters the sequence checks
 // draw (paramsGen).
-var paramsDomain = []reachClass{
+var paramsDomain = []checkkit.ReachClass{
 	{Name: "Duration 0", Why: "every delay is 0 whatever the factor (0*f), and jitter adds nothing"},
 	{Name: "Duration 1ns", Why: "the smallest: a factor below 2 may round it to itself"},
 	{Name: "Duration ordinary", Why: "up to ten hours"},
@@ -57,7 +51,7 @@ var paramsDomain = []reachClass{
 
 // delayDomain is the legal domain of the delay's inputs (the reset check,
 // backoff/reset): the reset interval and the time between calls.
-var delayDomain = []reachClass{
+var delayDomain = []checkkit.ReachClass{
 	{Name: "Reset 0", Why: "never reset"},
 	{Name: "Reset 1ns", Why: "resets after any pause"},
 	{Name: "Reset ordinary", Why: "the reflector's two minutes, and others"},
@@ -69,7 +63,7 @@ var delayDomain = []reachClass{
 	{Name: "Gap negative", Why: "the clock went back: not a quiet spell"},
 }
 
-func classifyParams(ta tallies, p Params) {
+func classifyParams(ta checkkit.Tally, p Params) {
 	d, f := p.Duration, p.Factor
 	ta.Hit("Duration 0", d == 0)
 	ta.Hit("Duration 1ns", d == 1)
@@ -120,7 +114,7 @@ func withSeed(t *testing.T, prop func(*rapid.T)) {
 // and without jitter, and the random numbers of jitter) and counts each
 // class of paramsDomain; every class must come.
 func TestReachParams(t *testing.T) {
-	ta := tallies{}
+	ta := checkkit.Tally{}
 	withSeed(t, func(rt *rapid.T) {
 		classifyParams(ta, paramsGen(rt, noJitter))
 		classifyParams(ta, paramsGen(rt, jitterGen))
@@ -134,7 +128,7 @@ func TestReachParams(t *testing.T) {
 // TestReachDelay draws the reset check's intervals and gaps (resetGen,
 // gapGen) and counts each class of delayDomain; every class must come.
 func TestReachDelay(t *testing.T) {
-	ta := tallies{}
+	ta := checkkit.Tally{}
 	withSeed(t, func(rt *rapid.T) {
 		reset := resetGen(rt, true)
 		ta.Hit("Reset 0", reset == 0)

@@ -18,14 +18,8 @@ import (
 	"pgregory.net/rapid"
 )
 
-// reachClass and tallies are checkkit's reach-test toolkit.
-type (
-	reachClass = checkkit.ReachClass
-	tallies    = checkkit.Tally
-)
-
 // exponentialDomain is NewItemExponentialFailureRateLimiter's (base, max).
-var exponentialDomain = []reachClass{
+var exponentialDomain = []checkkit.ReachClass{
 	{Name: "base 0", Why: "every delay is 0, however many failures"},
 	{Name: "base 1ns", Why: "2^n itself: exact until 2^62"},
 	{Name: "base ordinary", Why: "exact float64 products"},
@@ -39,7 +33,7 @@ var exponentialDomain = []reachClass{
 }
 
 // fastSlowDomain is NewItemFastSlowRateLimiter's (fast, slow, maxFast).
-var fastSlowDomain = []reachClass{
+var fastSlowDomain = []checkkit.ReachClass{
 	{Name: "fast 0", Why: "fast attempts are immediate"},
 	{Name: "fast < slow", Why: "the usual"},
 	{Name: "fast = slow", Why: "the switch is invisible"},
@@ -53,7 +47,7 @@ var fastSlowDomain = []reachClass{
 }
 
 // bucketDomain is NewBucketRateLimiter's (qps, burst).
-var bucketDomain = []reachClass{
+var bucketDomain = []checkkit.ReachClass{
 	{Name: "qps 0", Why: "no token is ever added: only the burst is granted"},
 	{Name: "qps +Inf", Why: "rate.Inf: never delays, whatever the burst"},
 	{Name: "qps MaxFloat64", Why: "finite but tokens come at once"},
@@ -68,7 +62,7 @@ var bucketDomain = []reachClass{
 }
 
 // maxWaitDomain is WithMaxWaitRateLimiter's max and its inner delays.
-var maxWaitDomain = []reachClass{
+var maxWaitDomain = []checkkit.ReachClass{
 	{Name: "max 0", Why: "every delay is capped to 0"},
 	{Name: "max ordinary", Why: "up to ten seconds"},
 	{Name: "max MaxInt64", Why: "no cap"},
@@ -78,7 +72,7 @@ var maxWaitDomain = []reachClass{
 }
 
 // itemDomain is the per-item operations' domain (every per-item limiter's).
-var itemDomain = []reachClass{
+var itemDomain = []checkkit.ReachClass{
 	{Name: "When run", Why: "consecutive failures of one item"},
 	{Name: "When run > 100", Why: "past the thresholds of the examples"},
 	{Name: "Forget unknown", Why: "an item the limiter never saw"},
@@ -104,7 +98,7 @@ func withSeed(t *testing.T, prop func(*rapid.T)) {
 // the other classes all came (the log gives the counts).
 func TestReachConstructors(t *testing.T) {
 	t.Run("exponential", func(t *testing.T) {
-		ta := tallies{}
+		ta := checkkit.Tally{}
 		withSeed(t, func(rt *rapid.T) {
 			for _, g := range []*rapid.Generator[time.Duration]{ordinaryBaseGen, overflowBaseGen} {
 				base := g.Draw(rt, "base")
@@ -131,7 +125,7 @@ func TestReachConstructors(t *testing.T) {
 		ta.Check(t, "Exponential(base, max)", 1, exponentialDomain)
 	})
 	t.Run("fast-slow", func(t *testing.T) {
-		ta := tallies{}
+		ta := checkkit.Tally{}
 		withSeed(t, func(rt *rapid.T) {
 			fast, slow := fastSlowDelayGen.Draw(rt, "fast"), fastSlowDelayGen.Draw(rt, "slow")
 			n := fastSlowMaxFastGen.Draw(rt, "maxFast")
@@ -149,7 +143,7 @@ func TestReachConstructors(t *testing.T) {
 		ta.Check(t, "FastSlow(fast, slow, maxFast)", 1, fastSlowDomain)
 	})
 	t.Run("bucket", func(t *testing.T) {
-		ta := tallies{}
+		ta := checkkit.Tally{}
 		withSeed(t, func(rt *rapid.T) {
 			qps, burst := bucketQPSGen.Draw(rt, "qps"), bucketBurstGen.Draw(rt, "burst")
 			ta.Hit("qps 0", qps == 0)
@@ -167,7 +161,7 @@ func TestReachConstructors(t *testing.T) {
 		ta.Check(t, "Bucket(qps, burst)", 1, bucketDomain)
 	})
 	t.Run("max-wait", func(t *testing.T) {
-		ta := tallies{}
+		ta := checkkit.Tally{}
 		withSeed(t, func(rt *rapid.T) {
 			m := maxWaitMaxGen.Draw(rt, "max")
 			ta.Hit("max 0", m == 0)
@@ -188,7 +182,7 @@ func TestReachConstructors(t *testing.T) {
 // itemDomain against the failures each item has had; every class must
 // come.
 func TestReachItemOps(t *testing.T) {
-	ta := tallies{}
+	ta := checkkit.Tally{}
 	withSeed(t, func(rt *rapid.T) {
 		fails := map[string]int{}
 		for _, o := range rapid.SliceOfN(itemOpGen(1100), 1, 40).Draw(rt, "ops") {

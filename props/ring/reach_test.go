@@ -15,16 +15,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// reachClass and tallies are checkkit's reach-test toolkit.
-type (
-	reachClass = checkkit.ReachClass
-	tallies    = checkkit.Tally
-)
-
 // ringDomain is the legal input domain of the machines' operations. A
 // negative size is legal too (New(n < 0) is New(0)); the negative-size
 // check makes it, not the machines, because client-go's ring panics there.
-var ringDomain = []reachClass{
+var ringDomain = []checkkit.ReachClass{
 	{Name: "New 0", Why: "no array until the first write, which takes DefaultSize (a chunked buffer: the default chunk)"},
 	{Name: "New 1", Why: "full after one write: growth and wrap-around at every step"},
 	{Name: "New power of two", Why: "the sizes a mask-based index gets right by luck"},
@@ -46,7 +40,7 @@ var ringDomain = []reachClass{
 // the oldest value's index and the count.
 type phys struct{ cap, beg, n int }
 
-func (p *phys) write(ta tallies) {
+func (p *phys) write(ta checkkit.Tally) {
 	if p.n == p.cap {
 		ta.Hit("Write into full, unwrapped", p.beg == 0 && p.n > 0)
 		ta.Hit("Write into full, wrapped", p.beg > 0)
@@ -56,7 +50,7 @@ func (p *phys) write(ta tallies) {
 	p.n++
 }
 
-func (p *phys) read(ta tallies) {
+func (p *phys) read(ta checkkit.Tally) {
 	ta.Hit("Read on empty", p.n == 0)
 	if p.n == 0 {
 		return
@@ -70,7 +64,7 @@ func (p *phys) read(ta tallies) {
 	p.n--
 }
 
-func classifyNew(ta tallies, n int) {
+func classifyNew(ta checkkit.Tally, n int) {
 	ta.Hit("New 0", n == 0)
 	ta.Hit("New 1", n == 1)
 	ta.Hit("New power of two", n > 1 && n&(n-1) == 0)
@@ -91,7 +85,7 @@ func classifyNew(ta tallies, n int) {
 // class as before (Write into full, wrapped 111; Read wraps the index 46;
 // Read to empty 173; New odd 29, New power of two 19).
 func TestReachRing(t *testing.T) {
-	ta := tallies{}
+	ta := checkkit.Tally{}
 	gen := stepGen()
 	f := flag.Lookup("rapid.seed")
 	old := f.Value.String()

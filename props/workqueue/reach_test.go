@@ -23,15 +23,9 @@ import (
 // the external test package can import it.
 var reachSubject func() Subject
 
-// reachClass and tallies are checkkit's reach-test toolkit.
-type (
-	reachClass = checkkit.ReachClass
-	tallies    = checkkit.Tally
-)
-
 // queueDomain is the legal input domain of the plain queue's operations,
 // as the state before the call classifies them.
-var queueDomain = []reachClass{
+var queueDomain = []checkkit.ReachClass{
 	{Name: "Add new", Why: "the item becomes dirty and is pushed: the common path"},
 	{Name: "Add queued", Why: "collapses: a queue that pushes again hands the item out twice"},
 	{Name: "Add processing", Why: "marks it dirty without pushing: Done must queue it"},
@@ -60,14 +54,14 @@ var queueDomain = []reachClass{
 
 // queueMisuseDomain is queue/done-unheld's own domain: Done of an item the
 // caller does not hold.
-var queueMisuseDomain = []reachClass{
+var queueMisuseDomain = []checkkit.ReachClass{
 	{Name: "Done unknown", Why: "an item the queue never saw: nothing changes"},
 	{Name: "Done queued, not held", Why: "an item queued but not handed out: it must stay queued, once"},
 	{Name: "Done after shutdown, unheld", Why: "misuse after shutdown changes nothing either"},
 }
 
 // queueDrainDomain is queue/drain's own domain.
-var queueDrainDomain = []reachClass{
+var queueDrainDomain = []checkkit.ReachClass{
 	{Name: "ShutDownWithDrain queued", Why: "waits until every queued item is handed out and Done"},
 	{Name: "ShutDownWithDrain processing+dirty", Why: "a re-added item must be handed out and Done again before the drain returns"},
 	{Name: "Get during drain", Why: "items queued before the drain are still handed out"},
@@ -78,7 +72,7 @@ var queueDrainDomain = []reachClass{
 const reachSteps = 30
 
 // classifyQueue records the class of st on x, before it is applied.
-func classifyQueue(ta tallies, x *machine, st Step) {
+func classifyQueue(ta checkkit.Tally, x *machine, st Step) {
 	if !x.Enabled(st) {
 		return
 	}
@@ -174,14 +168,14 @@ func TestReachQueue(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		mode    Mode
-		domains [][]reachClass
+		domains [][]checkkit.ReachClass
 	}{
-		{CheckModel, Mode{}, [][]reachClass{queueDomain}},
-		{CheckDoneUnheld, Mode{Misuse: true}, [][]reachClass{queueMisuseDomain}},
-		{CheckDrain, Mode{FullDrain: true}, [][]reachClass{queueDrainDomain}},
+		{CheckModel, Mode{}, [][]checkkit.ReachClass{queueDomain}},
+		{CheckDoneUnheld, Mode{Misuse: true}, [][]checkkit.ReachClass{queueMisuseDomain}},
+		{CheckDrain, Mode{FullDrain: true}, [][]checkkit.ReachClass{queueDrainDomain}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ta := tallies{}
+			ta := checkkit.Tally{}
 			s := reachSubject()
 			// The witnesses run before every check's exploration: blocked
 			// Gets at ShutDown come from them (the random draws reached it
@@ -230,7 +224,7 @@ func TestReachQueue(t *testing.T) {
 // delayingDomain is the legal input domain of AddAfter (and of
 // AddRateLimited, whose delay is the limiter's When) and the delaying
 // machine's time steps.
-var delayingDomain = []reachClass{
+var delayingDomain = []checkkit.ReachClass{
 	{Name: "AddAfter d=MinInt64", Why: "the most negative delay: no overflow, added at once"},
 	{Name: "AddAfter d<0", Why: "added at once, as Add"},
 	{Name: "AddAfter d=0", Why: "added at once, as Add"},
@@ -259,17 +253,17 @@ var delayingDomain = []reachClass{
 const tieClass = "AddAfter ties another key"
 
 // without is domain without the class named c; only is that class.
-func without(domain []reachClass, c string) []reachClass {
-	return slices.DeleteFunc(slices.Clone(domain), func(r reachClass) bool { return r.Name == c })
+func without(domain []checkkit.ReachClass, c string) []checkkit.ReachClass {
+	return slices.DeleteFunc(slices.Clone(domain), func(r checkkit.ReachClass) bool { return r.Name == c })
 }
 
-func only(domain []reachClass, c string) []reachClass {
-	return slices.DeleteFunc(slices.Clone(domain), func(r reachClass) bool { return r.Name != c })
+func only(domain []checkkit.ReachClass, c string) []checkkit.ReachClass {
+	return slices.DeleteFunc(slices.Clone(domain), func(r checkkit.ReachClass) bool { return r.Name != c })
 }
 
 // rateLimitingDomain is the legal input domain of the rate-limiting
 // queue's own operations.
-var rateLimitingDomain = []reachClass{
+var rateLimitingDomain = []checkkit.ReachClass{
 	{Name: "AddRateLimited key new", Why: "asks the limiter, then waits"},
 	{Name: "AddRateLimited key queued", Why: "asks the limiter even though the item is queued"},
 	{Name: "AddRateLimited key waiting", Why: "asks again; the earlier wait wins"},
@@ -280,7 +274,7 @@ var rateLimitingDomain = []reachClass{
 }
 
 // rateLimitingDelegateDomain is ratelimiting/delegates' own domain.
-var rateLimitingDelegateDomain = []reachClass{
+var rateLimitingDelegateDomain = []checkkit.ReachClass{
 	{Name: "Forget unknown", Why: "an item the limiter never saw"},
 	{Name: "Forget known", Why: "an item with requeues: the limiter forgets it"},
 	{Name: "Forget waiting", Why: "Forget does not cancel a wait"},
@@ -289,7 +283,7 @@ var rateLimitingDelegateDomain = []reachClass{
 }
 
 // classifyDelaying records the class of st on x, before it is applied.
-func classifyDelaying(ta tallies, x *delayingMachine, st DStep, known map[string]bool) {
+func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st DStep, known map[string]bool) {
 	if !x.Enabled(st) {
 		return
 	}
@@ -387,15 +381,15 @@ func TestReachDelaying(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		mode    DMode
-		domains [][]reachClass
+		domains [][]checkkit.ReachClass
 	}{
-		{CheckDelayingModel, DMode{}, [][]reachClass{without(delayingDomain, tieClass)}},
-		{CheckDelayingTies, DMode{Ties: true}, [][]reachClass{only(delayingDomain, tieClass)}},
-		{CheckRateLimitingModel, DMode{RateLimited: true}, [][]reachClass{rateLimitingDomain}},
-		{CheckRateLimitingDelegate, DMode{RateLimited: true, Delegates: true}, [][]reachClass{rateLimitingDelegateDomain}},
+		{CheckDelayingModel, DMode{}, [][]checkkit.ReachClass{without(delayingDomain, tieClass)}},
+		{CheckDelayingTies, DMode{Ties: true}, [][]checkkit.ReachClass{only(delayingDomain, tieClass)}},
+		{CheckRateLimitingModel, DMode{RateLimited: true}, [][]checkkit.ReachClass{rateLimitingDomain}},
+		{CheckRateLimitingDelegate, DMode{RateLimited: true, Delegates: true}, [][]checkkit.ReachClass{rateLimitingDelegateDomain}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ta := tallies{}
+			ta := checkkit.Tally{}
 			s := reachSubject()
 			gen := delayingStepGen(c.mode)
 			checkkit.Seeded(t, 1, func(rt *rapid.T) {
