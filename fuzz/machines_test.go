@@ -342,3 +342,5 @@ func FuzzCheckListwatchReflectorWithholding(f *testing.F) { fuzzMachine(f) }
 func FuzzCheckListwatchReflectorMalformed(f *testing.F) { fuzzMachine(f) }
 
 func FuzzCheckListwatchReflectorMachine(f *testing.F) { fuzzMachine(f) }
+
+func FuzzCheckWireSchedules(f *testing.F) { fuzzMachine(f) }

@@ -2,7 +2,7 @@ package mutants
 
 // Catalogue lists every mutant. Each is a bug a careful engineer could
 // plausibly write; none is a syntax-level prank.
-var Catalogue = concat(workqueueMutants, delayingMutants, ratelimitMutants, ringMutants, informerMutants, deltaFIFOMutants, realFIFOMutants, reflectorMutants, assemblyMutants, backoffMutants,
+var Catalogue = concat(wireMutants, workqueueMutants, delayingMutants, ratelimitMutants, ringMutants, informerMutants, deltaFIFOMutants, realFIFOMutants, reflectorMutants, assemblyMutants, backoffMutants,
 	relistMutants, serverAnswerMutants, informerPathMutants, reachMutants, declaredMutants)
 
 func concat(lists ...[]Mutant) []Mutant {

@@ -10,6 +10,7 @@ import (
 	prl "github.com/kverify/kverify/props/ratelimit"
 	prefl "github.com/kverify/kverify/props/reflector"
 	pring "github.com/kverify/kverify/props/ring"
+	pwire "github.com/kverify/kverify/props/wire"
 	pwq "github.com/kverify/kverify/props/workqueue"
 )
 
@@ -42,6 +43,8 @@ func Guarantees(component string) []string {
 		own = [][]string{prefl.Guarantees()}
 	case pbo.Component:
 		own = [][]string{pbo.Guarantees()}
+	case pwire.Component:
+		own = [][]string{pwire.Guarantees()}
 	default:
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	pinf "github.com/kverify/kverify/props/informer"
 	prefl "github.com/kverify/kverify/props/reflector"
 	pring "github.com/kverify/kverify/props/ring"
+	pwire "github.com/kverify/kverify/props/wire"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects/ours"
 	"github.com/kverify/kverify/subjects/upstream"
@@ -103,6 +104,11 @@ func Registry() []Component {
 		{Name: pbo.Component,
 			Ours:     Binding{Checks: func() []checkkit.Check { return pbo.Checks(ours.Backoff()) }, Replay: replayBackoff(ours.Backoff)},
 			Upstream: Binding{Checks: func() []checkkit.Check { return pbo.Checks(upstream.Backoff()) }, Divergences: upstream.BackoffDivergences, Replay: replayBackoff(upstream.Backoff)}},
+		// Over the wire: the model server over HTTP (in memory, in a
+		// bubble) and each side's informer on client-go's REST stack.
+		{Name: pwire.Component,
+			Ours:     Binding{Checks: func() []checkkit.Check { return pwire.Checks(ours.Wire()) }, Replay: replayWire(ours.Wire())},
+			Upstream: Binding{Checks: func() []checkkit.Check { return pwire.Checks(upstream.Wire()) }, Divergences: upstream.WireDivergences, Replay: replayWire(upstream.Wire())}},
 	}
 }
 
@@ -181,6 +187,10 @@ func replayReflector(s prefl.Subject) func(*testing.T, *traces.Trace) error {
 
 func replayBackoff(s func() pbo.Subject) func(*testing.T, *traces.Trace) error {
 	return func(t *testing.T, tr *traces.Trace) error { return pbo.Replay(t, s(), tr) }
+}
+
+func replayWire(s pwire.Subject) func(*testing.T, *traces.Trace) error {
+	return func(t *testing.T, tr *traces.Trace) error { return pwire.Replay(t, s, tr) }
 }
 
 // Unshaped returns the checks of ds whose declaration names no guarantee

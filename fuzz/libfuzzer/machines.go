@@ -57,4 +57,5 @@ var Machines = map[string]Machine{
 	"FuzzCheckListwatchReflectorWithholding": {"reflector", "listwatch/reflector/withholding"},
 	"FuzzCheckListwatchReflectorMalformed":   {"reflector", "listwatch/reflector/malformed"},
 	"FuzzCheckListwatchReflectorMachine":     {"reflector", "listwatch/reflector/machine"},
+	"FuzzCheckWireSchedules":                 {"wire", "wire/schedules"},
 }

@@ -178,3 +178,6 @@ func FuzzCheckListwatchReflectorMalformed(f *testing.F) {
 func FuzzCheckListwatchReflectorMachine(f *testing.F) {
 	machine(f, "FuzzCheckListwatchReflectorMachine")
 }
+
+// FuzzCheckWireSchedules is the libFuzzer harness of Machines["FuzzCheckWireSchedules"].
+func FuzzCheckWireSchedules(f *testing.F) { machine(f, "FuzzCheckWireSchedules") }

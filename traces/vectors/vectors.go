@@ -35,6 +35,7 @@ var generators = map[string]func(seed uint64) traces.Vector{
 	"realfifo":  realfifoVector,
 	"informer":  informerVector,
 	"reflector": reflectorVector,
+	"wire":      wireVector,
 }
 
 // Components lists the components that have vectors, sorted.

@@ -1,0 +1,146 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"pgregory.net/rapid"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/traces"
+)
+
+// Component is this suite's name in traces and in kverify's table.
+const Component = "wire"
+
+// Check names, stable: divergences, traces and the kill matrix refer to them.
+const (
+	CheckSchedules = "wire/schedules"
+	CheckOutage    = "wire/outage"
+	CheckRestart   = "wire/restart"
+	CheckStall     = "wire/stall"
+	CheckFidelity  = "wire/fidelity"
+)
+
+// The fixed schedules: an outage (every request refused or failed for
+// about a minute), restarts with compaction around writes, and stalled
+// streams (a watch-list without its end bookmark, a stream that sends
+// nothing for minutes).
+var (
+	outage = Schedule{Objects: 3,
+		Faults: append(slices.Repeat([]reflector.Fault{{Refuse: true}}, 16),
+			reflector.Fault{Reject: 500}, reflector.Fault{Refuse: true}, reflector.Fault{Reject: 429}, reflector.Fault{Refuse: true},
+			reflector.Fault{Reject: 504}, reflector.Fault{Refuse: true}, reflector.Fault{Reject: 500}, reflector.Fault{Refuse: true}),
+		Ops: []Op{{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWrite, Key: 1}, {Kind: OpWait, Wait: 10 * time.Second},
+			{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 0}, {Kind: OpWait, Wait: 10 * time.Second},
+			{Kind: OpWrite, Key: 5}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWait, Wait: 10 * time.Second}}}
+	restarts = Schedule{Objects: 4,
+		Ops: []Op{{Kind: OpWait, Wait: time.Second}, {Kind: OpWrite, Key: 1}, {Kind: OpRestart}, {Kind: OpWrite, Key: 2},
+			{Kind: OpWait, Wait: time.Second}, {Kind: OpRestart}, {Kind: OpDelete, Key: 0}, {Kind: OpWrite, Key: 6},
+			{Kind: OpWait, Wait: 3 * time.Second}, {Kind: OpRestart}, {Kind: OpWait, Wait: 100 * time.Millisecond},
+			{Kind: OpRestart}, {Kind: OpWrite, Key: 3}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 1}}}
+	stall = Schedule{Objects: 5,
+		Faults: []reflector.Fault{{DropEndBookmark: true, NoTimeout: true}, {Slow: 4 * time.Minute}},
+		Ops: []Op{{Kind: OpWrite, Key: 1}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWrite, Key: 6},
+			{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 2}}}
+)
+
+// Checks returns the wire checks for s: the fixed schedules first, then
+// the random ones.
+func Checks(s Subject) []checkkit.Check {
+	fixed := func(name, guarantee string, sc Schedule) checkkit.Check {
+		return checkkit.Check{Name: name, Family: checkkit.FamilyWitness, Guarantee: guarantee,
+			Run: func(t *testing.T, cfg checkkit.Config) error {
+				rec := checkkit.NewRecorder(cfg.Progress)
+				return withTrace(rec, Play(t, rec, s, sc), nil)
+			}}
+	}
+	cs := []checkkit.Check{
+		{Name: CheckFidelity, Family: checkkit.FamilyWitness,
+			Guarantee: "the server itself, whatever the subject: the scenarios recorded against the real kube-apiserver storage stack (spec/apiserver's recordings), replayed over HTTP and decoded as plain JSON, get the real stack's answers (versions, items, continue tokens, bookmarks, errors with their codes and reasons)",
+			Run:       fidelity},
+		fixed(CheckOutage, "through 24 refused and failed requests in a row (16 connection refusals, then refusals among 500, 429 and 504) while the server is written to, the client backs off (at most 10 requests in any second) and then converges", outage),
+		fixed(CheckRestart, "through server restarts (every stream cut mid-way, the history compacted) among writes and deletes, the client resumes only from versions it was sent, moves on after 410, and converges", restarts),
+		fixed(CheckStall, "a watch-list stream without its end bookmark that never closes, then a stream that delivers an event every 4 minutes until the server's timeout closes it: the client still converges within the bound", stall),
+		{Name: CheckSchedules, Family: checkkit.FamilyModel,
+			Guarantee: fmt.Sprintf("over %d random schedules in process (%d for a real-time client): a fault schedule (refusals, 410/429/500/504, too-large versions, stale reads, ignored limits, initial events out of order, streams cut or ended early, missing end bookmarks, slow streams, malformed events), restarts with compaction, writes, deletes, bookmarks and waits, drawn as bytes (Decode); judged from the recorded requests and the client's lines: every guarantee of the wire component", InProcessSchedules, realtimeSchedules(s)),
+			Run: func(t *testing.T, cfg checkkit.Config) error {
+				n := InProcessSchedules
+				if s.Realtime {
+					n = realtimeSchedules(s)
+				}
+				cfg.Checks = max(cfg.Checks, n)
+				return checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
+					data := rapid.SliceOfN(rapid.Byte(), 3, 64).Draw(rt, "schedule")
+					err := withTrace(rec, Play(t, rec, s, Decode(data)), data)
+					if err != nil {
+						rec.Errorf(rt, err)
+					}
+				})
+			}},
+	}
+	for i := range cs {
+		name, run := cs[i].Name, cs[i].Run
+		cs[i].Run = func(t *testing.T, cfg checkkit.Config) error {
+			return checkkit.Save(t, cfg, Component, name, run(t, cfg))
+		}
+	}
+	return checkkit.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
+}
+
+func realtimeSchedules(s Subject) int {
+	if s.Schedules > 0 {
+		return s.Schedules
+	}
+	return 6
+}
+
+// schedulePrefix starts a trace's first step's want: the schedule as JSON.
+const schedulePrefix = "schedule "
+
+// withTrace judges run and, for a violation, records the run on rec (the
+// schedule, then every request with its answer, then the client's lines)
+// and returns the violation with that trace. data, if not nil, are the
+// bytes the schedule was decoded from: kverify serve --schedule serves it.
+func withTrace(rec *checkkit.Recorder, run *Run, data []byte) error {
+	err := Judge(run)
+	var v *checkkit.Violation
+	if !errors.As(err, &v) {
+		return err
+	}
+	b, _ := json.Marshal(run.Schedule)
+	rec.Step("schedule", schedulePrefix+string(b), "")
+	for _, q := range run.Requests {
+		rec.Step(q.String(), "", "")
+	}
+	for _, l := range run.Lines {
+		b, _ := json.Marshal(l)
+		rec.Step("client", "", string(b))
+	}
+	if data != nil {
+		v.Detail += fmt.Sprintf(" [schedule %s: kverify serve --schedule %x serves it]", run.Schedule, data)
+	} else {
+		v.Detail += fmt.Sprintf(" [schedule %s]", run.Schedule)
+	}
+	return rec.Attach(v)
+}
+
+// Replay plays the schedule saved in a wire trace on s again and judges it.
+func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
+	for _, st := range tr.Steps {
+		if !strings.HasPrefix(st.Want, schedulePrefix) {
+			continue
+		}
+		var sc Schedule
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(st.Want, schedulePrefix)), &sc); err != nil {
+			return fmt.Errorf("wire: trace's schedule: %w", err)
+		}
+		return Judge(Play(t, checkkit.NewRecorder(nil), s, sc))
+	}
+	return fmt.Errorf("wire: the trace holds no schedule")
+}

@@ -1,0 +1,417 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kverify/kverify/props/checkkit"
+)
+
+// Judge returns the first guarantee the run broke, from the server's
+// records and the client's lines and states, or nil. A violation in a run
+// whose server sent malformed events (Fault.Malform) ends with ", after
+// malformed events [...]" naming them: what a client does with events it
+// cannot apply decides much of what follows, and a declaration may say so.
+func Judge(r *Run) error {
+	for _, j := range []func() error{r.started, r.rate, r.resumed, r.continued, r.expired, r.handlers,
+		r.initialAdds, r.earned, r.synced, r.convergence} {
+		err := j()
+		var v *checkkit.Violation
+		if !errors.As(err, &v) {
+			continue
+		}
+		var bad []string
+		for _, q := range r.Requests {
+			bad = append(bad, q.Malformed...)
+		}
+		if len(bad) > 0 {
+			v.Detail += fmt.Sprintf(", after malformed events %q", bad)
+		}
+		return v
+	}
+	return nil
+}
+
+func (r *Run) started() error {
+	if r.StartErr != nil {
+		return checkkit.Broke(GuaranteeStart, "start: %v", r.StartErr)
+	}
+	if len(r.Lines) == 0 || r.Lines[0].Type != LineHello || r.Lines[0].Protocol != Protocol {
+		return checkkit.Broke(GuaranteeStart, "the first line is not a %s hello: %v", Protocol, first(r.Lines))
+	}
+	for _, s := range r.Samples {
+		if s.Err != nil {
+			return checkkit.Broke(GuaranteeStart, "state after step %d: %v", s.Step, s.Err)
+		}
+		if s.State.Type != LineState {
+			return checkkit.Broke(GuaranteeStart, "state after step %d: a %q line", s.Step, s.State.Type)
+		}
+	}
+	if r.StopErr != nil {
+		return checkkit.Broke(GuaranteeStart, "stop: %v", r.StopErr)
+	}
+	return nil
+}
+
+func first(lines []Line) any {
+	if len(lines) == 0 {
+		return "no line"
+	}
+	return lines[0]
+}
+
+// requests are the run's LIST and WATCH requests, held ones included.
+func (r *Run) requests() []Request {
+	var out []Request
+	for _, q := range r.Requests {
+		if q.Verb == "list" || q.Verb == "watch" || q.Verb == "held" {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func (r *Run) rate() error {
+	qs := r.requests()
+	if len(qs) > MaxPerSchedule {
+		return checkkit.Broke(GuaranteeRate, "%d requests in the schedule (at most %d): %s", len(qs), MaxPerSchedule, describe(qs[len(qs)-5:]))
+	}
+	for i := range qs {
+		j := i
+		for j < len(qs) && qs[j].At.Sub(qs[i].At) < time.Second {
+			j++
+		}
+		if j-i > MaxPerSecond {
+			return checkkit.Broke(GuaranteeRate, "%d requests within a second (at most %d), from %s", j-i, MaxPerSecond, describe(qs[i:min(j, i+5)]))
+		}
+	}
+	return nil
+}
+
+// describe is a short account of requests.
+func describe(qs []Request) string {
+	parts := make([]string, len(qs))
+	for i, q := range qs {
+		parts[i] = q.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// String is the request in one line: "#3 watch rv=7 bookmarks -> 200 [ADDED 8, ERROR 410]".
+func (q Request) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d %s", q.Seq, q.Verb)
+	o := q.Options
+	if q.Verb == "list" || q.Verb == "watch" || q.Verb == "held" {
+		fmt.Fprintf(&b, " rv=%q", o.ResourceVersion)
+		if o.ResourceVersionMatch != "" {
+			fmt.Fprintf(&b, " match=%s", o.ResourceVersionMatch)
+		}
+		if o.Limit != 0 {
+			fmt.Fprintf(&b, " limit=%d", o.Limit)
+		}
+		if o.Continue != "" {
+			b.WriteString(" continue")
+		}
+		if o.SendInitialEvents != nil {
+			fmt.Fprintf(&b, " sendInitialEvents=%v", *o.SendInitialEvents)
+		}
+	}
+	fmt.Fprintf(&b, " -> %d", q.Code)
+	if q.RV != "" {
+		fmt.Fprintf(&b, " rv=%s", q.RV)
+	}
+	if len(q.Events) > 0 {
+		ev := q.Events
+		if len(ev) > 6 {
+			ev = append(slices.Clone(ev[:3]), "...", ev[len(ev)-2], ev[len(ev)-1])
+		}
+		fmt.Fprintf(&b, " [%s]", strings.Join(ev, ", "))
+	}
+	if q.Cut {
+		b.WriteString(" cut")
+	}
+	return b.String()
+}
+
+func exactVersion(rv string) (int64, bool) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	return n, err == nil && n > 0
+}
+
+func (r *Run) resumed() error {
+	for _, q := range r.requests() {
+		n, ok := exactVersion(q.Options.ResourceVersion)
+		if q.Verb != "watch" || !ok {
+			continue
+		}
+		sent := false
+		for _, s := range r.Sent {
+			if s.Order < q.Order && s.RV == q.Options.ResourceVersion {
+				sent = true
+				break
+			}
+		}
+		if !sent {
+			return checkkit.Broke(GuaranteeResume, "%s: version %d was never sent before it", q, n)
+		}
+	}
+	return nil
+}
+
+func (r *Run) continued() error {
+	issued := map[string]bool{}
+	for _, q := range r.requests() {
+		if t := q.Options.Continue; t != "" && !issued[t] {
+			return checkkit.Broke(GuaranteeContinue, "%s: a continue token the server never issued (%q)", q, t)
+		}
+		if q.Continue != "" {
+			issued[q.Continue] = true
+		}
+	}
+	return nil
+}
+
+// gone reports whether the request was answered 410, or its stream
+// carried an ERROR 410.
+func gone(q Request) bool {
+	return q.Code == 410 || slices.Contains(q.Events, "ERROR 410")
+}
+
+func (r *Run) expired() error {
+	var expired []int64 // versions of earlier requests answered 410
+	tokens := map[string]bool{}
+	for _, q := range r.requests() {
+		if t := q.Options.Continue; t != "" && tokens[t] && gone(q) {
+			return checkkit.Broke(GuaranteeExpired, "%s: a continue token already answered 410 was used again", q)
+		}
+		if !gone(q) {
+			continue
+		}
+		if t := q.Options.Continue; t != "" {
+			tokens[t] = true
+			continue
+		}
+		n, ok := exactVersion(q.Options.ResourceVersion)
+		if !ok {
+			continue
+		}
+		older := 0
+		for _, e := range expired {
+			if e >= n {
+				older++
+			}
+		}
+		if older >= 2 {
+			return checkkit.Broke(GuaranteeExpired, "%s: a third request answered 410 for version %d or older", q, n)
+		}
+		expired = append(expired, n)
+	}
+	return nil
+}
+
+// view folds handler calls into the handler's view of each key, or
+// returns the first call inconsistent with it or with the server's
+// history.
+func (r *Run) view(lines []Line) (map[string]string, error) {
+	v := map[string]string{}
+	for i, l := range lines {
+		if l.Type != LineAdd && l.Type != LineUpdate && l.Type != LineDelete {
+			continue
+		}
+		bad := func(format string, args ...any) error {
+			return checkkit.Broke(GuaranteeHandlers, "call %d, %s %s@%s: %s", i, l.Type, l.Key, l.RV, fmt.Sprintf(format, args...))
+		}
+		n, ok := exactVersion(l.RV)
+		if !ok {
+			return nil, bad("not a version the server issues")
+		}
+		held, present := v[l.Key]
+		h, _ := exactVersion(held)
+		switch l.Type {
+		case LineAdd:
+			if present {
+				return nil, bad("the handler holds %s@%s", l.Key, held)
+			}
+		case LineUpdate, LineDelete:
+			if !present {
+				return nil, bad("the handler does not hold %s", l.Key)
+			}
+			if n < h {
+				return nil, bad("back in time from %s", held)
+			}
+			if l.OldRV != "" && l.OldRV != held {
+				return nil, bad("old object %s@%s, the handler holds %s", l.Key, l.OldRV, held)
+			}
+		}
+		if l.Type == LineDelete {
+			delete(v, l.Key)
+			if n > rvNow(r.model) {
+				return nil, bad("ahead of the server")
+			}
+			continue
+		}
+		if snap, ok := r.snapshot(n); !ok || snap[l.Key] != l.RV {
+			return nil, bad("the server never had this state")
+		}
+		v[l.Key] = l.RV
+	}
+	return v, nil
+}
+
+func (r *Run) handlers() error {
+	_, err := r.view(r.Lines)
+	return err
+}
+
+// firstSync is the first complete sync the server served: a LIST's last
+// page, or a watch-list's end bookmark, with a version. ok is false if
+// there was none.
+func (r *Run) firstSync() (rv int64, order int, ok bool) {
+	for _, q := range r.requests() {
+		if n, ok := exactVersion(q.RV); ok && q.Verb == "list" && q.Code == 200 && q.Continue == "" {
+			return n, q.Order, true
+		}
+		for _, e := range q.Events {
+			if v, end := strings.CutSuffix(e, " end"); end {
+				if n, ok := exactVersion(strings.TrimPrefix(v, "BOOKMARK ")); ok {
+					return n, q.Order, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+func (r *Run) initialAdds() error {
+	rv, _, ok := r.firstSync()
+	if !ok {
+		return nil
+	}
+	snap, _ := r.snapshot(rv)
+	added := map[string]bool{}
+	for _, l := range r.Lines {
+		if l.Type == LineAdd {
+			added[l.Key] = true
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(snap)) {
+		if !added[k] {
+			return checkkit.Broke(GuaranteeInitialAdds, "%s@%s was in the first sync (version %d) and never got an add", k, snap[k], rv)
+		}
+	}
+	return nil
+}
+
+func cacheOf(st Line) map[string]string {
+	out := make(map[string]string, len(st.Cache))
+	for _, o := range st.Cache {
+		out[o.Key] = o.RV
+	}
+	return out
+}
+
+func (r *Run) earned() error {
+	for _, s := range r.Samples {
+		if s.State.RV == "" {
+			continue
+		}
+		n, ok := exactVersion(s.State.RV)
+		if !ok || n > s.RV {
+			return checkkit.Broke(GuaranteeEarned, "after step %d the client reports version %q, the server is at %d", s.Step, s.State.RV, s.RV)
+		}
+		snap, _ := r.snapshot(n)
+		if c := cacheOf(s.State); !maps.Equal(c, snap) {
+			return checkkit.Broke(GuaranteeEarned, "after step %d the client reports version %d, whose state its cache does not hold: %s", s.Step, n, diff(c, snap))
+		}
+	}
+	return nil
+}
+
+func (r *Run) synced() error {
+	_, order, ok := r.firstSync()
+	for _, s := range r.Samples {
+		if !hasSynced(r.Lines[:min(s.Lines, len(r.Lines))]) {
+			continue
+		}
+		if !ok || order > s.Order {
+			return checkkit.Broke(GuaranteeSynced, "synced reported by step %d, before the server served a complete sync", s.Step)
+		}
+		return nil
+	}
+	return nil // never reported: convergence names it
+}
+
+// converged: the sample's cache and the handlers' view are the server's
+// state, the reported version (if any) is earned, and synced was reported.
+func (r *Run) converged(s Sample, lines []Line) bool {
+	if s.Err != nil || !hasSynced(lines) {
+		return false
+	}
+	now, _ := r.snapshot(s.RV)
+	v, err := r.view(lines)
+	if err != nil || !maps.Equal(v, now) || !maps.Equal(cacheOf(s.State), now) {
+		return false
+	}
+	if s.State.RV == "" {
+		return true
+	}
+	n, ok := exactVersion(s.State.RV)
+	snap, _ := r.snapshot(n)
+	return ok && maps.Equal(snap, now)
+}
+
+func (r *Run) convergence() error {
+	if r.Converged {
+		return nil
+	}
+	last := r.Samples[len(r.Samples)-1]
+	now, _ := r.snapshot(last.RV)
+	v, _ := r.view(r.Lines)
+	qs := r.requests()
+	return checkkit.Broke(GuaranteeConverge, "not converged after the bound: server at %d %s; client reports %q, cache %s, handlers %s, synced %v; last requests: %s",
+		last.RV, show(now), last.State.RV, show(cacheOf(last.State)), show(v), hasSynced(r.Lines), describe(qs[max(0, len(qs)-4):]))
+}
+
+// show is a state in key order: {default/o000@3 default/o001@5}.
+func show(m map[string]string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"@"+m[k])
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// diff says how got differs from want: "missing [k@rv]; stale [k@rv, not
+// @rv]; ghost [k@rv]", the parts that apply.
+func diff(got, want map[string]string) string {
+	var missing, stale, ghost []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		switch g, ok := got[k]; {
+		case !ok:
+			missing = append(missing, k+"@"+want[k])
+		case g != want[k]:
+			stale = append(stale, k+"@"+g+", not @"+want[k])
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
+			ghost = append(ghost, k+"@"+got[k])
+		}
+	}
+	var parts []string
+	for _, p := range []struct {
+		name string
+		l    []string
+	}{{"missing", missing}, {"stale", stale}, {"ghost", ghost}} {
+		if len(p.l) > 0 {
+			parts = append(parts, p.name+" ["+strings.Join(p.l, " ")+"]")
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,98 @@
+package wire
+
+import (
+	"net/http"
+	"time"
+)
+
+// Protocol is the client protocol's name and version.
+const Protocol = "kverify-client/v1"
+
+// Line is one line of the kverify-client/v1 protocol a client wrote
+// (traces/client.schema.json).
+type Line struct {
+	Type      string   `json:"type"`
+	Protocol  string   `json:"protocol,omitempty"`
+	Client    string   `json:"client,omitempty"`
+	Key       string   `json:"key,omitempty"`
+	RV        string   `json:"rv,omitempty"`
+	OldRV     string   `json:"oldRv,omitempty"`
+	Tombstone bool     `json:"tombstone,omitempty"`
+	Message   string   `json:"message,omitempty"`
+	Cache     []Object `json:"cache,omitempty"`
+}
+
+// The line types.
+const (
+	LineHello   = "hello"
+	LineAdd     = "add"
+	LineUpdate  = "update"
+	LineDelete  = "delete"
+	LineSynced  = "synced"
+	LineError   = "error"
+	LineState   = "state"
+	LineStopped = "stopped"
+)
+
+// Object is a cached object as a state line reports it.
+type Object struct {
+	Key string `json:"key"`
+	RV  string `json:"rv"`
+}
+
+// Client is one running client under test.
+type Client interface {
+	// Lines returns every line the client has written so far, in order,
+	// except state answers: hello, handler calls, synced, errors.
+	Lines() []Line
+	// State asks the client for its cache and the version it reports (a
+	// state line).
+	State() (Line, error)
+	// Stop stops the client and waits for it.
+	Stop() error
+}
+
+// Subject is a client under test: how to start one against a served URL.
+type Subject struct {
+	// Name names the subject in reports.
+	Name string
+	// Start starts a client that lists and watches ConfigMaps in
+	// Namespace at url. In process, rt is the in-memory transport
+	// (Transport) to use; for a Realtime subject rt is nil and url is a
+	// loopback listener's.
+	Start func(url string, rt http.RoundTripper) (Client, error)
+	// Realtime subjects run in real time (a process): they are not put in
+	// a synctest bubble, their schedules are played Realtime, and they
+	// run Schedules schedules (0: 6) instead of the in-process count.
+	Realtime  bool
+	Schedules int
+}
+
+// Bounds are the numbers the checks state.
+const (
+	// RecoverFake is how long an in-process client may take, in fake
+	// time after the last step of a schedule, to converge: past
+	// client-go's 30s backoff cap and its 10-minute bound on a watch-list
+	// stream without its end bookmark.
+	RecoverFake = 15 * time.Minute
+	// StallCost is what each stalling fault of a schedule (a missing end
+	// bookmark, a slow stream, a stream without a timeout) adds to
+	// RecoverFake: one watch timeout (client-go's is at most 10 minutes)
+	// and a minute.
+	StallCost = 11 * time.Minute
+	// RecoverReal is the same bound for a real-time client, whose
+	// schedules are played with waits of at most 300ms, plus
+	// RecoverRealPerFault for each fault of its schedule (a client backs
+	// off after each).
+	RecoverReal         = 20 * time.Second
+	RecoverRealPerFault = 2 * time.Second
+	// MaxPerSecond and MaxPerSchedule bound the requests of one client:
+	// any one-second window, and a whole schedule with its recovery.
+	// Beyond MaxPerSchedule the server holds every request (a tight loop
+	// then blocks instead of spinning the test).
+	MaxPerSecond   = 10
+	MaxPerSchedule = 400
+	// InProcessSchedules is how many random schedules wire/schedules runs
+	// on an in-process subject per round.
+	InProcessSchedules = 1000
+)

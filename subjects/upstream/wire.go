@@ -1,0 +1,106 @@
+package upstream
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/wire"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Wire is client-go's whole REST stack as a wire subject:
+// kubernetes.NewForConfig, NewListWatchFromClient and
+// NewSharedIndexInformer (no resync), as a controller builds it.
+func Wire() wire.Subject {
+	return wire.Subject{Name: "client-go", Start: func(url string, rt http.RoundTripper) (wire.Client, error) {
+		dropErrorBackoff()
+		cs, err := kubernetes.NewForConfig(&rest.Config{Host: url, Transport: rt})
+		if err != nil {
+			return nil, err
+		}
+		lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), wire.Resource, wire.Namespace, fields.Everything())
+		inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
+		c := wire.NewGoClient(Version)
+		reg, err := inf.AddEventHandler(c)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		c.Informer = wire.Informer{List: inf.GetStore().List, LastSyncResourceVersion: inf.LastSyncResourceVersion,
+			Synced: reg.HasSynced, Stop: func() { cancel(); <-done },
+			Tombstone: func(obj any) (any, bool) {
+				t, ok := obj.(cache.DeletedFinalStateUnknown)
+				return t.Obj, ok
+			}}
+		go func() {
+			defer close(done)
+			inf.RunWithContext(ctx)
+		}()
+		return c, nil
+	}}
+}
+
+// WireDivergences are client-go's known differences over the wire.
+var WireDivergences = []checkkit.Divergence{
+	{Check: wire.CheckStall,
+		Guarantees: []string{wire.GuaranteeConverge},
+		Shape:      `^after quiescence the cache .*: not converged after the bound: server at \d+ \{[^}]*\}; client reports "", cache \{\}, handlers \{\}, synced false; last requests: #1 watch rv="" match=NotOlderThan sendInitialEvents=true -> 200 \[((ADDED|MODIFIED|DELETED) \d+|\.\.\.)(, ((ADDED|MODIFIED|DELETED) \d+|\.\.\.))*\] \[schedule `,
+		Reason:     "the reflector's watchList waits for the initial-events-end bookmark for as long as the stream stays open (a 10s warning ticker runs, no deadline), so over HTTP too a watch-list stream that never sends it and is never closed by the server leaves the informer unsynced forever: the reflector check's initial-events-bound divergence, seen through the REST stack",
+		Upstream:   Version + "/tools/cache/reflector.go:840-875,1230-1283"},
+	// One declaration per check (checkkit keys them by check).
+	{Check: wire.CheckSchedules,
+		Guarantees: []string{wire.GuaranteeHandlers, wire.GuaranteeEarned, wire.GuaranteeSynced, wire.GuaranteeInitialAdds, wire.GuaranteeConverge},
+		Shape:      `^(handler calls are consistent|a reported version is earned|synced is reported|every object present at the first sync|after quiescence the cache)[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
+		Reason: "events the reflector cannot apply are logged and skipped while the stream goes on, as the reflector check's malformed divergence declares, and over HTTP every run whose server sent one goes wrong in one of these ways: " +
+			"an object whose resourceVersion is empty or not a number is stored and handed to the handlers (the JSON decoder accepts it; the reflector does not look at its version); " +
+			"a version that is not a number (an event's or the end bookmark's) is published, and every later request asks for it and is answered 400, forever: the informer never recovers without a restart; " +
+			"an end bookmark without a version ends the initial events and the informer reports synced; " +
+			"an event of another kind is skipped (a lost delete leaves a ghost, a lost update a stale object, and a later delete of an object never added reaches the handlers), and among the initial events it is left out of the Replace with the end bookmark's version published anyway, so its add never comes until a relist",
+		Upstream: Version + "/tools/cache/reflector.go:1009-1036,1075"},
+}
+
+// WireReader is client-go's REST client as a wire.Reader: the requests
+// of wire's scripts and vectors made, and their answers decoded, by the
+// stock clientset's CoreV1 REST client (ConfigMapList, the watch decoder).
+func WireReader(url string, rt http.RoundTripper) (wire.Reader, error) {
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: url, Transport: rt})
+	if err != nil {
+		return nil, err
+	}
+	return wireReader{cs.CoreV1().RESTClient()}, nil
+}
+
+type wireReader struct{ rc rest.Interface }
+
+func (r wireReader) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	var l corev1.ConfigMapList
+	err := r.rc.Get().Resource(wire.Resource).VersionedParams(&opts, scheme.ParameterCodec).Do(ctx).Into(&l)
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+func (r wireReader) Watch(ctx context.Context, opts metav1.ListOptions) ([]watch.Event, error) {
+	opts.Watch = true
+	w, err := r.rc.Get().Resource(wire.Resource).VersionedParams(&opts, scheme.ParameterCodec).Watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	var events []watch.Event
+	for e := range w.ResultChan() {
+		events = append(events, e)
+	}
+	return events, nil
+}
