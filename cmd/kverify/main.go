@@ -4,6 +4,7 @@
 //	kverify mutants [--component LIST] [--list] [--parallel N]
 //	kverify replay  TRACE.json [--subject S]
 //	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE]
+//	kverify serve   [--addr HOST:PORT] [--seed N] [--objects N] [--writes D] [--restart-every D] [--log FILE]
 //
 // The checks are Go tests (synctest needs a *testing.T), so kverify drives
 // `go test -json` on the subject suite in package subjects and reads its
@@ -28,6 +29,7 @@ commands:
   mutants  run every catalogued mutant and print the kill matrix
   replay   replay a saved counterexample trace
   bench    run benchmarks side by side with upstream (benchstat)
+  serve    serve the model API server over HTTP, with a seed's faults
 
 Run 'kverify <command> -h' for the command's flags.
 `
@@ -76,6 +78,7 @@ func run(args []string) int {
 		"mutants": mutantsCmd,
 		"replay":  replay,
 		"bench":   bench,
+		"serve":   serve,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
