@@ -12,6 +12,7 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -25,6 +26,7 @@ const (
 	CheckRestart   = "wire/restart"
 	CheckStall     = "wire/stall"
 	CheckFidelity  = "wire/fidelity"
+	CheckMalformed = "wire/malformed"
 )
 
 // The fixed schedules: an outage (every request refused or failed for
@@ -48,6 +50,23 @@ var (
 		Faults: []reflector.Fault{{DropEndBookmark: true, NoTimeout: true}, {Slow: 4 * time.Minute}},
 		Ops: []Op{{Kind: OpWrite, Key: 1}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWrite, Key: 6},
 			{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 2}}}
+	// malformed puts a malformed event in each of the first five
+	// requests' streams, at an index every client reaches whether it syncs
+	// by LIST (whose answer has none: its watch is the next request) or by
+	// a watch-list stream (3 initial events and the end bookmark, then the
+	// writes); restarts make clients open the next streams.
+	malformed = Schedule{Objects: 3,
+		Faults: []reflector.Fault{
+			{Malform: []apiserver.Malformed{{Index: 5, How: apiserver.NilObject}}},
+			{Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}},
+			{Malform: []apiserver.Malformed{{Index: 1, How: apiserver.WrongType}}},
+			{Malform: []apiserver.Malformed{{Index: 0, How: apiserver.BadRV}}},
+			{Malform: []apiserver.Malformed{{Index: 1, How: apiserver.NoRV}}}},
+		Ops: []Op{{Kind: OpWrite, Key: 0}, {Kind: OpWrite, Key: 1}, {Kind: OpWait, Wait: time.Second}, {Kind: OpWrite, Key: 2},
+			{Kind: OpDelete, Key: 0}, {Kind: OpWait, Wait: time.Second}, {Kind: OpWrite, Key: 3}, {Kind: OpRestart},
+			{Kind: OpWrite, Key: 4}, {Kind: OpWait, Wait: time.Second}, {Kind: OpWrite, Key: 5}, {Kind: OpRestart},
+			{Kind: OpWrite, Key: 6}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 1}, {Kind: OpRestart},
+			{Kind: OpWrite, Key: 7}, {Kind: OpWait, Wait: 10 * time.Second}}}
 )
 
 // Checks returns the wire checks for s: the fixed schedules first, then
@@ -67,6 +86,7 @@ func Checks(s Subject) []checkkit.Check {
 		fixed(CheckOutage, "through 24 refused and failed requests in a row (16 connection refusals, then refusals among 500, 429 and 504) while the server is written to, the client backs off (at most 10 requests in any second) and then converges", outage),
 		fixed(CheckRestart, "through server restarts (every stream cut mid-way, the history compacted) among writes and deletes, the client resumes only from versions it was sent, moves on after 410, and converges", restarts),
 		fixed(CheckStall, "a watch-list stream without its end bookmark that never closes, then a stream that delivers an event every 4 minutes until the server's timeout closes it: the client still converges within the bound", stall),
+		fixed(CheckMalformed, "watch events with no object, an object of another kind, or a version that is missing or not a number, among initial events and later ones, across restarts: the client neither crashes nor hands them to its handlers, its cache and version stay earned, and it converges", malformed),
 		{Name: CheckSchedules, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("over %d random schedules in process (%d for a real-time client): a fault schedule (refusals, 410/429/500/504, too-large versions, stale reads, ignored limits, initial events out of order, streams cut or ended early, missing end bookmarks, slow streams, malformed events), restarts with compaction, writes, deletes, bookmarks and waits, drawn as bytes (Decode); judged from the recorded requests and the client's lines: every guarantee of the wire component", InProcessSchedules, realtimeSchedules(s)),
 			Run: func(t *testing.T, cfg checkkit.Config) error {

@@ -316,6 +316,13 @@ func cacheOf(st Line) map[string]string {
 	return out
 }
 
+// earned: at every sample, the cache is not behind the version the
+// client reports. An object it holds at a version at or below the
+// reported one must be the server's state there; an object the server
+// had there must be held unless a later write deleted it. Being ahead (an
+// object newer than the reported version, a later delete applied) is not
+// a violation: a client may report its version lazily, and convergence
+// holds it to equality once the server is quiet.
 func (r *Run) earned() error {
 	for _, s := range r.Samples {
 		if s.State.RV == "" {
@@ -326,11 +333,45 @@ func (r *Run) earned() error {
 			return checkkit.Broke(GuaranteeEarned, "after step %d the client reports version %q, the server is at %d", s.Step, s.State.RV, s.RV)
 		}
 		snap, _ := r.snapshot(n)
-		if c := cacheOf(s.State); !maps.Equal(c, snap) {
-			return checkkit.Broke(GuaranteeEarned, "after step %d the client reports version %d, whose state its cache does not hold: %s", s.Step, n, diff(c, snap))
+		cache, behind := cacheOf(s.State), map[string]string{}
+		for k, v := range cache {
+			if c, _ := exactVersion(v); c <= n && snap[k] != v {
+				behind[k] = v // stale, or a ghost
+			}
+		}
+		for k := range snap {
+			if _, held := cache[k]; !held && !r.deletedAfter(k, n, s.RV) {
+				behind[k] = "" // missing
+			}
+		}
+		if len(behind) > 0 {
+			return checkkit.Broke(GuaranteeEarned, "after step %d the client reports version %d, whose state its cache does not hold: %s", s.Step, n, diff(snapOf(behind, cache), snapOf(behind, snap)))
 		}
 	}
 	return nil
+}
+
+// snapOf is snap restricted to keys.
+func snapOf(keys, snap map[string]string) map[string]string {
+	out := map[string]string{}
+	for k := range keys {
+		if v, ok := snap[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// deletedAfter reports whether key was absent from some state in (from, to].
+func (r *Run) deletedAfter(key string, from, to int64) bool {
+	for v := from + 1; v <= to; v++ {
+		if snap, ok := r.snapshot(v); ok {
+			if _, present := snap[key]; !present {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r *Run) synced() error {
@@ -373,9 +414,25 @@ func (r *Run) convergence() error {
 	last := r.Samples[len(r.Samples)-1]
 	now, _ := r.snapshot(last.RV)
 	v, _ := r.view(r.Lines)
+	against := func(m map[string]string) string {
+		if maps.Equal(m, now) {
+			return "equal"
+		}
+		return diff(m, now)
+	}
+	reported := fmt.Sprintf("%q", last.State.RV)
+	if n, ok := exactVersion(last.State.RV); ok {
+		if snap, _ := r.snapshot(n); !maps.Equal(snap, now) {
+			reported += " (not the server's state: " + diff(snap, now) + ")"
+		}
+	}
+	synced := "reported"
+	if !hasSynced(r.Lines) {
+		synced = "never reported"
+	}
 	qs := r.requests()
-	return checkkit.Broke(GuaranteeConverge, "not converged after the bound: server at %d %s; client reports %q, cache %s, handlers %s, synced %v; last requests: %s",
-		last.RV, show(now), last.State.RV, show(cacheOf(last.State)), show(v), hasSynced(r.Lines), describe(qs[max(0, len(qs)-4):]))
+	return checkkit.Broke(GuaranteeConverge, "not converged after the bound: server at %d %s; cache %s; handlers %s; reported version %s; synced %s; last requests: %s",
+		last.RV, show(now), against(cacheOf(last.State)), against(v), reported, synced, describe(qs[max(0, len(qs)-4):]))
 }
 
 // show is a state in key order: {default/o000@3 default/o001@5}.

@@ -160,6 +160,7 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 		// (bounded) so that the schedule's steps meet a running client.
 		for deadline := time.Now().Add(bound); time.Now().Before(deadline) && !hasSynced(c.Lines()); {
 			time.Sleep(poll)
+			rec.Progress().Beat() // waiting in real time is progress
 		}
 	}
 	settle()
@@ -167,6 +168,7 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 		rec.Step(op.String(), "", "")
 		if op.Kind == OpWait {
 			time.Sleep(op.Wait)
+			rec.Progress().Beat()
 		} else if err := srv.Apply(op); err != nil {
 			run.StartErr = fmt.Errorf("model server refused %s: %w", op, err)
 			break
@@ -181,10 +183,13 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 			run.Converged, run.Recovered = true, time.Since(start)
 			break
 		}
-		if time.Since(start) >= bound {
+		if smp.Err != nil || time.Since(start) >= bound {
+			// A client that cannot say its state is judged on that (a
+			// dead process need not be waited for).
 			break
 		}
 		time.Sleep(poll)
+		rec.Progress().Beat()
 	}
 	if os.Getenv("WIRE_DEBUG_STACKS") != "" {
 		buf := make([]byte, 1<<20)

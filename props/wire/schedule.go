@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,12 +128,16 @@ func Generate(seed uint64) Schedule {
 	return Decode(b)
 }
 
+// RealtimeFaults is how many faults a real-time schedule keeps: more than
+// MaxPerSecond, so that a client retrying at once breaks the rate bound.
+const RealtimeFaults = 12
+
 // Realtime returns sc for a client that runs in real time (a process):
-// waits capped at 300ms and slow streams at 50ms an event, so that a
-// schedule takes seconds, not minutes, of the wall clock.
+// waits capped at 300ms, slow streams at 50ms an event and the first
+// RealtimeFaults faults, so that a schedule takes seconds, not minutes,
+// of the wall clock even for a client that waits seconds between retries.
 func (sc Schedule) Realtime() Schedule {
-	out := Schedule{Objects: sc.Objects, Faults: make([]reflector.Fault, len(sc.Faults)), Ops: make([]Op, len(sc.Ops))}
-	copy(out.Faults, sc.Faults)
+	out := Schedule{Objects: sc.Objects, Faults: slices.Clone(sc.Faults[:min(len(sc.Faults), RealtimeFaults)]), Ops: make([]Op, len(sc.Ops))}
 	copy(out.Ops, sc.Ops)
 	for i := range out.Faults {
 		out.Faults[i].Slow = min(out.Faults[i].Slow, 50*time.Millisecond)

@@ -14,10 +14,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kverify/kverify/props/reflector"
@@ -27,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -85,6 +88,7 @@ type Server struct {
 	// versions sent.
 	order int
 	sent  []Sent
+	bytes atomic.Int64 // of answers written
 	// Limit, if not 0 and set before serving, is the number of requests
 	// answered: later ones are held until the client gives up on them
 	// (recorded with verb "held"), so that a client in a tight loop blocks
@@ -103,6 +107,9 @@ type Server struct {
 func NewServer(model *reflector.Server) *Server {
 	return &Server{model: model, cuts: map[int]chan struct{}{}}
 }
+
+// Bytes is how many bytes of answers (bodies) the server has written.
+func (s *Server) Bytes() int64 { return s.bytes.Load() }
 
 // Model returns the model server behind s (writes, oracle reads).
 func (s *Server) Model() *reflector.Server { return s.model }
@@ -303,6 +310,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, seq int, opts meta
 		return
 	}
 	list := obj.(*metav1.PartialObjectMetadataList)
+	s.model.Model(func(m *apiserver.Server) {
+		for i := range list.Items {
+			setUID(m, &list.Items[i])
+		}
+	})
 	out := configMapList{Kind: "ConfigMapList", APIVersion: "v1", Metadata: list.ListMeta, Items: make([]configMap, len(list.Items))}
 	for i := range list.Items {
 		out.Items[i] = asConfigMap(&list.Items[i])
@@ -311,7 +323,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, seq int, opts meta
 		q.Code, q.RV, q.Continue, q.Items = http.StatusOK, list.ResourceVersion, list.Continue, len(list.Items)
 	})
 	s.send(seq, list.ResourceVersion)
-	writeJSON(w, http.StatusOK, out)
+	s.writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, name string) {
@@ -321,7 +333,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, name string) {
 	for _, o := range objs {
 		if o.Key == Namespace+"/"+name {
 			s.update(seq, func(q *Request) { q.Code, q.RV = http.StatusOK, strconv.FormatInt(o.RV, 10) })
-			writeJSON(w, http.StatusOK, asConfigMap(o.Meta()))
+			meta := o.Meta()
+			s.model.Model(func(m *apiserver.Server) { setUID(m, meta) })
+			s.writeJSON(w, http.StatusOK, asConfigMap(meta))
 			return
 		}
 	}
@@ -355,6 +369,11 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, seq int, opts met
 			if !ok {
 				return
 			}
+			if o, ok := e.Object.(*metav1.PartialObjectMetadata); ok && o.Name != "" {
+				o = o.DeepCopy() // the model's event is shared with its stream
+				s.model.Model(func(m *apiserver.Server) { setUID(m, o) })
+				e.Object = o
+			}
 			line, desc, bad := encodeEvent(e)
 			s.update(seq, func(q *Request) {
 				q.Events = append(q.Events, desc)
@@ -365,6 +384,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, seq int, opts met
 			if m, ok := e.Object.(metav1.Object); ok && e.Type != watch.Error {
 				s.send(seq, m.GetResourceVersion())
 			}
+			s.bytes.Add(int64(len(line)))
 			if _, err := w.Write(line); err != nil {
 				return
 			}
@@ -393,7 +413,7 @@ func (s *Server) fail(w http.ResponseWriter, seq int, err error, note string) {
 	if d := st.Details; d != nil && d.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
 	}
-	writeJSON(w, int(st.Code), st)
+	s.writeJSON(w, int(st.Code), st)
 }
 
 // statusOf is err's Status, as kube-apiserver's handlers write it: an
@@ -426,14 +446,32 @@ func flush(w http.ResponseWriter) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
+func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		code, b = http.StatusInternalServerError, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":500}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
+	s.bytes.Add(int64(len(b) + 1))
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// setUID gives o the UID of its identity in m: its key and the version it
+// was created at (apiserver.Server.Created), so that a client that keys
+// its cache by UID (as kubernetes-fluent-client does) sees one object per
+// key, and a new one after a delete and a create. A version that is not a
+// number (a malformed event) is taken as the latest.
+func setUID(m *apiserver.Server, o *metav1.PartialObjectMetadata) {
+	key := o.Name
+	if o.Namespace != "" {
+		key = o.Namespace + "/" + key
+	}
+	rv, err := strconv.ParseInt(o.ResourceVersion, 10, 64)
+	if err != nil {
+		rv = m.RV()
+	}
+	o.UID = types.UID(fmt.Sprintf("kverify-%s-%d", strings.ReplaceAll(key, "/", "-"), m.Created(key, rv)))
 }
 
 // configMap is the wire form of a model object: a ConfigMap with metadata

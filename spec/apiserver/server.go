@@ -95,10 +95,11 @@ type entry struct {
 // Server is the model server. Create it with New.
 type Server struct {
 	cfg       Config
-	rv        int64            // current resource version
-	compacted int64            // RVs below this are forgotten for requests
-	objects   map[string]int64 // current state: key -> RV
-	log       []entry          // every write and bookmark opportunity, RV order
+	rv        int64              // current resource version
+	compacted int64              // RVs below this are forgotten for requests
+	objects   map[string]int64   // current state: key -> RV
+	log       []entry            // every write and bookmark opportunity, RV order
+	creates   map[string][]int64 // every create's RV, by key, in order
 	calls     []Call
 	watches   int // watches opened so far; the last one's ID
 
@@ -108,7 +109,7 @@ type Server struct {
 
 // New returns an empty server at RV 1.
 func New(cfg Config) *Server {
-	return &Server{cfg: cfg, rv: 1, objects: map[string]int64{}}
+	return &Server{cfg: cfg, rv: 1, objects: map[string]int64{}, creates: map[string][]int64{}}
 }
 
 // RV returns the current resource version.
@@ -147,13 +148,30 @@ func (s *Server) Delete(key string) (int64, error) {
 
 func (s *Server) write(t watch.EventType, key string) int64 {
 	s.rv++
-	if t == watch.Deleted {
+	switch t {
+	case watch.Deleted:
 		delete(s.objects, key)
-	} else {
+	case watch.Added:
+		s.creates[key] = append(s.creates[key], s.rv)
+		fallthrough
+	default:
 		s.objects[key] = s.rv
 	}
 	s.log = append(s.log, entry{typ: t, key: key, rv: s.rv})
 	return s.rv
+}
+
+// Created returns the version at which the object at key was created
+// whose state (or whose deletion) has version rv: the last create of key
+// at or below rv, 0 if there is none. An object's identity (a UID) is its
+// key and its creation: deleted and created again, it is another object.
+func (s *Server) Created(key string, rv int64) int64 {
+	cs := s.creates[key]
+	i := sort.Search(len(cs), func(i int) bool { return cs[i] > rv })
+	if i == 0 {
+		return 0
+	}
+	return cs[i-1]
 }
 
 // Progress advances the RV by one without an event for this resource (a

@@ -54,19 +54,11 @@ func Wire() wire.Subject {
 var WireDivergences = []checkkit.Divergence{
 	{Check: wire.CheckStall,
 		Guarantees: []string{wire.GuaranteeConverge},
-		Shape:      `^after quiescence the cache .*: not converged after the bound: server at \d+ \{[^}]*\}; client reports "", cache \{\}, handlers \{\}, synced false; last requests: #1 watch rv="" match=NotOlderThan sendInitialEvents=true -> 200 \[((ADDED|MODIFIED|DELETED) \d+|\.\.\.)(, ((ADDED|MODIFIED|DELETED) \d+|\.\.\.))*\] \[schedule `,
+		Shape:      `^after quiescence the cache .*: not converged after the bound: server at \d+ \{[^}]*\}; cache missing \[[^\]]*\]; handlers missing \[[^\]]*\]; reported version ""; synced never reported; last requests: #1 watch rv="" match=NotOlderThan sendInitialEvents=true -> 200 \[((ADDED|MODIFIED|DELETED) \d+|\.\.\.)(, ((ADDED|MODIFIED|DELETED) \d+|\.\.\.))*\] \[schedule `,
 		Reason:     "the reflector's watchList waits for the initial-events-end bookmark for as long as the stream stays open (a 10s warning ticker runs, no deadline), so over HTTP too a watch-list stream that never sends it and is never closed by the server leaves the informer unsynced forever: the reflector check's initial-events-bound divergence, seen through the REST stack",
 		Upstream:   Version + "/tools/cache/reflector.go:840-875,1230-1283"},
-	// One declaration per check (checkkit keys them by check).
-	{Check: wire.CheckSchedules,
-		Guarantees: []string{wire.GuaranteeHandlers, wire.GuaranteeEarned, wire.GuaranteeSynced, wire.GuaranteeInitialAdds, wire.GuaranteeConverge},
-		Shape:      `^(handler calls are consistent|a reported version is earned|synced is reported|every object present at the first sync|after quiescence the cache)[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
-		Reason: "events the reflector cannot apply are logged and skipped while the stream goes on, as the reflector check's malformed divergence declares, and over HTTP every run whose server sent one goes wrong in one of these ways: " +
-			"an object whose resourceVersion is empty or not a number is stored and handed to the handlers (the JSON decoder accepts it; the reflector does not look at its version); " +
-			"a version that is not a number (an event's or the end bookmark's) is published, and every later request asks for it and is answered 400, forever: the informer never recovers without a restart; " +
-			"an end bookmark without a version ends the initial events and the informer reports synced; " +
-			"an event of another kind is skipped (a lost delete leaves a ghost, a lost update a stale object, and a later delete of an object never added reaches the handlers), and among the initial events it is left out of the Replace with the end bookmark's version published anyway, so its add never comes until a relist",
-		Upstream: Version + "/tools/cache/reflector.go:1009-1036,1075"},
+	wireMalformed(wire.CheckSchedules),
+	wireMalformed(wire.CheckMalformed),
 }
 
 // WireReader is client-go's REST client as a wire.Reader: the requests
@@ -103,4 +95,19 @@ func (r wireReader) Watch(ctx context.Context, opts metav1.ListOptions) ([]watch
 		events = append(events, e)
 	}
 	return events, nil
+}
+
+// wireMalformed declares, for a check that serves malformed events,
+// what client-go does with them over the wire: the reflector check's
+// malformed divergence, seen through the REST stack.
+func wireMalformed(check string) checkkit.Divergence {
+	return checkkit.Divergence{Check: check,
+		Guarantees: []string{wire.GuaranteeHandlers, wire.GuaranteeEarned, wire.GuaranteeSynced, wire.GuaranteeInitialAdds, wire.GuaranteeConverge},
+		Shape:      `^(handler calls are consistent|a reported version is earned|synced is reported|every object present at the first sync|after quiescence the cache)[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
+		Reason: "events the reflector cannot apply are logged and skipped while the stream goes on, as the reflector check's malformed divergence declares, and over HTTP every run whose server sent one goes wrong in one of these ways: " +
+			"an object whose resourceVersion is empty or not a number is stored and handed to the handlers (the JSON decoder accepts it; the reflector does not look at its version); " +
+			"a version that is not a number (an event's or the end bookmark's) is published, and every later request asks for it and is answered 400, forever: the informer never recovers without a restart; " +
+			"an end bookmark without a version ends the initial events and the informer reports synced; " +
+			"an event of another kind is skipped (a lost delete leaves a ghost, a lost update a stale object, and a later delete of an object never added reaches the handlers), and among the initial events it is left out of the Replace with the end bookmark's version published anyway, so its add never comes until a relist",
+		Upstream: Version + "/tools/cache/reflector.go:1009-1036,1075"}
 }
