@@ -11,7 +11,7 @@ REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify mutants vectors fuzz clusterfuzzlite gremlins controller-runtime realapi realapi-record realapi-bench bench bench-table lint tools
+.PHONY: gate test verify mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -28,12 +28,20 @@ verify:
 	$(KVERIFY) mutants --repeat $(REPEAT) --save-matrix mutants/matrix.tsv
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 	$(MAKE) controller-runtime FUZZTIME=$(FUZZTIME)
+	$(MAKE) node
 
 ## controller-runtime: the priority queue (nested module) under its profile, its tests and a fuzz run
 controller-runtime:
 	$(KVERIFY) verify --subject controller-runtime
 	cd subjects/controllerruntime && $(GO) vet ./... && $(GO) test -race ./... && \
 	  $(GO) test -run '^$$' -fuzz '^FuzzPriorityQueueOps$$' -fuzztime $(FUZZTIME) .
+
+## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
+node:
+	cd subjects/node/js && npm ci --no-audit --no-fund
+	cd subjects/node && $(GO) vet ./... && $(GO) test -count=1 -run TestFindings .
+	$(KVERIFY) verify --subject client-node --component wire
+	$(KVERIFY) verify --subject fluent --component wire
 
 ## realapi: our reflector and client-go's against kube-apiserver's storage over embedded etcd,
 ## and the real stack's answers against the recorded fidelity traces (nested module; a cold

@@ -128,6 +128,10 @@ func Externals() []External {
 		// controller-runtime's priority queue (subjects/controllerruntime:
 		// Components there).
 		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue", "delaying", "ratelimit"}},
+		// JavaScript informers as kverify-client/v1 processes
+		// (subjects/node: npm ci in subjects/node/js first).
+		{Name: "client-node", Dir: "subjects/node", Components: []string{"wire"}},
+		{Name: "fluent", Dir: "subjects/node", Components: []string{"wire"}},
 	}
 }
 

@@ -2,6 +2,7 @@ package subjects
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -142,4 +143,47 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// CheckFindings pins a nested module's committed findings to its
+// declarations: every trace under dir (traces/findings/<subject>) reads,
+// was recorded on one of subjectNames and names a check with a declared
+// divergence of that subject (divergences: by subject, then component),
+// and every declared divergence has a trace (or, intermittent, shares its
+// reason with one that has), so that kverify replay FILE reproduces each.
+func CheckFindings(t *testing.T, dir string, divergences map[string]map[string][]checkkit.Divergence) {
+	t.Helper()
+	traced := map[string]bool{}
+	for subject, comps := range divergences {
+		files, err := filepath.Glob(filepath.Join(dir, subject, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			tr, err := traces.Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Subject != subject {
+				t.Errorf("%s: recorded on %q, not %q", f, tr.Subject, subject)
+			}
+			if !slices.ContainsFunc(comps[tr.Component], func(d checkkit.Divergence) bool { return d.Check == tr.Check }) {
+				t.Errorf("%s: check %s/%s has no declared divergence", f, tr.Component, tr.Check)
+			}
+			traced[subject+"/"+tr.Component+"/"+tr.Check] = true
+		}
+		for comp, ds := range comps {
+			for _, d := range ds {
+				// An intermittent declaration (a random check that meets the
+				// behaviour now and then) may rest on the trace of a fixed
+				// check that declares the same finding (the same reason).
+				sibling := d.Intermittent && slices.ContainsFunc(ds, func(o checkkit.Divergence) bool {
+					return o.Check != d.Check && o.Reason == d.Reason && traced[subject+"/"+comp+"/"+o.Check]
+				})
+				if !traced[subject+"/"+comp+"/"+d.Check] && !sibling {
+					t.Errorf("declared divergence %s/%s of %s has no trace under %s", comp, d.Check, subject, filepath.Join(dir, subject))
+				}
+			}
+		}
+	}
 }

@@ -27,36 +27,12 @@ func TestSuite(t *testing.T) { subjects.RunSuite(t, Entries()) }
 // queue (kverify replay FILE --subject controller-runtime).
 func TestReplay(t *testing.T) { subjects.RunReplay(t, Entries()) }
 
-// TestFindings pins the committed findings to the declarations: every
-// trace under traces/findings/controller-runtime reads, names this subject
-// and a declared divergence, and every declared divergence has a trace
-// (kverify replay FILE reproduces each).
+// TestFindings pins the committed findings to the declarations
+// (subjects.CheckFindings): every trace under
+// traces/findings/controller-runtime names a declared divergence, and every
+// declared divergence has a trace (kverify replay FILE reproduces each).
 func TestFindings(t *testing.T) {
-	files, err := filepath.Glob("../../traces/findings/" + Name + "/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	traced := map[string]bool{}
-	for _, f := range files {
-		tr, err := traces.Read(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tr.Subject != Name {
-			t.Errorf("%s: recorded on %q, not %q", f, tr.Subject, Name)
-		}
-		if !slices.ContainsFunc(divergences()[tr.Component], func(d checkkit.Divergence) bool { return d.Check == tr.Check }) {
-			t.Errorf("%s: check %s/%s has no declared divergence", f, tr.Component, tr.Check)
-		}
-		traced[tr.Component+"/"+tr.Check] = true
-	}
-	for comp, ds := range divergences() {
-		for _, d := range ds {
-			if !traced[comp+"/"+d.Check] {
-				t.Errorf("declared divergence %s/%s has no trace under traces/findings/%s", comp, d.Check, Name)
-			}
-		}
-	}
+	subjects.CheckFindings(t, "../../traces/findings", map[string]map[string][]checkkit.Divergence{Name: divergences()})
 }
 
 // brokenPriorities are priority queues with one defect each: the
