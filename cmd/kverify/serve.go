@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -23,6 +24,15 @@ import (
 // optionally a write every --writes. Every request is logged as a JSON line
 // when it ends.
 func serve(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return serveUntil(ctx, args, os.Stdout)
+}
+
+// serveUntil is serve until ctx ends, printing the URL line to out.
+func serveUntil(ctx context.Context, args []string, out io.Writer) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address (loopback; port 0 picks one)")
 	seed := fs.Uint64("seed", 0, "fault schedule and history of this seed (wire.Generate); 0: healthy, no history")
@@ -73,18 +83,26 @@ func serve(args []string) int {
 		return 2
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	fmt.Printf("kverify serve: http://%s (configmaps in namespace %s; %s)\n", ln.Addr(), wire.Namespace, sc)
-	go traffic(ctx, srv, sc.Ops, *writes, *restart)
+	fmt.Fprintf(out, "kverify serve: http://%s (configmaps in namespace %s; %s)\n", ln.Addr(), wire.Namespace, sc)
+	trafficDone := make(chan struct{})
 	go func() {
+		defer close(trafficDone)
+		traffic(ctx, srv, sc.Ops, *writes, *restart)
+	}()
+	shutDown := make(chan struct{})
+	go func() {
+		defer close(shutDown)
 		<-ctx.Done()
+		model.Close() // ends every open stream, so that Shutdown need not wait for them
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
-		model.Close() // ends every open stream
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = hs.Serve(ln)
+	cancel() // a listener that failed ends the rest too
+	<-shutDown
+	<-trafficDone
+	if !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(os.Stderr, "kverify serve:", err)
 		return 1
 	}
