@@ -307,19 +307,34 @@ func BenchmarkInformerSync100k(b *testing.B) {
 
 func benchInformerSync(b *testing.B, items []metav1.PartialObjectMetadata, watchList bool,
 	newInf func(*testing.B, *syncLW, bool, *syncCounter) syncInformer) {
+	benchSyncs(b, func(h *syncCounter) (func() syncInformer, func(errs int64)) {
+		lw := newSyncLW(items, !watchList)
+		return func() syncInformer { return newInf(b, lw, watchList, h) }, func(errs int64) {
+			lw.waitStreams(b)
+			checkInformerSync(b, lw, h, watchList, errs)
+		}
+	})
+}
+
+// benchSyncs times b.N syncs (after a warm-up one) and reports their mean
+// peak heap as peak-MB. For each, prepare (untimed) returns build, which
+// makes the informer with h as its handler (timed, with the run until h has
+// every add and the informer synced), and check, called once the informer
+// stopped with the errors its reflector reported.
+func benchSyncs(b *testing.B, prepare func(h *syncCounter) (build func() syncInformer, check func(errs int64))) {
 	live := newHeapMeter()
 	var peaks float64
 	b.ReportAllocs()
 	op := func() float64 {
 		b.StopTimer()
-		lw := newSyncLW(items, !watchList)
 		h := &syncCounter{done: make(chan struct{})}
+		build, check := prepare(h)
 		peak := newHeapMeter()
 		base := live.live()
 		stopSampling := sampleHeap(peak)
 		b.StartTimer()
 
-		inf := newInf(b, lw, watchList, h)
+		inf := build()
 		ctx, cancel := context.WithCancel(context.Background())
 		ran := make(chan struct{})
 		go func() {
@@ -334,8 +349,7 @@ func benchInformerSync(b *testing.B, items []metav1.PartialObjectMetadata, watch
 		errs := inf.watchErrs.Load()
 		cancel()
 		waitDone(b, ran, "Run to return")
-		lw.waitStreams(b)
-		checkInformerSync(b, lw, h, watchList, errs)
+		check(errs)
 		b.StartTimer()
 		return top
 	}

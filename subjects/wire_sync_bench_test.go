@@ -29,10 +29,8 @@ import (
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/props/wire"
 	"github.com/kverify/kverify/spec/apiserver"
+	"github.com/kverify/kverify/subjects/upstream"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -81,49 +79,21 @@ func BenchmarkWireSync100k(b *testing.B) {
 }
 
 func benchWireSync(b *testing.B, srv *wire.Server, newInf wireInformer) {
-	live := newHeapMeter()
-	var peaks, bytes float64
-	b.ReportAllocs()
-	op := func() (float64, float64) {
-		b.StopTimer()
-		h := &syncCounter{done: make(chan struct{})}
-		peak := newHeapMeter()
-		base := live.live()
+	var bytes float64
+	benchSyncs(b, func(h *syncCounter) (func() syncInformer, func(int64)) {
 		sent := srv.Bytes()
-		stopSampling := sampleHeap(peak)
-		b.StartTimer()
-
-		cs, err := kubernetes.NewForConfig(&rest.Config{Host: "http://kverify.invalid", Transport: wire.Transport(srv), QPS: -1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), wire.Resource, wire.Namespace, fields.Everything())
-		inf := newInf(b, lw, h)
-		ctx, cancel := context.WithCancel(context.Background())
-		ran := make(chan struct{})
-		go func() {
-			defer close(ran)
-			inf.run(ctx)
-		}()
-		waitDone(b, h.done, "the handler to have every add")
-		waitFor(b, "the informer to sync", inf.hasSynced)
-
-		b.StopTimer()
-		top := mb(stopSampling(), base)
-		cancel()
-		waitDone(b, ran, "Run to return")
-		if n := inf.watchErrs.Load(); n > 0 || h.others.Load() > 0 || h.initial.Load() != syncObjects {
-			b.Fatalf("the sync was not clean: %d watch errors, %d updates or deletes, %d initial-list adds of %d", n, h.others.Load(), h.initial.Load(), syncObjects)
-		}
-		b.StartTimer()
-		return top, float64(srv.Bytes()-sent) / (1 << 20)
-	}
-	warm(b, func() { op() })
-	for range b.N {
-		p, w := op()
-		peaks, bytes = peaks+p, bytes+w
-	}
-	b.StopTimer()
-	b.ReportMetric(peaks/float64(b.N), "peak-MB")
-	b.ReportMetric(bytes/float64(b.N), "wire-MB")
+		return func() syncInformer {
+				lw, err := upstream.ConfigMapListWatch("http://kverify.invalid", wire.Transport(srv))
+				if err != nil {
+					b.Fatal(err)
+				}
+				return newInf(b, lw, h)
+			}, func(errs int64) {
+				if errs > 0 || h.others.Load() > 0 || h.initial.Load() != syncObjects {
+					b.Fatalf("the sync was not clean: %d watch errors, %d updates or deletes, %d initial-list adds of %d", errs, h.others.Load(), h.initial.Load(), syncObjects)
+				}
+				bytes += float64(srv.Bytes()-sent) / (1 << 20)
+			}
+	})
+	b.ReportMetric(bytes/float64(b.N+1), "wire-MB") // the warm-up sync counted too
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,17 +16,16 @@ type Informer struct {
 	List                    func() []any
 	LastSyncResourceVersion func() string
 	Synced                  func() bool
-	// Stop stops the informer and waits for its Run to return.
-	Stop func()
 	// Tombstone unwraps a delete's DeletedFinalStateUnknown, if obj is one.
 	Tombstone func(obj any) (any, bool)
 }
 
 // GoClient is the protocol side of an in-process informer: register it as
-// the informer's event handler (OnAdd, OnUpdate, OnDelete), then set its
-// Informer before the informer runs.
+// the informer's event handler (OnAdd, OnUpdate, OnDelete), set its
+// Informer, then Run the informer through it.
 type GoClient struct {
 	Informer Informer
+	stop     func()
 	mu       sync.Mutex
 	lines    []Line
 	synced   bool
@@ -106,8 +106,20 @@ func (c *GoClient) State() (Line, error) {
 	return st, nil
 }
 
-// Stop stops the informer.
+// Run runs the informer (its Run method) on a goroutine of its own until
+// Stop, which cancels its context and waits for it to return.
+func (c *GoClient) Run(run func(context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	c.stop = func() { cancel(); <-done }
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+}
+
+// Stop stops the informer and waits for it.
 func (c *GoClient) Stop() error {
-	c.Informer.Stop()
+	c.stop()
 	return nil
 }

@@ -23,31 +23,37 @@ import (
 func Wire() wire.Subject {
 	return wire.Subject{Name: "client-go", Start: func(url string, rt http.RoundTripper) (wire.Client, error) {
 		dropErrorBackoff()
-		cs, err := kubernetes.NewForConfig(&rest.Config{Host: url, Transport: rt})
+		lw, err := ConfigMapListWatch(url, rt)
 		if err != nil {
 			return nil, err
 		}
-		lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), wire.Resource, wire.Namespace, fields.Everything())
 		inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 		c := wire.NewGoClient(Version)
 		reg, err := inf.AddEventHandler(c)
 		if err != nil {
 			return nil, err
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
 		c.Informer = wire.Informer{List: inf.GetStore().List, LastSyncResourceVersion: inf.LastSyncResourceVersion,
-			Synced: reg.HasSynced, Stop: func() { cancel(); <-done },
+			Synced: reg.HasSynced,
 			Tombstone: func(obj any) (any, bool) {
 				t, ok := obj.(cache.DeletedFinalStateUnknown)
 				return t.Obj, ok
 			}}
-		go func() {
-			defer close(done)
-			inf.RunWithContext(ctx)
-		}()
+		c.Run(inf.RunWithContext)
 		return c, nil
 	}}
+}
+
+// ConfigMapListWatch is client-go's ListerWatcher of the served
+// ConfigMaps, as a controller builds one: kubernetes.NewForConfig at url
+// (through rt, if not nil) and NewListWatchFromClient. Our wire subject and
+// the benchmarks use it too: ours on client-go's REST stack.
+func ConfigMapListWatch(url string, rt http.RoundTripper) (*cache.ListWatch, error) {
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: url, Transport: rt})
+	if err != nil {
+		return nil, err
+	}
+	return cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), wire.Resource, wire.Namespace, fields.Everything()), nil
 }
 
 // WireDivergences are client-go's known differences over the wire.
