@@ -234,6 +234,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, seq, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: Resource}, strings.ToLower(r.Method)), "")
 		return
 	}
+	if !acceptsJSON(r.Header.Values("Accept")) {
+		seq := s.start(r, "bad")
+		defer s.finish(seq)
+		s.fail(w, seq, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "get", schema.GroupResource{Resource: Resource}, "",
+			"only the following media types are accepted: application/json", 0, false), "")
+		return
+	}
 	if name != "" {
 		s.get(w, r, name)
 		return
@@ -256,6 +263,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.list(w, r, seq, opts)
+}
+
+// acceptsJSON reports whether an Accept header (absent, or any of its
+// media ranges) admits application/json: the only encoding served, where
+// kube-apiserver also serves YAML, protobuf and CBOR and answers 406 for
+// what it cannot.
+func acceptsJSON(values []string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for _, mt := range strings.Split(v, ",") {
+			mt, _, _ = strings.Cut(strings.TrimSpace(mt), ";")
+			switch strings.TrimSpace(mt) {
+			case "", "*/*", "application/*", "application/json":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // route splits a ConfigMap path into the object's name ("" for the

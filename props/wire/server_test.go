@@ -2,11 +2,13 @@ package wire_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/props/wire"
@@ -108,4 +110,47 @@ func TestServeOverHTTP(t *testing.T) {
 			t.Errorf("GET %s: %d %s, want %s", path, resp.StatusCode, b.String(), want)
 		}
 	}
+}
+
+// FuzzServeHTTP: whatever the method, path, query and Accept header, the
+// server answers with a status (a JSON Status for an error) and never
+// panics: a refusal is the only unanswered request, and a fault schedule
+// makes none here.
+func FuzzServeHTTP(f *testing.F) {
+	for _, s := range []string{"/api/v1/namespaces/default/configmaps?limit=x", "/api/v1/configmaps?watch=1&timeoutSeconds=0&resourceVersion=9",
+		"/api/v1/namespaces/default/configmaps?resourceVersionMatch=Exact", "/apis/apps/v1", "/api/v1/namespaces/default/configmaps/a/b",
+		"/api/v1/configmaps?continue=garbage", "/api/v1/configmaps?sendInitialEvents=true&watch=1&timeoutSeconds=1"} {
+		f.Add("GET", s, "")
+	}
+	f.Add("POST", "/api/v1/namespaces/default/configmaps", "")
+	f.Add("GET", "/api/v1/configmaps", "application/vnd.kubernetes.protobuf")
+	f.Fuzz(func(t *testing.T, method, target, accept string) {
+		req, err := http.NewRequest(method, "http://kverify.invalid"+target, nil)
+		if err != nil || req.URL.Host != "kverify.invalid" {
+			t.Skip()
+		}
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		synctest.Test(t, func(t *testing.T) {
+			m := reflector.NewServer(apiserver.Config{}, nil)
+			defer m.Close()
+			_ = m.Create("default/a")
+			// a watch that stays open is ended by the request's deadline
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			resp, err := wire.Transport(wire.NewServer(m)).RoundTrip(req.WithContext(ctx))
+			if err != nil {
+				t.Fatalf("%s %s: %v", method, target, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK && !strings.Contains(string(body), `"kind":"Status"`) {
+				t.Fatalf("%s %s: %d without a Status: %s", method, target, resp.StatusCode, body)
+			}
+			if resp.StatusCode >= 500 && resp.StatusCode != http.StatusGatewayTimeout {
+				t.Fatalf("%s %s: %d %s", method, target, resp.StatusCode, body)
+			}
+		})
+	})
 }
