@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kverify/kverify/traces"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ProcessTimeout bounds, in real time, a process client's answer to state
@@ -62,7 +66,37 @@ func startProcess(dir, url string, argv []string) (*procClient, error) {
 	return c, nil
 }
 
-var lineTypes = []string{LineHello, LineAdd, LineUpdate, LineDelete, LineSynced, LineError, LineState, LineStopped}
+// clientSchema is traces/client.schema.json, compiled once.
+var clientSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(traces.ClientSchema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("client.schema.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("client.schema.json")
+})
+
+// ValidateLine checks one line a client wrote against the protocol's
+// schema (traces/client.schema.json) and decodes it.
+func ValidateLine(text []byte) (Line, error) {
+	schema, err := clientSchema()
+	if err != nil {
+		return Line{}, fmt.Errorf("the protocol's schema: %w", err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+	if err != nil {
+		return Line{}, err
+	}
+	if err := schema.Validate(v); err != nil {
+		return Line{}, err
+	}
+	var l Line
+	err = json.Unmarshal(text, &l)
+	return l, err
+}
 
 // read takes the process's lines until its stdout ends.
 func (c *procClient) read(stdout io.Reader) {
@@ -70,13 +104,7 @@ func (c *procClient) read(stdout io.Reader) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 64<<20) // a state line lists the whole cache
 	for sc.Scan() {
-		var l Line
-		dec := json.NewDecoder(strings.NewReader(sc.Text()))
-		dec.DisallowUnknownFields()
-		err := dec.Decode(&l)
-		if err == nil && !slices.Contains(lineTypes, l.Type) {
-			err = fmt.Errorf("unknown type %q", l.Type)
-		}
+		l, err := ValidateLine(sc.Bytes())
 		if err != nil {
 			c.mu.Lock()
 			if c.bad == nil {

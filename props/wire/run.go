@@ -3,8 +3,6 @@ package wire
 import (
 	"fmt"
 	"net/http/httptest"
-	"os"
-	"runtime"
 	"strconv"
 	"testing"
 	"testing/synctest"
@@ -190,10 +188,6 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 		}
 		time.Sleep(poll)
 		rec.Progress().Beat()
-	}
-	if os.Getenv("WIRE_DEBUG_STACKS") != "" {
-		buf := make([]byte, 1<<20)
-		os.Stderr.Write(buf[:runtime.Stack(buf, true)])
 	}
 	rec.Step("stop", "", "")
 	run.Lines = c.Lines()
