@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"pgregory.net/rapid"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/traces"
+	"pgregory.net/rapid"
 )
 
 // Component is this suite's name in traces and in kverify's table.
@@ -29,10 +29,10 @@ const (
 	CheckMalformed = "wire/malformed"
 )
 
-// The fixed schedules: an outage (every request refused or failed for
-// about a minute), restarts with compaction around writes, and stalled
-// streams (a watch-list without its end bookmark, a stream that sends
-// nothing for minutes).
+// The fixed schedules: an outage (24 requests in a row refused or
+// failed), restarts with compaction around writes, stalled streams (a
+// watch-list without its end bookmark, a stream that sends an event every
+// 4 minutes) and malformed events.
 var (
 	outage = Schedule{Objects: 3,
 		Faults: append(slices.Repeat([]reflector.Fault{{Refuse: true}}, 16),
@@ -88,7 +88,7 @@ func Checks(s Subject) []checkkit.Check {
 		fixed(CheckStall, "a watch-list stream without its end bookmark that never closes, then a stream that delivers an event every 4 minutes until the server's timeout closes it: the client still converges within the bound", stall),
 		fixed(CheckMalformed, "watch events with no object, an object of another kind, or a version that is missing or not a number, among initial events and later ones, across restarts: the client neither crashes nor hands them to its handlers, its cache and version stay earned, and it converges", malformed),
 		{Name: CheckSchedules, Family: checkkit.FamilyModel,
-			Guarantee: fmt.Sprintf("over %d random schedules in process (%d for a real-time client): a fault schedule (refusals, 410/429/500/504, too-large versions, stale reads, ignored limits, initial events out of order, streams cut or ended early, missing end bookmarks, slow streams, malformed events), restarts with compaction, writes, deletes, bookmarks and waits, drawn as bytes (Decode); judged from the recorded requests and the client's lines: every guarantee of the wire component", InProcessSchedules, realtimeSchedules(s)),
+			Guarantee: fmt.Sprintf("over %s: a fault schedule (refusals, 410/429/500/504, too-large versions, stale reads, ignored limits, initial events out of order, streams cut or ended early, missing end bookmarks, slow streams, malformed events), restarts with compaction, writes, deletes, bookmarks and waits, drawn as bytes (Decode); judged from the recorded requests and the client's lines: every guarantee of the wire component", scheduleCount(s)),
 			Run: func(t *testing.T, cfg checkkit.Config) error {
 				n := InProcessSchedules
 				if s.Realtime {
@@ -118,6 +118,14 @@ func realtimeSchedules(s Subject) int {
 		return s.Schedules
 	}
 	return 6
+}
+
+// scheduleCount says how many schedules wire/schedules plays on s.
+func scheduleCount(s Subject) string {
+	if s.Realtime {
+		return fmt.Sprintf("%d random schedules in real time", realtimeSchedules(s))
+	}
+	return fmt.Sprintf("%d random schedules in process", InProcessSchedules)
 }
 
 // schedulePrefix starts a trace's first step's want: the schedule as JSON.

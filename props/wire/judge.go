@@ -21,9 +21,12 @@ func Judge(r *Run) error {
 	for _, j := range []func() error{r.started, r.rate, r.resumed, r.continued, r.expired, r.handlers,
 		r.initialAdds, r.earned, r.synced, r.convergence} {
 		err := j()
+		if err == nil {
+			continue
+		}
 		var v *checkkit.Violation
 		if !errors.As(err, &v) {
-			continue
+			return err
 		}
 		var bad []string
 		for _, q := range r.Requests {
