@@ -37,7 +37,32 @@ type Divergence struct {
 	// the declaration excuses an item handed out after it) is reported
 	// as new.
 	Shape string
+	// Class says what kind of difference this is, for whoever must act on
+	// it: ClassDefect (the subject breaks its own documented promise; an
+	// upstream-ready report lives under traces/findings), ClassDesign (a
+	// deliberate choice its maintainers stated) or ClassPrecondition (a
+	// caller obligation the subject documents; our implementation checks
+	// it, upstream's leaves it to the caller).
+	Class string
+	// Evidence is the upstream source of the class: the doc comment the
+	// behaviour contradicts or states, or the maintainers' words in an
+	// issue or pull request, with its address.
+	Evidence string
+	// Releases, for a subject that spans releases (client-go@VERSION),
+	// is the range of releases the declaration holds for, as
+	// "[>=vA.B.C] [<vX.Y.Z]", intervals joined by "||" (see
+	// subjects/upstream.InRange); empty means every release the subject is
+	// built from. A check may carry several declarations whose ranges do
+	// not overlap: one per release era of the behaviour.
+	Releases string
 }
+
+// The classes of a declared divergence (Divergence.Class).
+const (
+	ClassDefect       = "defect"
+	ClassDesign       = "design"
+	ClassPrecondition = "precondition"
+)
 
 // covers reports whether err is behaviour the declaration covers.
 func (d Divergence) covers(err error) bool {

@@ -9,9 +9,12 @@ import (
 // panics.
 func doubleClose(check string) checkkit.Divergence {
 	return checkkit.Divergence{
-		Check:      check,
-		Reason:     "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
-		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+		Check:    check,
+		Reason:   "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
+		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
+		Class:    checkkit.ClassDefect,
+		Evidence: "PriorityQueue implements client-go's TypedRateLimitingInterface (" + Version + "/pkg/controller/priorityqueue/priorityqueue.go:55-56), whose delaying ShutDown \"may be invoked more than once\" " +
+			"(k8s.io/client-go@v0.37.2/util/workqueue/delaying_queue.go:238-239; https://github.com/kubernetes/kubernetes/pull/77170: \"All queue ShutDown() calls should be able to be invoked multiple times\"); no controller-runtime issue found",
 		Guarantees: []string{pwq.GNoPanic},
 		Shape:      `^No panic: .*close of closed channel$`,
 	}
@@ -26,6 +29,10 @@ var QueueDivergences = []checkkit.Divergence{
 		Check:    pwq.CheckRace,
 		Reason:   "a Get in flight when ShutDown is called can return an item together with shutdown=true (GetWithPriority returns w.shutdown.Load() beside the item it received); a caller that sees shutdown drops the item without Done, so its key stays locked",
 		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
+		Class:    checkkit.ClassDefect,
+		Evidence: "PriorityQueue implements client-go's TypedRateLimitingInterface (" + Version + "/pkg/controller/priorityqueue/priorityqueue.go:55-56), whose Get says \"If shutdown = true, the caller should end their goroutine. You must call Done with item\" " +
+			"(k8s.io/client-go@v0.37.2/util/workqueue/queue.go:262-264), so an item returned beside shutdown=true (priorityqueue.go:471) is dropped without Done; related shutdown races were fixed as bugs " +
+			"(https://github.com/kubernetes-sigs/controller-runtime/issues/3239, #3538, closed), none covers this one",
 		// Narrowed: the "no progress for 5s" once seen in the drain after
 		// a round, with no queue goroutine alive, was the check's own
 		// porcupine search on a loaded machine, which the watchdog now
@@ -37,6 +44,8 @@ var QueueDivergences = []checkkit.Divergence{
 		Check:        pwq.CheckLinearFIFO,
 		Reason:       "the Get that returns an item with shutdown=true (see queue/race) makes the history unlinearizable when a Get is in flight at the workload's ShutDown",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
+		Class:        checkkit.ClassDefect,
+		Evidence:     "the queue/race defect: client-go's Get contract (k8s.io/client-go@v0.37.2/util/workqueue/queue.go:262-264), which PriorityQueue implements, has the caller end on shutdown=true, so an item returned with it is never processed",
 		Intermittent: true,
 		Guarantees:   []string{pwq.GLinearizability},
 		Shape:        `^Linearizability: (whole-queue \(FIFO\)|per-key)[^:]* history of \d+ operations .* has no linearization`,
@@ -45,6 +54,8 @@ var QueueDivergences = []checkkit.Divergence{
 		Check:        pwq.CheckLinearPerKey,
 		Reason:       "the same Get that returns an item with shutdown=true, seen per key",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
+		Class:        checkkit.ClassDefect,
+		Evidence:     "the queue/race defect: client-go's Get contract (k8s.io/client-go@v0.37.2/util/workqueue/queue.go:262-264), which PriorityQueue implements, has the caller end on shutdown=true, so an item returned with it is never processed",
 		Intermittent: true,
 		Guarantees:   []string{pwq.GLinearizability},
 		Shape:        `^Linearizability: (whole-queue \(FIFO\)|per-key)[^:]* history of \d+ operations .* has no linearization`,
@@ -70,24 +81,35 @@ var DelayingDivergences = []checkkit.Divergence{
 		Check:      pwq.CheckDelayingRetention,
 		Reason:     "ShutDown only sets the flag and closes the done channel: every item still waiting (or ready) stays referenced by the items map and the B-trees for as long as the queue is",
 		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-503",
+		Class:      checkkit.ClassDefect,
+		Evidence:   "no doc allows it: ShutDown (" + Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-503) only sets the flag and closes done, and nothing documents that items no Get can return stay referenced; no upstream issue found",
 		Guarantees: []string{pwq.GNoRetention},
 		Shape:      `^No retention: \d+ of \d+ items the queue no longer needs are still referenced by it; the first: .* when ShutDown is called`,
 	},
-	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
-	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
-	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
+	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52: an item re-enqueued at a higher priority \"will be placed at the end among items of the new priority, in order to preserve FIFO semantics within each priority level\"; " +
+			"a waiting item made ready by Add keeps its first-add counter and is handed out ahead of items ready before it, breaking that FIFO; no upstream issue found"},
+	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
+	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
 }
 
 // RateLimitDivergences are the priority queue's defects as a rate-limiting
 // queue: the delaying machine's, with AddRateLimited.
 var RateLimitDivergences = []checkkit.Divergence{
 	{
-		Check:      pwq.CheckRateLimitingCollaborators,
-		Reason:     "AddRateLimited only appends to an add buffer; the queue's own goroutine (started by New) later calls the limiter's When, under the queue's lock, so a limiter that panics crashes the process instead of the caller's AddRateLimited (client-go calls When within AddRateLimited, rate_limiting_queue.go:60-62), and the panic would leave the lock held",
-		Upstream:   Version + "/pkg/controller/priorityqueue/priorityqueue.go:114,169-183,188-224",
+		Check:    pwq.CheckRateLimitingCollaborators,
+		Reason:   "AddRateLimited only appends to an add buffer; the queue's own goroutine (started by New) later calls the limiter's When, under the queue's lock, so a limiter that panics crashes the process instead of the caller's AddRateLimited (client-go calls When within AddRateLimited, rate_limiting_queue.go:60-62), and the panic would leave the lock held",
+		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:114,169-183,188-224",
+		Class:    checkkit.ClassDesign,
+		Evidence: "deliberate: https://github.com/kubernetes-sigs/controller-runtime/pull/3415 (merged, \"Use a buffer to optimize priority queue AddWithOpts performance\") made AddWithOpts only append to a buffer that the queue's goroutine flushes under its lock, " +
+			"so the limiter's When runs there (" + Version + "/pkg/controller/priorityqueue/priorityqueue.go:169-183,224)",
 		Guarantees: []string{pwq.GLimiterFault},
 		Shape:      `^a faulty limiter has client-go's outcome: .*the queue called the limiter's When\(\w+\) on a goroutine of its own, not within the call`,
 	},
-	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
-	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape},
+	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
+	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
 }

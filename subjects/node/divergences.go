@@ -24,6 +24,9 @@ var clientNodeCrash = checkkit.Divergence{
 		`\s+at (addOrUpdateObject|deleteObject|ListWatch\.watchHandler).*` + malformedSuffix,
 	Reason:   "a watch event whose object is null (an ADDED, MODIFIED or DELETED event with \"object\": null) crashes the process: ListWatch.watchHandler is async and reads obj.metadata (obj.code for ERROR), and the watch's line handler calls it inside a try/catch meant for JSON errors without awaiting it, so the TypeError becomes an unhandled rejection and Node exits with status 1; the application loses its informer and everything else in the process",
 	Upstream: ClientNodeVersion + "/dist/cache.js:160-175,231; dist/watch.js:81-86",
+	Class:    checkkit.ClassDefect,
+	Evidence: ClientNodeVersion + "/dist/watch.js:81-88: the line handler's try/catch is there to \"ignore parse errors\" and the informer's documented error channel is on('error') (dist/informer.d.ts:22), yet a null object exits the process; " +
+		"no upstream issue found (nearest: https://github.com/kubernetes-client/javascript/issues/447, an unhandled rejection from a failed list, closed as rotten)",
 }
 
 // fluentMalformed is what kubernetes-fluent-client does with malformed
@@ -34,6 +37,8 @@ var fluentMalformed = checkkit.Divergence{
 		`|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix,
 	Reason:   "the Watcher calls the application's callback with every ADDED, MODIFIED and DELETED event's object and then caches it by metadata.uid, without looking at its kind or its resourceVersion: an object whose version is empty or not a number, or an object of another kind (a Secret in a ConfigMap watch), reaches the handler and the cache",
 	Upstream: FluentVersion + "/dist/fluent/watch.js:309-325",
+	Class:    checkkit.ClassDefect,
+	Evidence: FluentVersion + "/dist/fluent/shared-types.d.ts:21 types the Watch callback as taking the watched model's instance (WatchAction<T, K = InstanceType<T>>), but watch.js:309-325 passes it every event object unchecked; no upstream issue found",
 }
 
 // fluentNoListAfterFailure: after its first list fails, the Watcher
@@ -54,7 +59,10 @@ var Divergences = map[string][]checkkit.Divergence{
 			Guarantees: append(fluentMalformed.Guarantees, wire.GuaranteeSynced),
 			Shape:      `^((handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix + fluentNoListAfterFailure + `)`,
 			Reason:     fluentMalformed.Reason + "; and after its first list fails (refused, or answered with an error), #watch goes on to watch from no version: the server's initial ADDED events fill the cache, the stream stays healthy, so the Watcher's 5 s staleness check never forces a relist and no list completes until the relist timer (600 s): the cache is right, but the application is never told its initial list is done (no list event, start() resolved without one)",
-			Upstream:   fluentMalformed.Upstream + "; dist/fluent/watch.js:88-109,355-375"},
+			Upstream:   fluentMalformed.Upstream + "; dist/fluent/watch.js:88-109,355-375",
+			Class:      checkkit.ClassDefect,
+			Evidence: fluentMalformed.Evidence + "; and watch.js:370-373 says a failed list should \"trigger a faster resync so items aren't permanently missed\", " +
+				"but the next event resets lastSeenTime (watch.js:333), cancelling that resync"},
 	},
 }
 
