@@ -17,6 +17,7 @@ import (
 	"github.com/kverify/kverify/fuzz/libfuzzer"
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 )
 
 // Every rapid state machine of the suite is also a native fuzz target: the
@@ -41,7 +42,7 @@ func fuzzMachine(f *testing.F) {
 	if !ok {
 		panic(fmt.Sprintf("%s is not in libfuzzer.Machines", f.Name()))
 	}
-	c, ok := subjects.Lookup(subjects.All(), subjects.Ours, m.Component, m.Check)
+	c, ok := suite.Lookup(subjects.All(), subjects.Ours, m.Component, m.Check)
 	if !ok {
 		panic(fmt.Sprintf("no check %s/%s registered for ours", m.Component, m.Check))
 	}

@@ -27,6 +27,6 @@ var declaredMutants = []Mutant{
 		New: "var lastPopped cache.Deltas\n\nfunc (c cacheFIFO) Pop(process func([]pfifo.Delta, bool) error) ([]pfifo.Delta, error) {\n\titem, err := c.f.Pop(func(obj any, initial bool) error {\n\t\treturn process(fromDeltas(obj.(cache.Deltas)), initial)\n\t})\n\tif ds, ok := item.(cache.Deltas); ok {\n\t\tlastPopped = ds\n"},
 	{ID: "up-reflector-run-returns-early", Component: "reflector", File: upstreamReflectorGo, Subject: "upstream",
 		Bug: "the adapter's Run returns when its context is cancelled without waiting for the reflector to stop, so watches are stopped after Run returned (reflector/stops declares only a stream stopped twice or left open while relisting)",
-		Old: "func (r reflector) Run(ctx context.Context)         { r.r.RunWithContext(ctx) }",
-		New: "func (r reflector) Run(ctx context.Context)         { go r.r.RunWithContext(ctx); <-ctx.Done() }"},
+		Old: "func (r reflector) Run(ctx context.Context)         { runReflector(ctx, r.r) }",
+		New: "func (r reflector) Run(ctx context.Context)         { go runReflector(ctx, r.r); <-ctx.Done() }"},
 }

@@ -41,8 +41,12 @@ type Binding struct {
 	Replay func(t *testing.T, tr *traces.Trace) error
 }
 
-// Registry is every component, in the order kverify reports them.
-func Registry() []Component {
+// Registry is every component, in the order kverify reports them, bound
+// to ours here and to client-go by upstream.Entries.
+func Registry() []Component { return withUpstream(registryOurs()) }
+
+// registryOurs is the registry with our side bound.
+func registryOurs() []Component {
 	ring := func(ss ...pring.Subject) []checkkit.Check {
 		var cs []checkkit.Check
 		for _, s := range ss {
@@ -52,34 +56,25 @@ func Registry() []Component {
 	}
 	return []Component{
 		{Name: pwq.Component,
-			Ours:     Binding{Checks: func() []checkkit.Check { return pwq.QueueChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)},
-			Upstream: Binding{Checks: func() []checkkit.Check { return pwq.QueueChecks(upstream.Workqueue()) }, Divergences: upstream.QueueDivergences, Replay: replayWorkqueue(upstream.Workqueue)}},
+			Ours: Binding{Checks: func() []checkkit.Check { return pwq.QueueChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)}},
 		{Name: pwq.ComponentDelaying,
-			Ours:     Binding{Checks: func() []checkkit.Check { return pwq.DelayingChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)},
-			Upstream: Binding{Checks: func() []checkkit.Check { return pwq.DelayingChecks(upstream.Workqueue()) }, Divergences: upstream.DelayingDivergences, Replay: replayWorkqueue(upstream.Workqueue)}},
+			Ours: Binding{Checks: func() []checkkit.Check { return pwq.DelayingChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)}},
 		{Name: pwq.ComponentRateLimit,
-			Ours:     Binding{Checks: func() []checkkit.Check { return pwq.RateLimitChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)},
-			Upstream: Binding{Checks: func() []checkkit.Check { return pwq.RateLimitChecks(upstream.Workqueue()) }, Divergences: upstream.LimiterDivergences, Replay: replayWorkqueue(upstream.Workqueue)}},
+			Ours: Binding{Checks: func() []checkkit.Check { return pwq.RateLimitChecks(ours.Workqueue()) }, Replay: replayWorkqueue(ours.Workqueue)}},
 		// Both of our buffers are under the one "ours" subject (checks
 		// ring/*, chunked/* and pooled/*), so that the gate and the kill
 		// matrix cover both; upstream's TypedRingGrowing takes ring/*.
 		{Name: pring.Component,
-			Ours:     Binding{Checks: func() []checkkit.Check { return ring(ours.Ring(), ours.Chunked(), ours.Pooled()) }, Replay: replayRing(ours.Ring(), ours.Chunked(), ours.Pooled())},
-			Upstream: Binding{Checks: func() []checkkit.Check { return ring(upstream.Ring()) }, Divergences: upstream.RingDivergences, Replay: replayRing(upstream.Ring())}},
+			Ours: Binding{Checks: func() []checkkit.Check { return ring(ours.Ring(), ours.Chunked(), ours.Pooled()) }, Replay: replayRing(ours.Ring(), ours.Chunked(), ours.Pooled())}},
 		// The assembled informer's checks first: they take milliseconds.
 		{Name: pinf.Component,
 			Ours: Binding{Checks: func() []checkkit.Check {
 				return append(prefl.InformerChecks(ours.Assembled()), pinf.Checks(ours.Informer())...)
-			}},
-			Upstream: Binding{Checks: func() []checkkit.Check {
-				return append(prefl.InformerChecks(upstream.SharedInformer()), pinf.Checks(upstream.Informer())...)
-			}, Divergences: upstream.InformerDivergences}},
+			}}},
 		{Name: pfifo.DeltaComponent,
-			Ours:     Binding{Checks: func() []checkkit.Check { return pfifo.Checks(ours.DeltaFIFO()) }, Replay: replayFIFO(ours.DeltaFIFO())},
-			Upstream: Binding{Checks: func() []checkkit.Check { return pfifo.Checks(upstream.DeltaFIFO()) }, Divergences: upstream.DeltaFIFODivergences, Replay: replayFIFO(upstream.DeltaFIFO())}},
+			Ours: Binding{Checks: func() []checkkit.Check { return pfifo.Checks(ours.DeltaFIFO()) }, Replay: replayFIFO(ours.DeltaFIFO())}},
 		{Name: pfifo.RealComponent,
-			Ours:     Binding{Checks: func() []checkkit.Check { return pfifo.Checks(ours.RealFIFO()) }, Replay: replayFIFO(ours.RealFIFO())},
-			Upstream: Binding{Checks: func() []checkkit.Check { return pfifo.Checks(upstream.RealFIFO()) }, Divergences: upstream.RealFIFODivergences, Replay: replayFIFO(upstream.RealFIFO())}},
+			Ours: Binding{Checks: func() []checkkit.Check { return pfifo.Checks(ours.RealFIFO()) }, Replay: replayFIFO(ours.RealFIFO())}},
 		{Name: prefl.Component,
 			// Ours runs the checks on our reflector and on its
 			// list-and-watch reduction (listwatch/*: no watch-list,
@@ -99,17 +94,28 @@ func Registry() []Component {
 					return prefl.Replay(t, ours.ListWatchReflector(), tr)
 				}
 				return prefl.Replay(t, ours.Reflector(), tr)
-			}},
-			Upstream: Binding{Checks: func() []checkkit.Check { return prefl.Checks(upstream.Reflector()) }, Divergences: upstream.ReflectorDivergences, Replay: replayReflector(upstream.Reflector())}},
+			}}},
 		{Name: pbo.Component,
-			Ours:     Binding{Checks: func() []checkkit.Check { return pbo.Checks(ours.Backoff()) }, Replay: replayBackoff(ours.Backoff)},
-			Upstream: Binding{Checks: func() []checkkit.Check { return pbo.Checks(upstream.Backoff()) }, Divergences: upstream.BackoffDivergences, Replay: replayBackoff(upstream.Backoff)}},
+			Ours: Binding{Checks: func() []checkkit.Check { return pbo.Checks(ours.Backoff()) }, Replay: replayBackoff(ours.Backoff)}},
 		// Over the wire: the model server over HTTP (in memory, in a
 		// bubble) and each side's informer on client-go's REST stack.
 		{Name: pwire.Component,
-			Ours:     Binding{Checks: func() []checkkit.Check { return pwire.Checks(ours.Wire()) }, Replay: replayWire(ours.Wire())},
-			Upstream: Binding{Checks: func() []checkkit.Check { return pwire.Checks(upstream.Wire()) }, Divergences: upstream.WireDivergences, Replay: replayWire(upstream.Wire())}},
+			Ours: Binding{Checks: func() []checkkit.Check { return pwire.Checks(ours.Wire()) }, Replay: replayWire(ours.Wire())}},
 	}
+}
+
+// withUpstream binds the registry's upstream side: client-go's entries
+// (upstream.Entries), one per component, which the module kverify generates for another release
+// builds from the same package.
+func withUpstream(cs []Component) []Component {
+	for _, e := range upstream.Entries() {
+		i := slices.IndexFunc(cs, func(c Component) bool { return c.Name == e.Component })
+		if i < 0 {
+			panic("subjects: upstream.Entries has component " + e.Component + ", which the registry lacks")
+		}
+		cs[i].Upstream = Binding{Checks: e.Checks, Divergences: e.Divergences, Replay: e.Replay}
+	}
+	return cs
 }
 
 // External is a subject registered by a module of its own, nested in this
@@ -183,10 +189,6 @@ func replayRing(ss ...pring.Subject) func(*testing.T, *traces.Trace) error {
 
 func replayFIFO(s pfifo.Subject) func(*testing.T, *traces.Trace) error {
 	return func(_ *testing.T, tr *traces.Trace) error { return pfifo.Replay(s, tr) }
-}
-
-func replayReflector(s prefl.Subject) func(*testing.T, *traces.Trace) error {
-	return func(t *testing.T, tr *traces.Trace) error { return prefl.Replay(t, s, tr) }
 }
 
 func replayBackoff(s func() pbo.Subject) func(*testing.T, *traces.Trace) error {

@@ -2,17 +2,21 @@ package subjects
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/mutants"
+	"github.com/kverify/kverify/subjects/releases"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // UpstreamVersion is the client-go release the upstream subject is built
 // from (go.mod pins it).
-const UpstreamVersion = "v0.37.2"
+const UpstreamVersion = upstream.Release
 
 // Subject is a --subject resolved: what to build, where, and what the suite
 // binary runs. Every form a user may write (ours, upstream, all,
@@ -37,12 +41,29 @@ type Subject struct {
 	// Mutant is the catalogue mutant built into its subject with an
 	// overlay, or nil.
 	Mutant *mutants.Mutant
+	// Release, for client-go at a release other than the pinned one, is
+	// that release: its suite runs in the module subjects/releases
+	// generates for it (Prepare), whose directory replaces Dir.
+	Release string
 }
 
 // Nested reports whether the subject lives in a module of its own, whose
 // checks are not importable here: the command asks its suite binary for
 // them (RunSuite with KVERIFY_LIST).
-func (s Subject) Nested() bool { return s.Dir != "" }
+func (s Subject) Nested() bool { return s.Dir != "" || s.Release != "" }
+
+// SuiteDir returns the directory of the subject's suite package: root's
+// subjects package, a nested module's directory, or the module generated
+// for a release (which Prepare writes now, logging to log).
+func (s Subject) SuiteDir(root string, log io.Writer) (string, error) {
+	switch {
+	case s.Release != "":
+		return releases.Prepare(root, s.Release, upstreamCheckNames(), log)
+	case s.Dir != "":
+		return filepath.Join(root, s.Dir), nil
+	}
+	return filepath.Join(root, "subjects"), nil
+}
 
 // Env is what the subject adds to the suite binary's environment.
 func (s Subject) Env() []string {
@@ -105,15 +126,18 @@ func forms() []form {
 		// Mutants belong to kverify mutants: every mutant must fail, so a
 		// gate that ran them under all could only exit 1.
 		{"all (ours and upstream)", exact("all", ours, up)},
-		{"client-go@VERSION (" + UpstreamVersion + " is upstream)", func(name string) ([]Subject, bool, error) {
+		{"client-go@VERSION (any release from " + releases.Oldest + "; " + UpstreamVersion + " is upstream)", func(name string) ([]Subject, bool, error) {
 			v, ok := strings.CutPrefix(name, "client-go@")
 			if !ok {
 				return nil, false, nil
 			}
-			if v != UpstreamVersion {
-				return nil, true, fmt.Errorf("client-go@%s: only the pinned release %s is a subject so far (it is upstream)", v, UpstreamVersion)
+			if v == UpstreamVersion {
+				return []Subject{up}, true, nil
 			}
-			return []Subject{up}, true, nil
+			if err := releases.Check(v); err != nil {
+				return nil, true, err
+			}
+			return []Subject{{Name: name, Target: Upstream, Release: v, Components: all}}, true, nil
 		}},
 		{"mutant:ID (see kverify mutants --list)", func(name string) ([]Subject, bool, error) {
 			id, ok := strings.CutPrefix(name, "mutant:")
@@ -168,4 +192,16 @@ func ResolveOne(name string) (Subject, error) {
 		return Subject{}, fmt.Errorf("%s names %d subjects; name one", name, len(ss))
 	}
 	return ss[0], nil
+}
+
+// upstreamCheckNames lists every component's checks on client-go at the
+// pinned release, as "name family" (releases.Prepare).
+func upstreamCheckNames() map[string][]string {
+	out := map[string][]string{}
+	for _, c := range Registry() {
+		for _, ch := range c.Upstream.Checks() {
+			out[c.Name] = append(out[c.Name], ch.Name+" "+ch.Family)
+		}
+	}
+	return out
 }

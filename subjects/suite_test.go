@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kverify/kverify/internal/kvenv"
+	"github.com/kverify/kverify/subjects/suite"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestSuite runs every check of every registered entry (see RunSuite): it
+// TestSuite runs every check of every registered entry (see suite.RunSuite): it
 // is the suite the kverify command builds and drives (KVERIFY_SUBJECTS,
 // ...). A plain go test ./... runs the same suite one subject per package
 // instead (subjects/ours and subjects/upstream, TestSuite), each binary
@@ -18,13 +20,16 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // package's run took most of go test's 10 minutes. Named with -run
 // (go test -run TestSuite/workqueue ./subjects), it runs here too.
 func TestSuite(t *testing.T) {
-	env := loadEnv(t)
+	env, err := kvenv.Load()
+	if err != nil {
+		t.Fatalf("kverify's environment: %v", err)
+	}
 	driven := len(env.Subjects) > 0 || len(env.Components) > 0 || len(env.Only) > 0 || env.List || env.Mutant != ""
 	if f := flag.Lookup("test.run"); !driven && (f == nil || !strings.Contains(f.Value.String(), "TestSuite")) {
 		t.Skip("go test ./... runs the suite in subjects/ours and subjects/upstream (TestSuite there); kverify drives this one")
 	}
-	RunSuite(t, All())
+	suite.RunSuite(t, All())
 }
 
-// TestReplay replays the trace named by KVERIFY_REPLAY (see RunReplay).
-func TestReplay(t *testing.T) { RunReplay(t, All()) }
+// TestReplay replays the trace named by KVERIFY_REPLAY (see suite.RunReplay).
+func TestReplay(t *testing.T) { suite.RunReplay(t, All()) }

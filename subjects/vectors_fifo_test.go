@@ -318,7 +318,7 @@ func fifoLength(f pfifo.FIFO) (func() int, bool) {
 // initial pop is processed: deltafifo/synced). Every vector names a check
 // the component has.
 func TestVectorsFIFO(t *testing.T) {
-	divs := slices.Concat(upstream.DeltaFIFODivergences, upstream.RealFIFODivergences)
+	divs := slices.Concat(pinned(upstream.DeltaFIFODivergences), pinned(upstream.RealFIFODivergences))
 	for _, c := range []struct {
 		component string
 		ours, up  pfifo.Subject

@@ -11,7 +11,8 @@ import (
 
 	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/props/checkkit"
-	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/releases"
+	ksuite "github.com/kverify/kverify/subjects/suite"
 )
 
 // suiteImport is the import path of the suite's package.
@@ -21,15 +22,14 @@ const suiteImport = "github.com/kverify/kverify/subjects"
 // often as needed (fresh processes after a hang or a crash, repeats of the
 // kill matrix).
 type suite struct {
-	root string
-	pkg  string // the suite package's directory, relative to root
-	bin  string
-	dir  string
+	pkgDir string // the suite package's directory
+	bin    string
+	dir    string
 }
 
-// buildSuiteIn compiles the suite package in pkg (a directory relative to
-// root: ./subjects, or a nested module's directory).
-func buildSuiteIn(root, pkg, overlay string, race bool) (*suite, error) {
+// buildSuiteIn compiles the suite package in pkgDir (root's subjects, a
+// nested module's directory, or a module generated for a release).
+func buildSuiteIn(pkgDir, overlay string, race bool) (*suite, error) {
 	dir, err := os.MkdirTemp("", "kverify-suite-")
 	if err != nil {
 		return nil, err
@@ -48,19 +48,23 @@ func buildSuiteIn(root, pkg, overlay string, race bool) (*suite, error) {
 	}
 	args = append(args, ".")
 	cmd := exec.Command("go", args...)
-	cmd.Dir = filepath.Join(root, pkg) // a nested module builds from its own go.mod
+	cmd.Dir = pkgDir // a nested module builds from its own go.mod
+	if tc := releases.Toolchain(pkgDir); tc != "" {
+		// A release that needs a newer Go than this one (subjects/releases).
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+tc)
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("build failed: %v\n%s", err, tail(string(out), 30))
 	}
-	return &suite{root: root, pkg: pkg, bin: bin, dir: dir}, nil
+	return &suite{pkgDir: pkgDir, bin: bin, dir: dir}, nil
 }
 
 // list returns the test names of the checks the suite would run with env
-// (subjects.RunSuite with KVERIFY_LIST set), and their families.
+// (suite.RunSuite with KVERIFY_LIST set), and their families.
 func (s *suite) list(env []string) ([]string, map[string]string, error) {
 	cmd := exec.Command(s.bin, "-test.run", "^TestSuite$", "-test.count=1")
-	cmd.Dir = filepath.Join(s.root, s.pkg)
+	cmd.Dir = s.pkgDir
 	cmd.Env = slices.Concat(os.Environ(), env, kvenv.Config{List: true}.Environ())
 	out, err := cmd.Output()
 	if err != nil {
@@ -69,7 +73,7 @@ func (s *suite) list(env []string) ([]string, map[string]string, error) {
 	var names []string
 	families := map[string]string{}
 	for _, l := range strings.Split(string(out), "\n") {
-		if n, ok := strings.CutPrefix(strings.TrimSpace(l), subjects.ListPrefix); ok {
+		if n, ok := strings.CutPrefix(strings.TrimSpace(l), ksuite.ListPrefix); ok {
 			name, fam, _ := strings.Cut(n, " ")
 			names = append(names, name)
 			families[name] = fam
@@ -111,7 +115,7 @@ func (s *suite) run(o suiteRun, want map[string]bool) *goTestRun {
 		args = append(args, "-test.timeout", o.timeout.String())
 	}
 	cmd := exec.Command("go", args...)
-	cmd.Dir = filepath.Join(s.root, s.pkg)
+	cmd.Dir = s.pkgDir
 	cmd.Env = append(os.Environ(), o.env...)
 	ownGroup(cmd)
 	r := runJSON(cmd, func(r *goTestRun, ev event) {

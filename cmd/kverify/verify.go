@@ -205,7 +205,7 @@ func wantedChecks(subject string, comps []string) []string {
 
 // subjectSuite builds the suite for subject: ours and upstream as they are,
 // a mutant as ours with the mutant's overlay, a nested module's subject in
-// its module.
+// its module, a client-go release in the module generated for it.
 func subjectSuite(root string, subject subjects.Subject, race bool) (*suite, error) {
 	dir, err := os.MkdirTemp("", "kverify-subject-")
 	if err != nil {
@@ -216,11 +216,11 @@ func subjectSuite(root string, subject subjects.Subject, race bool) (*suite, err
 	if err != nil {
 		return nil, err
 	}
-	pkg := suitePkg
-	if subject.Nested() {
-		pkg = subject.Dir
+	pkgDir, err := subject.SuiteDir(root, os.Stderr)
+	if err != nil {
+		return nil, err
 	}
-	return buildSuiteIn(root, pkg, overlay, race)
+	return buildSuiteIn(pkgDir, overlay, race)
 }
 
 // runSubject builds and runs the suite for one subject, every check to a

@@ -27,6 +27,7 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 )
 
 // Machine names the check a FuzzCheck target runs.
@@ -66,7 +67,7 @@ func check(target string) checkkit.Check {
 	if !ok {
 		panic(fmt.Sprintf("kverify: no machine target %q", target))
 	}
-	c, ok := subjects.Lookup(subjects.All(), subjects.Ours, m.Component, m.Check)
+	c, ok := suite.Lookup(subjects.All(), subjects.Ours, m.Component, m.Check)
 	if !ok {
 		panic(fmt.Sprintf("kverify: %s: no check %s/%s registered for ours", target, m.Component, m.Check))
 	}

@@ -1,7 +1,7 @@
 // Package kvenv is the one configuration the kverify command hands a test
 // binary through the environment: every KVERIFY_* variable, its type, and
 // its parser, in one table. The command encodes a Config with Environ; the
-// test binary (props.Run, subjects.RunSuite and RunReplay, the checks that
+// test binary (props.Run, suite.RunSuite and RunReplay, the checks that
 // take a seed) reads it with Load, which parses every variable and
 // reports a malformed value as an error naming the variable, never as the
 // default.
@@ -30,7 +30,7 @@ type Config struct {
 	// options do not.
 	Subject string
 	// Components and Subjects (KVERIFY_COMPONENTS, KVERIFY_SUBJECTS:
-	// comma-separated names) narrow subjects.RunSuite to those entries.
+	// comma-separated names) narrow suite.RunSuite to those entries.
 	Components, Subjects []string
 	// Only (KVERIFY_ONLY: comma-separated component/check) narrows the
 	// suite to those checks: the command reruns, in a fresh process, the

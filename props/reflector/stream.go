@@ -202,7 +202,7 @@ func wellFormed(e watch.Event) bool {
 // isEndBookmark: a well-formed initial-events-end bookmark.
 func isEndBookmark(e watch.Event) bool {
 	m, ok := e.Object.(*metav1.PartialObjectMetadata)
-	if e.Type != watch.Bookmark || !ok || m.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+	if e.Type != watch.Bookmark || !ok || m.Annotations[apiserver.InitialEventsAnnotationKey] != "true" {
 		return false
 	}
 	_, err := strconv.ParseUint(m.ResourceVersion, 10, 64)

@@ -63,7 +63,7 @@ func encodeEvent(e watch.Event) (line []byte, desc string, malformed bool) {
 	case *metav1.PartialObjectMetadata:
 		obj = asConfigMap(o)
 		desc += " " + o.ResourceVersion
-		if o.Annotations[metav1.InitialEventsAnnotationKey] == "true" {
+		if o.Annotations[apiserver.InitialEventsAnnotationKey] == "true" {
 			desc += " end"
 		}
 		_, err := strconv.ParseUint(o.ResourceVersion, 10, 64)

@@ -212,7 +212,7 @@ func WatchOutcome(events []watch.Event) string {
 				continue
 			}
 			out[i] = "BOOKMARK " + m.GetResourceVersion()
-			if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+			if m.GetAnnotations()[InitialEventsAnnotationKey] == "true" {
 				out[i] += " end"
 			}
 		default:

@@ -307,7 +307,7 @@ func (w *Watch) end() {
 func bookmark(rv int64, end bool) watch.Event {
 	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{ResourceVersion: strconv.FormatInt(rv, 10)}}
 	if end {
-		m.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+		m.Annotations = map[string]string{InitialEventsAnnotationKey: "true"}
 	}
 	return watch.Event{Type: watch.Bookmark, Object: m}
 }
@@ -365,3 +365,10 @@ func malform(e watch.Event, how Malformation) watch.Event {
 	}
 	return e
 }
+
+// InitialEventsAnnotationKey marks the bookmark that ends a watch-list
+// stream's initial events: metav1.InitialEventsAnnotationKey, spelled out
+// because apimachinery names it only from v0.28 and this model is built
+// against every release kverify checks (subjects/releases), watch-list
+// itself being older (v0.27).
+const InitialEventsAnnotationKey = "k8s.io/initial-events-end"

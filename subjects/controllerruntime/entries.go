@@ -5,7 +5,7 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
-	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -14,9 +14,9 @@ import (
 // profile, with its defects declared. kverify verify --subject
 // controller-runtime runs them through this module's TestSuite; the
 // components are listed in the main module's subjects.Externals.
-func Entries() []subjects.Entry {
+func Entries() []suite.Entry {
 	replay := func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Subject(), tr) }
-	return []subjects.Entry{
+	return []suite.Entry{
 		{Component: pwq.Component, Subject: Name, Checks: func() []checkkit.Check { return pwq.QueueChecks(Subject()) },
 			Divergences: QueueDivergences, Replay: replay},
 		{Component: pwq.ComponentDelaying, Subject: Name, Checks: func() []checkkit.Check { return pwq.DelayingChecks(Subject()) },

@@ -11,6 +11,7 @@ import (
 	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
@@ -21,18 +22,18 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestSuite runs the plain queue's checks on the priority queue under its
 // profile, as TestSuite/workqueue/controller-runtime/<check>: it passes when
 // the queue behaves as its profile and its declared defects say.
-func TestSuite(t *testing.T) { subjects.RunSuite(t, Entries()) }
+func TestSuite(t *testing.T) { suite.RunSuite(t, Entries()) }
 
 // TestReplay replays the trace named by KVERIFY_REPLAY on the priority
 // queue (kverify replay FILE --subject controller-runtime).
-func TestReplay(t *testing.T) { subjects.RunReplay(t, Entries()) }
+func TestReplay(t *testing.T) { suite.RunReplay(t, Entries()) }
 
 // TestFindings pins the committed findings to the declarations
 // (subjects.CheckFindings): every trace under
 // traces/findings/controller-runtime names a declared divergence, and every
 // declared divergence has a trace (kverify replay FILE reproduces each).
 func TestFindings(t *testing.T) {
-	subjects.CheckFindings(t, "../../traces/findings", map[string]map[string][]checkkit.Divergence{Name: divergences()})
+	suite.CheckFindings(t, "../../traces/findings", map[string]map[string][]checkkit.Divergence{Name: divergences()})
 }
 
 // brokenPriorities are priority queues with one defect each: the

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/props/wire"
-	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -46,11 +46,11 @@ func Subject(name string) wire.Subject {
 
 // Entries bind the wire checks to both clients, with their findings
 // declared.
-func Entries() []subjects.Entry {
-	var out []subjects.Entry
+func Entries() []suite.Entry {
+	var out []suite.Entry
 	for _, name := range []string{ClientNode, Fluent} {
 		s := Subject(name)
-		out = append(out, subjects.Entry{Component: wire.Component, Subject: name,
+		out = append(out, suite.Entry{Component: wire.Component, Subject: name,
 			Checks:      func() []checkkit.Check { return wire.Checks(s) },
 			Divergences: Divergences[name],
 			Replay:      func(t *testing.T, tr *traces.Trace) error { return wire.Replay(t, s, tr) }})

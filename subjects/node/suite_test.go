@@ -7,7 +7,7 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/props/wire"
-	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 	"go.uber.org/goleak"
 )
 
@@ -20,12 +20,12 @@ func TestSuite(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(jsDir(), "node_modules")); err != nil {
 		t.Fatalf("the JavaScript clients are not installed: run npm ci in %s (%v)", jsDir(), err)
 	}
-	subjects.RunSuite(t, Entries())
+	suite.RunSuite(t, Entries())
 }
 
 // TestReplay replays the trace named by KVERIFY_REPLAY on its client
 // (kverify replay FILE --subject client-node).
-func TestReplay(t *testing.T) { subjects.RunReplay(t, Entries()) }
+func TestReplay(t *testing.T) { suite.RunReplay(t, Entries()) }
 
 // TestFindings pins the committed findings to the declarations
 // (subjects.CheckFindings): every trace under traces/findings/client-node
@@ -37,5 +37,5 @@ func TestFindings(t *testing.T) {
 	for name, ds := range Divergences {
 		divs[name] = map[string][]checkkit.Divergence{wire.Component: ds}
 	}
-	subjects.CheckFindings(t, "../../traces/findings", divs)
+	suite.CheckFindings(t, "../../traces/findings", divs)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 	"go.uber.org/goleak"
 )
 
@@ -14,4 +15,4 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // subjects/upstream), so that each test binary stays far inside go test's
 // default timeout on a loaded machine; the kverify command drives
 // subjects' own TestSuite.
-func TestSuite(t *testing.T) { subjects.RunSuite(t, subjects.EntriesOf(subjects.Ours)) }
+func TestSuite(t *testing.T) { suite.RunSuite(t, subjects.EntriesOf(subjects.Ours)) }

@@ -1,4 +1,10 @@
-package subjects
+// Package suite runs a subject's checks as a test binary's TestSuite and
+// TestReplay: the one piece every subject's module shares, this module's
+// subjects package and the nested modules alike, including the modules
+// kverify generates for client-go releases (subjects/releases). It
+// imports only kverify's props, traces and environment, never a subject,
+// so that a module pinning another client-go release can use it.
+package suite
 
 import (
 	"fmt"
@@ -103,8 +109,11 @@ func RunReplay(t *testing.T, entries []Entry) {
 	t.Fatalf("no subject %q for component %q", subject, tr.Component)
 }
 
+// ours is the subject a mutant is built into (subjects.Ours).
+const ours = "ours"
+
 func subjectName(s string) string {
-	if env, _ := kvenv.Load(); env.Mutant != "" && s == Ours { // a malformed one failed the run already
+	if env, _ := kvenv.Load(); env.Mutant != "" && s == ours { // a malformed one failed the run already
 		return "mutant:" + env.Mutant
 	}
 	return s
@@ -186,4 +195,30 @@ func CheckFindings(t *testing.T, dir string, divergences map[string]map[string][
 			}
 		}
 	}
+}
+
+// Entry is one component's checks bound to one subject.
+type Entry struct {
+	Component   string
+	Subject     string
+	Checks      func() []checkkit.Check
+	Divergences []checkkit.Divergence
+	// Replay runs a saved trace of one of the component's checks; nil
+	// when the component has no replayable checks.
+	Replay func(t *testing.T, tr *traces.Trace) error
+}
+
+// Lookup returns the check called name of component on subject, from
+// entries (All, or a nested module's own).
+func Lookup(entries []Entry, subject, component, name string) (checkkit.Check, bool) {
+	for _, e := range entries {
+		if e.Component != component || e.Subject != subject {
+			continue
+		}
+		cs := e.Checks()
+		if i := slices.IndexFunc(cs, func(c checkkit.Check) bool { return c.Name == name }); i >= 0 {
+			return cs[i], true
+		}
+	}
+	return checkkit.Check{}, false
 }

@@ -1,8 +1,14 @@
+//go:build !clientgo_before_v0_36
+
 package upstream
 
 import (
+	"testing"
+
 	"github.com/kverify/kverify/props/checkkit"
 	pfifo "github.com/kverify/kverify/props/fifo"
+	"github.com/kverify/kverify/subjects/suite"
+	"github.com/kverify/kverify/traces"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -116,61 +122,13 @@ func fromObject(obj any) any {
 	return obj
 }
 
-// DeltaFIFODivergences are cache.DeltaFIFO's known differences from the
-// FIFO contract.
-var DeltaFIFODivergences = []checkkit.Divergence{
-	{
-		Check:      pfifo.DeltaComponent + "/" + pfifo.CheckSynced,
-		Guarantees: []string{pfifo.GSynced},
-		Shape:      `^HasSynced: while the process func of \[[^\]]*\] ran, the FIFO was synced=true, want false`,
-		Reason:     "Pop counts an initial item as done before calling its process func, so the FIFO (and an informer's HasSynced) reports synced while the last initial object is still being processed; we count it once process returns",
-		Upstream:   Version + "/tools/cache/delta_fifo.go:580-583",
-	},
-	{
-		Check:      pfifo.DeltaComponent + "/" + pfifo.CheckBadInput,
-		Guarantees: []string{pfifo.GBadInput},
-		Shape:      `^Bad input rejected: New\([^)]*\): ((Add|Update|Delete|Replace) of no name returned no error|(Add|Update|Delete|Replace) of typed nil panicked: runtime error: invalid memory address or nil pointer dereference|Replace of (nil|int) returned "couldn\'t create key for object [^"]*" but changed the FIFO)`,
-		Reason:     "Replace queues the listed objects one by one and returns at the first one without a key, leaving the earlier ones queued (a partial relist); MetaNamespaceKeyFunc also accepts an object without a name (key \"\") and panics on a typed nil; we validate the whole list first and reject both",
-		Upstream:   Version + "/tools/cache/delta_fifo.go:631-639, store.go:154-181",
-	},
-	{
-		Check:      pfifo.DeltaComponent + "/" + pfifo.CheckErrorPaths,
-		Shape:      `^Failed call: popped \[[^\]]*\], want key \w+\'s deltas \[[^\]]*\] .*\(after Replace\(`,
-		Guarantees: []string{pfifo.GFailedCall},
-		Reason:     "a Replace whose list holds an object the key function or the transformer rejects returns the error after queueing the objects listed before it (a partial relist, not counted as the initial population); we key and transform the whole list before queueing anything",
-		Upstream:   Version + "/tools/cache/delta_fifo.go:631-640, 491-516",
-	},
-	{
-		Check:      pfifo.DeltaComponent + "/" + pfifo.CheckRetention,
-		Guarantees: []string{pfifo.GRetention},
-		Shape:      `^No retention: New\([^)]*\): a popped object\'s key is still referenced by the FIFO`,
-		Reason:     "Pop reslices its key queue (f.queue = f.queue[1:]), so the backing array keeps every popped key until an append reallocates it",
-		Upstream:   Version + "/tools/cache/delta_fifo.go:578",
-	},
-}
-
-// RealFIFODivergences are cache.RealFIFO's known differences from the
-// FIFO contract.
-var RealFIFODivergences = []checkkit.Divergence{
-	{
-		Check:      pfifo.RealComponent + "/" + pfifo.CheckBadInput,
-		Guarantees: []string{pfifo.GBadInput},
-		Shape:      `^Bad input rejected: New\([^)]*\): ((Add|Update|Delete|Replace) of no name returned no error|(Add|Update|Delete|Replace) of typed nil panicked: runtime error: invalid memory address or nil pointer dereference)|^Bad input rejected: New\(atomic[^)]*\): Replace of (nil|int|typed nil) returned no error`,
-		Reason:     "in atomic mode Replace wraps the list in one ReplacedAll without computing any key, so objects without a key are accepted and fail later, in processing; MetaNamespaceKeyFunc also accepts an object without a name (key \"\"); we reject both",
-		Upstream:   Version + "/tools/cache/the_real_fifo.go:295-322, store.go:154-181",
-	},
-	{
-		Check:      pfifo.RealComponent + "/" + pfifo.CheckErrorPaths,
-		Shape:      `^Failed call: (Replace\([^)]*nokey[^)]*\) returned no error, want one|popped \[[^\]]*\], want .*\(after Replace\()`,
-		Guarantees: []string{pfifo.GFailedCall},
-		Reason:     "an atomic Replace keys none of its objects, so a relist holding one without a key is accepted (and fails later, in processing); a non-atomic Replace queues its tombstones and the objects listed before one the transformer rejects, then returns the error (a partial relist); we key and transform the whole list before queueing anything",
-		Upstream:   Version + "/tools/cache/the_real_fifo.go:295-322, 604-621, 674-732",
-	},
-	{
-		Check:      pfifo.RealComponent + "/" + pfifo.CheckOptions,
-		Guarantees: []string{pfifo.GOptions},
-		Shape:      `^Bad options rejected: New \([^)]*\) panicked: coding error: `,
-		Reason:     "NewRealFIFOWithOptions panics (\"coding error: ...\") on an invalid combination of options; ours returns an error",
-		Upstream:   Version + "/tools/cache/the_real_fifo.go:813-830",
-	},
+// fifoEntries binds DeltaFIFO and RealFIFO (the queue interface with
+// Done, RealFIFO's options: v0.36 and later).
+func fifoEntries() []suite.Entry {
+	return []suite.Entry{
+		entry(pfifo.DeltaComponent, func() []checkkit.Check { return pfifo.Checks(DeltaFIFO()) }, DeltaFIFODivergences,
+			func(_ *testing.T, tr *traces.Trace) error { return pfifo.Replay(DeltaFIFO(), tr) }),
+		entry(pfifo.RealComponent, func() []checkkit.Check { return pfifo.Checks(RealFIFO()) }, RealFIFODivergences,
+			func(_ *testing.T, tr *traces.Trace) error { return pfifo.Replay(RealFIFO(), tr) }),
+	}
 }

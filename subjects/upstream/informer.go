@@ -1,3 +1,5 @@
+//go:build !clientgo_before_v0_27
+
 package upstream
 
 import (
@@ -8,6 +10,8 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	pinf "github.com/kverify/kverify/props/informer"
+	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/subjects/suite"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -35,22 +39,28 @@ func Informer() pinf.Subject {
 
 // InformerDivergences are client-go's known differences from the informer
 // contract (impl/informer's package doc states ours and why).
-var InformerDivergences = []checkkit.Divergence{
+var InformerDivergences = append([]checkkit.Divergence{
 	{Check: pinf.CheckSlowWarning,
 		Guarantees: []string{pinf.GSlowWarning},
 		Shape:      `^Slow-handler warning: the call that started with \d+ notifications pending and took \S+ (warned \(reported: \d+ pending, took 100ms\); want no warning|did not warn)`,
 		Reason: "client-go traces a handler call that took 100ms or more (utiltrace LogIfLong compares with >=, k8s.io/utils/trace/trace.go:262), not only longer than 100ms; " +
 			"its backlog count is read by the handler goroutine racing with the pump's refill (shared_informer.go:1496 vs :1458), so at a call's start it is the backlog or one less, at random; " +
 			"and the trace is logged only when klog's verbosity is 2 or more (trace.go:195)",
-		Upstream: "tools/cache/shared_informer.go:1496-1503"},
+		Upstream: "tools/cache/shared_informer.go:1496-1503",
+		Class:    checkkit.ClassDesign,
+		Evidence: "the warning is a best-effort debug trace, not a contract: " + UtilsVersion + "/trace/trace.go:195 logs a trace only at klog V(2) and trace.go:262 compares its duration with >= the threshold; " +
+			"slow-handler tracing was added to the listener as a logging aid (https://github.com/kubernetes/kubernetes/pull/137358, merged, release note NONE)"},
 	{Check: pinf.CheckFaults,
 		Guarantees: []string{pinf.GPanicContainment},
 		Shape:      `^Panic containment: (after a panic in its initial add, the handler received \[[^\]]*\] at once; want all \d+ initial adds at the same instant|a handler whose initial add panicked has HasSynced\(\) false)`,
 		Reason: "with utilruntime.ReallyCrash true (the default) a handler panic crashes the process (HandleCrash re-panics, apimachinery util/runtime/runtime.go:114); " +
 			"with it false, the listener sleeps 1s after the panicking call before the next notification instead of delivering it at once, " +
 			"and a panicking initial-list OnAdd skips syncTracker.Finished, so the handler never syncs (kubernetes#129024, shared_informer_test.go:1307)",
-		Upstream: "tools/cache/shared_informer.go:1488-1491,1506-1512"},
-}
+		Upstream: "tools/cache/shared_informer.go:1488-1491,1506-1512",
+		Class:    checkkit.ClassDefect,
+		Evidence: "the 1s pause is documented (" + Version + "/tools/cache/shared_informer.go:1480-1485: \"the offending item will be skipped!, and after a short delay (one second) the next notification will be attempted\"), " +
+			"but a handler whose initial-list OnAdd panicked never reporting HasSynced is an acknowledged bug: https://github.com/kubernetes/kubernetes/issues/129024 (open, kind/bug; fix PR #131531 closed unmerged)"},
+}, informerOldReleases...)
 
 // sourceLW is the fake source as a ListerWatcher that says it does not
 // speak WatchList (an initial list streamed over a watch): the fake's Watch
@@ -181,7 +191,7 @@ func (u *upstreamInformer) Start() {
 	u.cancel, u.runDone = cancel, make(chan struct{})
 	go func() {
 		defer close(u.runDone)
-		u.informer.RunWithContext(ctx)
+		runInformer(ctx, u.informer)
 	}()
 }
 
@@ -215,4 +225,13 @@ func (r upstreamRegistration) Done() <-chan struct{} {
 		return s.ShutdownChan()
 	}
 	return nil
+}
+
+// informerEntries binds the shared informer (v0.27 and later, where
+// kverify's model API server builds: see before_v0_27.go): the assembled
+// informer's checks first, then the fan-out's.
+func informerEntries() []suite.Entry {
+	return []suite.Entry{entry(pinf.Component, func() []checkkit.Check {
+		return append(prefl.InformerChecks(SharedInformer()), pinf.Checks(Informer())...)
+	}, InformerDivergences, nil)}
 }

@@ -1,3 +1,5 @@
+//go:build !clientgo_before_v0_27
+
 package upstream
 
 import (
@@ -33,4 +35,4 @@ func (s sharedInformer) AddEventHandlerWithResyncPeriod(h prefl.Handler, period 
 	return s.i.AddEventHandlerWithResyncPeriod(h, period)
 }
 func (s sharedInformer) HasSynced() bool         { return s.i.HasSynced() }
-func (s sharedInformer) Run(ctx context.Context) { s.i.RunWithContext(ctx) }
+func (s sharedInformer) Run(ctx context.Context) { runInformer(ctx, s.i) }

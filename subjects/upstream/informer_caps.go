@@ -1,3 +1,5 @@
+//go:build !clientgo_before_v0_27
+
 package upstream
 
 import (

@@ -1,8 +1,12 @@
 package upstream
 
 import (
+	"testing"
+
 	"github.com/kverify/kverify/props/checkkit"
 	pring "github.com/kverify/kverify/props/ring"
+	"github.com/kverify/kverify/subjects/suite"
+	"github.com/kverify/kverify/traces"
 	"k8s.io/utils/buffer"
 )
 
@@ -49,5 +53,19 @@ var RingDivergences = []checkkit.Divergence{
 		Shape:      `^No panic: New\(-\d+\) panicked: runtime error: makeslice: len out of range`,
 		Reason:     "NewTypedRingGrowing passes InitialSize to make([]T, n) unchecked, so a negative size panics (makeslice: len out of range); ours treats it as 0",
 		Upstream:   UtilsVersion + "/buffer/ring_growing.go:54-59",
+		Class:      checkkit.ClassPrecondition,
+		Evidence:   UtilsVersion + "/buffer/ring_growing.go:25-27 documents InitialSize as \"the number of pre-allocated elements in the initial underlying storage buffer\", a count the caller supplies and the constructor passes to make unchecked",
 	},
+}
+
+// ringEntries binds k8s.io/utils' ring. A module generated for another
+// release builds k8s.io/utils at the version this module pins (kverify's
+// checks need its clock package), not the one that release required, so
+// there its results would not be the release's: not offered.
+func ringEntries() []suite.Entry {
+	if Generated {
+		return absentEntries("the ring is k8s.io/utils/buffer, which kverify builds at "+UtilsRelease+" for every release (its checks need k8s.io/utils/clock), not at the version this release requires", pring.Component)
+	}
+	return []suite.Entry{entry(pring.Component, func() []checkkit.Check { return pring.Checks(Ring()) }, RingDivergences,
+		func(_ *testing.T, tr *traces.Trace) error { return pring.Replay([]pring.Subject{Ring()}, tr) })}
 }

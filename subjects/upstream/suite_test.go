@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/suite"
 	"go.uber.org/goleak"
 )
 
@@ -11,4 +12,4 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestSuite runs every component's checks on client-go, with its declared
 // divergences (see subjects/ours' TestSuite for why it lives here).
-func TestSuite(t *testing.T) { subjects.RunSuite(t, subjects.EntriesOf(subjects.Upstream)) }
+func TestSuite(t *testing.T) { suite.RunSuite(t, subjects.EntriesOf(subjects.Upstream)) }

@@ -1,10 +1,14 @@
+//go:build !clientgo_before_v0_31
+
 package upstream
 
 import (
-	"slices"
+	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	"github.com/kverify/kverify/subjects/suite"
+	"github.com/kverify/kverify/traces"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -27,29 +31,6 @@ func Workqueue() pwq.Subject {
 		Limiters:        Limiters(),
 		Metrics:         true,
 	}
-}
-
-// WorkqueueDivergences are client-go's known differences from the
-// workqueue family's contract: queue, delaying queue and rate limiters.
-var WorkqueueDivergences = slices.Concat(QueueDivergences, DelayingDivergences, LimiterDivergences)
-
-// QueueDivergences are client-go's known differences from the plain
-// queue's contract.
-var QueueDivergences = []checkkit.Divergence{
-	{
-		Check:      pwq.CheckDrain,
-		Guarantees: []string{pwq.GDrain},
-		Shape:      `^Drain: ShutDownWithDrain returned with items queued \[[^\]]+\] or processing \[\]`,
-		Reason:     "ShutDownWithDrain waits only while the processing set is non-empty; items still queued are not waited for, although its doc says it \"waits until all items in the queue have been processed\"",
-		Upstream:   Version + "/util/workqueue/queue.go:321-342",
-	},
-	{
-		Check:      pwq.CheckDoneUnheld,
-		Guarantees: []string{pwq.GLenLaw},
-		Shape:      `^Len law: Len\(\) = \d+, model \d+ \(\d+ more;`,
-		Reason:     "Done re-queues a dirty item without checking that it was being processed, so Add(x); Done(x) holds x twice in the FIFO (Len 2) and hands it out twice",
-		Upstream:   Version + "/util/workqueue/queue.go:289-302",
-	},
 }
 
 // MetricsProvider returns a client-go metrics provider that hands out m's
@@ -75,3 +56,14 @@ func (p recProvider) NewLongestRunningProcessorSecondsMetric(string) workqueue.S
 	return &p.m.LongestRunning
 }
 func (p recProvider) NewRetriesMetric(string) workqueue.CounterMetric { return &p.m.RetriesCounter }
+
+// workqueueEntries binds the work queue, the delaying queue and the rate
+// limiters (typed work queues: v0.31 and later).
+func workqueueEntries() []suite.Entry {
+	replay := func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Workqueue(), tr) }
+	return []suite.Entry{
+		entry(pwq.Component, func() []checkkit.Check { return pwq.QueueChecks(Workqueue()) }, QueueDivergences, replay),
+		entry(pwq.ComponentDelaying, func() []checkkit.Check { return pwq.DelayingChecks(Workqueue()) }, DelayingDivergences, replay),
+		entry(pwq.ComponentRateLimit, func() []checkkit.Check { return pwq.RateLimitChecks(Workqueue()) }, LimiterDivergences, replay),
+	}
+}

@@ -1,0 +1,88 @@
+package upstream
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/subjects/suite"
+	"github.com/kverify/kverify/traces"
+	"golang.org/x/mod/semver"
+)
+
+// Subject is the name client-go's entries carry (subjects.Upstream).
+const Subject = "upstream"
+
+// Entries binds every component's checks to client-go at Release, with the
+// divergences declared for it (those whose Releases range holds Release).
+// The kverify registry takes its upstream side from here, and so does the
+// module kverify generates for another release, whose copy of this package
+// has the adapters of that release's API era: each group of components
+// comes from the adapter file of its era (or, where the release lacks the
+// API, from absent.go's not-offered entries).
+func Entries() []suite.Entry {
+	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries(), fifoEntries(), reflectorEntries(), backoffEntries(), wireEntries())
+}
+
+// entry binds one component, with the declarations that hold for Release.
+func entry(component string, checks func() []checkkit.Check, ds []checkkit.Divergence, replay func(*testing.T, *traces.Trace) error) suite.Entry {
+	return suite.Entry{Component: component, Subject: Subject, Checks: checks, Divergences: ForRelease(ds, Release), Replay: replay}
+}
+
+// ForRelease returns the declarations of ds that hold for release (see
+// InRange). One whose range does not parse is kept, so that it is seen:
+// TestDeclarationsParse names it.
+func ForRelease(ds []checkkit.Divergence, release string) []checkkit.Divergence {
+	var out []checkkit.Divergence
+	for _, d := range ds {
+		if ok, err := InRange(d.Releases, release); err != nil || ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// InRange reports whether release is in rng: one or more intervals
+// joined by "||", each space-separated bounds ">=vA.B.C" and "<vX.Y.Z"
+// (either or both; an empty range is every release), compared as semantic
+// versions, so that v0.38.0-beta.0 < v0.38.0.
+func InRange(rng, release string) (bool, error) {
+	if !semver.IsValid(release) {
+		return false, fmt.Errorf("release %q is not a semantic version", release)
+	}
+	in := false
+	for _, alt := range strings.Split(rng, "||") {
+		ok, err := inInterval(alt, release)
+		if err != nil {
+			return false, fmt.Errorf("release range %q: %v", rng, err)
+		}
+		in = in || ok
+	}
+	return in, nil
+}
+
+func inInterval(bounds, release string) (bool, error) {
+	if strings.Contains(bounds, "|") {
+		return false, fmt.Errorf("%q: join intervals with ||", bounds)
+	}
+	ok := true
+	for _, b := range strings.Fields(bounds) {
+		var v string
+		switch {
+		case strings.HasPrefix(b, ">="):
+			v = b[2:]
+			ok = ok && semver.Compare(release, v) >= 0
+		case strings.HasPrefix(b, "<"):
+			v = b[1:]
+			ok = ok && semver.Compare(release, v) < 0
+		default:
+			return false, fmt.Errorf("bound %q is neither >=vX.Y.Z nor <vX.Y.Z", b)
+		}
+		if !semver.IsValid(v) {
+			return false, fmt.Errorf("%q is not a semantic version", v)
+		}
+	}
+	return ok, nil
+}

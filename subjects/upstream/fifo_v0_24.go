@@ -1,0 +1,183 @@
+//go:build clientgo_before_v0_36 && !clientgo_before_v0_24
+
+package upstream
+
+import (
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kverify/kverify/props/checkkit"
+	pfifo "github.com/kverify/kverify/props/fifo"
+	"github.com/kverify/kverify/subjects/suite"
+	"github.com/kverify/kverify/traces"
+	"k8s.io/client-go/tools/cache"
+)
+
+// DeltaFIFO returns client-go's cache.DeltaFIFO (v0.24 to v0.35) as a
+// subject, made with NewDeltaFIFOWithOptions (DeltaFIFOOptions.Transformer
+// is first in v0.24) and MetaNamespaceKeyFunc. Before v0.36 the FIFO has
+// no Done channel: oldDeltaFIFO keeps one, closed when it sees the FIFO
+// synced (see oldDeltaFIFO). Pop's process func takes isInInitialList
+// from v0.27 (fifo_pop_v0_27.go); before, the adapter works it out
+// (fifo_pop_v0_24.go).
+func DeltaFIFO() pfifo.Subject {
+	return pfifo.Subject{New: func(o pfifo.Options) (pfifo.FIFO, error) {
+		opts := cache.DeltaFIFOOptions{EmitDeltaTypeReplaced: o.EmitReplaced}
+		if o.Known != nil {
+			opts.KnownObjects = o.Known
+		}
+		if t := o.Transform; t != nil {
+			// Before v0.36 the FIFO passes tombstones to the transformer
+			// too, which "should be able to correctly handle the tombstone
+			// of type cache.DeletedFinalStateUnknown" and "can likely
+			// safely ignore such objects (i.e., just return the input
+			// object)" (delta_fifo.go, TransformFunc): the suite's
+			// transformer knows only its objects, so tombstones pass.
+			opts.Transformer = func(obj any) (any, error) {
+				if _, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					return obj, nil
+				}
+				return t(obj)
+			}
+		}
+		return &oldDeltaFIFO{f: cache.NewDeltaFIFOWithOptions(opts), synced: make(chan struct{})}, nil
+	}}
+}
+
+// oldDeltaFIFO is a DeltaFIFO without Done. Its synced channel is closed
+// where v0.36's DeltaFIFO closes its own (checkSynced_locked): in Pop,
+// once the pop that ends the initial population has been counted and
+// before its process func runs (read there, under the FIFO's lock, from
+// the fields HasSynced reads: populated, initialPopulationCount), and
+// when a producer call (or Replace) returns with the FIFO synced.
+type oldDeltaFIFO struct {
+	f *cache.DeltaFIFO
+
+	mu     sync.Mutex
+	synced chan struct{}
+	closed bool
+
+	// replaceBegun is set before the first Replace is called.
+	replaceBegun atomic.Bool
+	// lastPopulated and lastCount are the FIFO's populated and
+	// initialPopulationCount as the last process func found them: only
+	// touched under the FIFO's lock, inside Pop.
+	lastPopulated bool
+	lastCount     int
+}
+
+func (c *oldDeltaFIFO) Add(obj any) error    { return c.check(c.f.Add(obj)) }
+func (c *oldDeltaFIFO) Update(obj any) error { return c.check(c.f.Update(obj)) }
+func (c *oldDeltaFIFO) Delete(obj any) error { return c.check(c.f.Delete(obj)) }
+func (c *oldDeltaFIFO) Replace(list []any, rv string) error {
+	c.replaceBegun.Store(true)
+	return c.check(c.f.Replace(list, rv))
+}
+func (c *oldDeltaFIFO) Resync() error  { return c.check(c.f.Resync()) }
+func (c *oldDeltaFIFO) Close()         { c.f.Close() }
+func (c *oldDeltaFIFO) IsClosed() bool { return c.f.IsClosed() }
+func (c *oldDeltaFIFO) HasSynced() bool {
+	ok := c.f.HasSynced()
+	if ok {
+		c.markSynced()
+	}
+	return ok
+}
+
+func (c *oldDeltaFIFO) Done() <-chan struct{} { return c.synced }
+
+// check closes the synced channel if the FIFO is synced, and returns err.
+func (c *oldDeltaFIFO) check(err error) error {
+	c.HasSynced()
+	return err
+}
+
+func (c *oldDeltaFIFO) markSynced() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.closed = true
+		close(c.synced)
+	}
+}
+
+func (c *oldDeltaFIFO) isSynced() bool {
+	select {
+	case <-c.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// state reads populated and initialPopulationCount; only under the
+// FIFO's lock (from a process func).
+func (c *oldDeltaFIFO) state() (populated bool, count int) {
+	v := reflect.ValueOf(c.f).Elem()
+	return v.FieldByName("populated").Bool(), int(v.FieldByName("initialPopulationCount").Int())
+}
+
+// popped runs first in every process func, under the FIFO's lock, after
+// Pop counted the item off the initial population. It returns whether
+// the FIFO was unsynced when the pop began (v0.27's isInInitialList:
+// !(populated && initialPopulationCount == 0) before the count) and
+// closes the synced channel if the FIFO is synced now.
+//
+// The count changes only by pops, and by the first Replace while the FIFO
+// is not populated; so after a pop that found the FIFO populated, the
+// next pop began with the count that pop left. The first pop that finds
+// it populated with the count at 0 began either with one initial item
+// left (populated by a Replace) or synced (an empty Replace, or populated
+// by Add, Update or Delete): the synced channel, closed when such a call
+// returned synced, tells them apart, and failing that a Replace having
+// begun says one item was left.
+func (c *oldDeltaFIFO) popped() (initial bool) {
+	populated, count := c.state()
+	switch {
+	case !populated || count > 0:
+		initial = true
+	case c.lastPopulated:
+		initial = c.lastCount > 0
+	case c.isSynced():
+		initial = false
+	default:
+		initial = c.replaceBegun.Load()
+	}
+	c.lastPopulated, c.lastCount = populated, count
+	if populated && count == 0 {
+		c.markSynced()
+	}
+	return initial
+}
+
+func (c *oldDeltaFIFO) Pop(process func([]pfifo.Delta, bool) error) ([]pfifo.Delta, error) {
+	item, err := c.pop(func(obj any, initial bool) error {
+		return process(fromOldDeltas(obj.(cache.Deltas)), initial)
+	})
+	if ds, ok := item.(cache.Deltas); ok {
+		return fromOldDeltas(ds), err
+	}
+	return nil, err
+}
+
+func fromOldDeltas(ds []cache.Delta) []pfifo.Delta {
+	out := make([]pfifo.Delta, len(ds))
+	for i, d := range ds {
+		obj := d.Object
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = pfifo.Tombstone{Key: t.Key, Obj: t.Obj}
+		}
+		out[i] = pfifo.Delta{Type: string(d.Type), Object: obj}
+	}
+	return out
+}
+
+// fifoEntries binds DeltaFIFO (v0.24 to v0.35); RealFIFO is not offered.
+func fifoEntries() []suite.Entry {
+	return append([]suite.Entry{
+		entry(pfifo.DeltaComponent, func() []checkkit.Check { return pfifo.Checks(DeltaFIFO()) }, DeltaFIFODivergences,
+			func(_ *testing.T, tr *traces.Trace) error { return pfifo.Replay(DeltaFIFO(), tr) }),
+	}, absentEntries("the adapter takes RealFIFO's options and PopBatch and the FIFO's Done channel, first in v0.36.0", pfifo.RealComponent)...)
+}
