@@ -1,0 +1,81 @@
+package findings
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// CheckReproducers builds the reproducers of subject's findings under
+// root (the packages pattern names, built in dir: the module that holds
+// them) as published and with our side (-tags kverify_ours), runs each,
+// and fails t unless, at release, each prints DEFECT and exits 1 when the
+// release is in its range (OK and 0 otherwise), and on ours prints OK and
+// exits 0. The main module's test runs it on client-go's, the nested
+// module traces/findings/controller-runtime on controller-runtime's.
+func CheckReproducers(t *testing.T, root, subject, dir, pattern, release string) {
+	t.Helper()
+	fds, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins := map[string]string{}
+	for _, side := range []string{"upstream", "ours"} {
+		out := t.TempDir()
+		args := []string{"build", "-o", out + string(filepath.Separator)}
+		if side == "ours" {
+			args = append(args, "-tags", "kverify_ours")
+		}
+		args = append(args, pattern)
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		bins[side] = out
+	}
+	n := 0
+	for _, f := range fds {
+		if f.Subject != subject {
+			continue
+		}
+		n++
+		t.Run(f.ID, func(t *testing.T) {
+			t.Parallel()
+			want := f.HasRelease(release)
+			line, defect := runReproducer(t, filepath.Join(bins["upstream"], f.ID))
+			if defect != want {
+				t.Errorf("%s %s: printed %q; want the defect shown: %v (releases %q)", subject, release, line, want, f.Releases)
+			}
+			if line, defect := runReproducer(t, filepath.Join(bins["ours"], f.ID)); defect {
+				t.Errorf("ours: %q, want OK", line)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatalf("no findings of %s", subject)
+	}
+}
+
+// runReproducer runs bin and returns its line and whether it reported the
+// defect; anything but the protocol fails t.
+func runReproducer(t *testing.T, bin string) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin).Output()
+	line := strings.TrimSpace(string(out))
+	var ee *exec.ExitError
+	switch {
+	case err == nil && strings.HasPrefix(line, "OK: "):
+		return line, false
+	case errors.As(err, &ee) && ee.ExitCode() == 1 && strings.HasPrefix(line, "DEFECT: "):
+		return line, true
+	}
+	t.Fatalf("%s: %v, output %q: not the reproducer protocol (DEFECT and 1, or OK and 0)", filepath.Base(bin), err, line)
+	return "", false
+}

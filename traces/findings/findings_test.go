@@ -1,0 +1,128 @@
+package findings
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/subjects/upstream"
+)
+
+const root = "../.."
+
+func load(t *testing.T) []Finding {
+	t.Helper()
+	fs, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) == 0 {
+		t.Fatal("no findings under " + Dir)
+	}
+	return fs
+}
+
+// TestEveryDefectHasAReproducer holds client-go's findings and its
+// declarations to each other: every finding names checks whose declared
+// divergence is a defect, and every declared defect has a finding.
+func TestEveryDefectHasAReproducer(t *testing.T) {
+	defects := map[string]checkkit.Divergence{}
+	for _, e := range upstream.Entries() {
+		for _, d := range e.Divergences {
+			switch d.Class {
+			case checkkit.ClassDefect:
+				defects[d.Check] = d
+			case checkkit.ClassDesign, checkkit.ClassPrecondition:
+			default:
+				t.Errorf("%s/%s: class %q is none of defect, design, precondition", e.Component, d.Check, d.Class)
+			}
+			if strings.TrimSpace(d.Evidence) == "" {
+				t.Errorf("%s/%s: no evidence for its class", e.Component, d.Check)
+			}
+		}
+	}
+	covered := map[string]bool{}
+	for _, f := range load(t) {
+		if f.Subject != "client-go" {
+			continue
+		}
+		for _, c := range f.Checks {
+			if _, ok := defects[c]; !ok {
+				t.Errorf("%s: check %s has no divergence declared a defect", f.ID, c)
+			}
+			covered[c] = true
+		}
+	}
+	for c, d := range defects {
+		// A random check that meets the behaviour now and then shares its
+		// finding with the fixed check that declares the same reason.
+		if !covered[c] && !slices.ContainsFunc(mapsValues(defects), func(o checkkit.Divergence) bool { return covered[o.Check] && o.Reason == d.Reason }) {
+			t.Errorf("declared defect %s has no reproducer under %s", c, filepath.Join(Dir, "client-go"))
+		}
+	}
+}
+
+func mapsValues(m map[string]checkkit.Divergence) []checkkit.Divergence {
+	var out []checkkit.Divergence
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestReproducers runs every client-go reproducer at the pinned release
+// and on ours (see CheckReproducers).
+func TestReproducers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every reproducer twice")
+	}
+	CheckReproducers(t, root, "client-go", root, "./"+filepath.ToSlash(filepath.Join(Dir, "client-go"))+"/...", upstream.Release)
+}
+
+// TestMatrixAgrees holds each finding's range to the behaviour matrix
+// (docs/matrix.json, kverify matrix), which ran every reproducer on every
+// release: it showed the defect exactly on the releases of the range (a
+// release where the reproducer does not build lacks the API, so it must
+// be outside the range).
+func TestMatrixAgrees(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs", "matrix.json"))
+	if err != nil {
+		t.Fatalf("the behaviour matrix: %v (make matrix writes it)", err)
+	}
+	var m struct {
+		Releases []struct {
+			Release  string
+			Findings map[string]struct{ Status, Line string }
+		}
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range load(t) {
+		if f.Subject != "client-go" {
+			continue
+		}
+		first := ""
+		for _, r := range m.Releases {
+			run, ok := r.Findings[f.ID]
+			if !ok {
+				t.Errorf("%s: not run on %s (make matrix)", f.ID, r.Release)
+				continue
+			}
+			present := run.Status == "present"
+			if present && first == "" {
+				first = r.Release
+			}
+			if present != f.HasRelease(r.Release) || (run.Status != "present" && run.Status != "absent" && run.Status != "no-api") {
+				t.Errorf("%s on %s: %s (%s), but its range %q says %v", f.ID, r.Release, run.Status, run.Line, f.Releases, f.HasRelease(r.Release))
+			}
+		}
+		if first != f.First {
+			t.Errorf("%s: first release with the defect in the matrix is %q, finding.json says %q", f.ID, first, f.First)
+		}
+	}
+}
