@@ -11,7 +11,7 @@ REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-table lint tools
+.PHONY: gate test verify matrix mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -29,6 +29,11 @@ verify:
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 	$(MAKE) controller-runtime FUZZTIME=$(FUZZTIME)
 	$(MAKE) node
+
+## matrix: every check and every finding's reproducer on every client-go release from v0.20
+## (docs/matrix.md, docs/matrix.json and the README's table; about 25 minutes on 2 cores)
+matrix:
+	$(KVERIFY) matrix
 
 ## controller-runtime: the priority queue (nested module) under its profile, its tests and a fuzz run
 controller-runtime:

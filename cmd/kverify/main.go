@@ -5,6 +5,8 @@
 //	kverify replay  TRACE.json [--subject S]
 //	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE]
 //	kverify serve   [--addr HOST:PORT] [--seed N] [--objects N] [--writes D] [--restart-every D] [--log FILE]
+//	kverify matrix  [--releases LIST] [--component LIST] [--out PREFIX] [--race]
+//	kverify findings [--subject S] [--report ID]
 //
 // The checks are Go tests (synctest needs a *testing.T), so kverify drives
 // `go test -json` on the subject suite in package subjects and reads its
@@ -30,6 +32,8 @@ commands:
   replay   replay a saved counterexample trace
   bench    run benchmarks side by side with upstream (benchstat)
   serve    serve the model API server over HTTP, with a seed's faults
+  matrix   run the checks and the findings' reproducers on every client-go release
+  findings list the upstream-ready findings and their status per release
 
 Run 'kverify <command> -h' for the command's flags.
 `
@@ -74,11 +78,13 @@ func run(args []string) int {
 		return 2
 	}
 	cmds := map[string]func([]string) int{
-		"verify":  verify,
-		"mutants": mutantsCmd,
-		"replay":  replay,
-		"bench":   bench,
-		"serve":   serve,
+		"verify":   verify,
+		"mutants":  mutantsCmd,
+		"replay":   replay,
+		"bench":    bench,
+		"serve":    serve,
+		"matrix":   matrixCmd,
+		"findings": findingsCmd,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

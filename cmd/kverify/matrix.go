@@ -1,0 +1,529 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/releases"
+	"github.com/kverify/kverify/traces/findings"
+)
+
+// matrixReport is docs/matrix.json: every check and every reproducer on
+// every release.
+type matrixReport struct {
+	Generated string           `json:"generated"`
+	Go        string           `json:"go"`
+	Race      bool             `json:"race"`
+	Seconds   float64          `json:"seconds"`
+	Releases  []*releaseResult `json:"releases"`
+}
+
+type releaseResult struct {
+	Release   string  `json:"release"`
+	Toolchain string  `json:"toolchain,omitempty"` // the Go that built it, when not this one
+	Seconds   float64 `json:"seconds"`
+	Problem   string  `json:"problem,omitempty"` // the suite did not build or run
+	// Checks maps component/check to its status: pass, divergence,
+	// not-offered, fail (a new failure), not-run, skip.
+	Checks map[string]string `json:"checks"`
+	// NotOffered maps component/check to the reason it is not offered.
+	NotOffered map[string]string `json:"not_offered,omitempty"`
+	// Failures maps a failed component/check to the guarantee it broke
+	// (its first "broke" line), for the changes and for declaring them.
+	Failures map[string]string `json:"failures,omitempty"`
+	// Findings maps a client-go finding's id to its reproducer's run.
+	Findings map[string]reproRun `json:"findings"`
+}
+
+// reproRun is one reproducer on one release: present (DEFECT, exit 1),
+// absent (OK, exit 0), no-api (it does not build: the release lacks the
+// API it takes) or error.
+type reproRun struct {
+	Status string `json:"status"`
+	Line   string `json:"line"`
+}
+
+func matrixCmd(args []string) int {
+	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	// The matrix builds nineteen releases: without -race by default, which
+	// halves the builds (the race probes still run, with less power).
+	c.race = false
+	fs.Lookup("race").DefValue = "false"
+	list := fs.String("releases", "", "comma-separated client-go releases (default: the matrix's "+strings.Join(releases.Matrix, ","))
+	out := fs.String("out", filepath.Join("docs", "matrix"), "write OUT.json and OUT.md (relative to the module root)")
+	readme := fs.Bool("readme", true, "rewrite the README's matrix table (between its matrix markers)")
+	render := fs.Bool("render", false, "run nothing: write OUT.md and the README's table again from OUT.json")
+	pos, code, done := parseArgs(fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageErr(fs, fmt.Errorf("unexpected arguments %q", pos))
+	}
+	if *render {
+		return renderMatrix(*out, *readme)
+	}
+	rels := releases.Matrix
+	if *list != "" {
+		rels = strings.Split(*list, ",")
+	}
+	for _, r := range rels {
+		if err := releases.Check(r); err != nil {
+			return usageErr(fs, err)
+		}
+	}
+	comps, err := c.componentList()
+	if err != nil {
+		return usageErr(fs, err)
+	}
+	if comps == nil {
+		comps = subjects.Components()
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	env, err := c.env(comps)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	fds, err := findings.Load(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	rep := &matrixReport{Generated: time.Now().UTC().Format(time.RFC3339), Go: runtime.Version(), Race: c.useRace()}
+	start := time.Now()
+	for _, r := range rels {
+		rr := runRelease(root, r, c, env, comps, fds)
+		rep.Releases = append(rep.Releases, rr)
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if err := writeMatrixFiles(root, *out, rep, fds, *readme); err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "kverify: %d releases in %v: %s.json, %s.md\n", len(rels), time.Since(start).Round(time.Second), *out, *out)
+	for _, rr := range rep.Releases {
+		if rr.Problem != "" {
+			return 1
+		}
+	}
+	return 0
+}
+
+// renderMatrix writes the Markdown and the README's table again from a
+// matrix's JSON, so that a change of presentation needs no run.
+func renderMatrix(out string, readme bool) int {
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	path := out + ".json"
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	var rep matrixReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		fmt.Fprintf(os.Stderr, "kverify: %s: %v\n", path, err)
+		return 1
+	}
+	fds, err := findings.Load(root)
+	if err == nil {
+		err = writeMatrixFiles(root, out, &rep, fds, readme)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	return 0
+}
+
+// runRelease runs the suite and the reproducers on one release, in the
+// module generated for it.
+func runRelease(root, release string, c commonFlags, env, comps []string, fds []findings.Finding) *releaseResult {
+	rr := &releaseResult{Release: release, Checks: map[string]string{}, NotOffered: map[string]string{}, Failures: map[string]string{}, Findings: map[string]reproRun{}}
+	start := time.Now()
+	defer func() { rr.Seconds = time.Since(start).Seconds() }()
+	sub := subjects.Subject{Name: "client-go@" + release, Target: subjects.Upstream, Release: release, Components: subjects.Components()}
+	fmt.Fprintf(os.Stderr, "kverify: %s: generating, building and running the suite\n", sub.Name)
+	rs, err := runSubject(root, sub, c, env, comps, c.race, func(done, total int, r *result) {
+		if r.Status == "fail" || r.Status == "not-run" {
+			fmt.Fprintf(os.Stderr, "  [%d/%d] %s %s/%s\n", done, total, r.Status, r.Component, r.Check)
+		}
+	})
+	if err != nil {
+		rr.Problem = firstLineOf(err.Error())
+		fmt.Fprintf(os.Stderr, "kverify: %s: %v\n", sub.Name, err)
+		return rr
+	}
+	for _, r := range rs {
+		k := r.Component + "/" + r.Check
+		rr.Checks[k] = r.Status
+		switch r.Status {
+		case "not-offered":
+			rr.NotOffered[k] = notOfferedReason(r.Output.String())
+		case "fail", "not-run":
+			rr.Failures[k] = brokeLine(r.Output.String())
+		}
+	}
+	dir, err := releases.Dir(release)
+	if err != nil {
+		rr.Problem = err.Error()
+		return rr
+	}
+	rr.Toolchain = releases.Toolchain(dir)
+	for _, f := range fds {
+		if f.Subject == "client-go" {
+			rr.Findings[f.ID] = runRepro(dir, f.ID, rr.Toolchain)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "kverify: %s: %d checks, %d reproducers in %v\n", sub.Name, len(rs), len(rr.Findings), time.Since(start).Round(time.Second))
+	return rr
+}
+
+// brokeLine is the line of a failed check's output that names the broken
+// guarantee, or its last line.
+func brokeLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines {
+		if _, after, ok := strings.Cut(l, "broke "); ok {
+			return strings.TrimSpace(after)
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "---") && !strings.HasPrefix(l, "FAIL") {
+			return l
+		}
+	}
+	return ""
+}
+
+// notOfferedReason is the reason a skipped check's output gives.
+func notOfferedReason(out string) string {
+	if _, after, ok := strings.Cut(out, "NOT OFFERED: "); ok {
+		return strings.TrimSpace(firstLineOf(after))
+	}
+	return ""
+}
+
+// runRepro builds and runs one reproducer in a release's module.
+func runRepro(dir, id, toolchain string) reproRun {
+	bin := filepath.Join(dir, "bin", id)
+	build := exec.Command("go", "build", "-o", bin, "./findings/"+id)
+	build.Dir = dir
+	if toolchain != "" {
+		build.Env = append(os.Environ(), "GOTOOLCHAIN="+toolchain)
+	}
+	if out, err := build.CombinedOutput(); err != nil {
+		return reproRun{Status: "no-api", Line: firstLineOf(compileError(string(out)))}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin).Output()
+	line := strings.TrimSpace(firstLineOf(string(out)))
+	var ee *exec.ExitError
+	switch {
+	case err == nil && strings.HasPrefix(line, "OK: "):
+		return reproRun{"absent", line}
+	case errors.As(err, &ee) && ee.ExitCode() == 1 && strings.HasPrefix(line, "DEFECT: "):
+		return reproRun{"present", line}
+	}
+	return reproRun{"error", fmt.Sprintf("%v: %s", err, line)}
+}
+
+// compileError is the first compiler message of a failed build (its first
+// line names the package).
+func compileError(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return out
+}
+
+// cell is a status's glyph in the Markdown tables.
+func cell(status string) string {
+	switch status {
+	case "pass":
+		return "✓"
+	case "divergence":
+		return "D"
+	case "not-offered":
+		return "–"
+	case "fail", "not-run":
+		return "**F**"
+	case "":
+		return " "
+	}
+	return "s"
+}
+
+func writeMatrixFiles(root, out string, rep *matrixReport, fds []findings.Finding, readme bool) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(root, out)
+	}
+	if err := os.WriteFile(out+".json", append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	var md strings.Builder
+	writeMatrixMarkdown(&md, rep, fds)
+	if err := os.WriteFile(out+".md", []byte(md.String()), 0o644); err != nil {
+		return err
+	}
+	if !readme {
+		return nil
+	}
+	var sum strings.Builder
+	writeSummary(&sum, rep, fds, "")
+	return replaceBetween(filepath.Join(root, "README.md"), "<!-- matrix:begin -->", "<!-- matrix:end -->", sum.String())
+}
+
+// checkKeys are the checks of the report, in registry order of their
+// components and then as the first release listed them.
+func checkKeys(rep *matrixReport) []string {
+	var keys []string
+	for _, c := range subjects.Components() {
+		for _, rr := range rep.Releases {
+			for k := range rr.Checks {
+				if strings.HasPrefix(k, c+"/") && !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	// Within a component: sorted, so that the table is stable.
+	slices.SortStableFunc(keys, func(a, b string) int {
+		ca, _, _ := strings.Cut(a, "/")
+		cb, _, _ := strings.Cut(b, "/")
+		ia, ib := slices.Index(subjects.Components(), ca), slices.Index(subjects.Components(), cb)
+		if ia != ib {
+			return ia - ib
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}
+
+func short(r string) string { return strings.TrimPrefix(r, "v0.") }
+
+func header(w io.Writer, first string, rep *matrixReport) {
+	fmt.Fprintf(w, "| %s |", first)
+	for _, rr := range rep.Releases {
+		fmt.Fprintf(w, " %s |", short(rr.Release))
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range rep.Releases {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+}
+
+// writeSummary is the README's table: each component on each release, as
+// counts of new failures (F), declared divergences (D) and passes (✓),
+// or – when the release cannot take part; then each finding.
+func writeSummary(w io.Writer, rep *matrixReport, fds []findings.Finding, linkPrefix string) {
+	header(w, "component \\ client-go v0.", rep)
+	for _, c := range subjects.Components() {
+		if !slices.ContainsFunc(checkKeys(rep), func(k string) bool { return strings.HasPrefix(k, c+"/") }) {
+			continue // not asked for (--component)
+		}
+		fmt.Fprintf(w, "| %s |", c)
+		for _, rr := range rep.Releases {
+			n := map[string]int{}
+			for k, s := range rr.Checks {
+				if strings.HasPrefix(k, c+"/") {
+					n[s]++
+				}
+			}
+			var parts []string
+			if f := n["fail"] + n["not-run"]; f > 0 {
+				parts = append(parts, fmt.Sprintf("**%dF**", f))
+			}
+			if n["divergence"] > 0 {
+				parts = append(parts, fmt.Sprintf("%dD", n["divergence"]))
+			}
+			if n["pass"] > 0 {
+				parts = append(parts, fmt.Sprintf("%d✓", n["pass"]))
+			}
+			if len(parts) == 0 && n["not-offered"] > 0 {
+				parts = append(parts, "–")
+			}
+			if rr.Problem != "" {
+				parts = []string{"build failed"}
+			}
+			fmt.Fprintf(w, " %s |", strings.Join(parts, " "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\n")
+	writeFindingRows(w, rep, fds, "finding \\ client-go v0.", linkPrefix)
+}
+
+// writeFindingRows links each finding's directory, from the file the
+// table is in (linkPrefix: "../" from docs/, "" from the README).
+func writeFindingRows(w io.Writer, rep *matrixReport, fds []findings.Finding, first, linkPrefix string) {
+	header(w, first, rep)
+	for _, f := range fds {
+		if f.Subject != "client-go" {
+			continue
+		}
+		fmt.Fprintf(w, "| [%s](%s%s) |", f.ID, linkPrefix, filepath.ToSlash(f.Dir))
+		for _, rr := range rep.Releases {
+			g := map[string]string{"present": "●", "absent": "○", "no-api": "–", "error": "**E**"}[rr.Findings[f.ID].Status]
+			fmt.Fprintf(w, " %s |", g)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func writeMatrixMarkdown(w io.Writer, rep *matrixReport, fds []findings.Finding) {
+	fmt.Fprintf(w, "# The behaviour matrix: client-go's checks and findings, release by release\n\n")
+	fmt.Fprintf(w, "Generated by `make matrix` (`kverify matrix`) on %s with %s, race detector %v, in %s. ", rep.Generated, rep.Go, rep.Race, (time.Duration(rep.Seconds) * time.Second).String())
+	fmt.Fprintf(w, "Each release is the newest patch of its minor release; each is built in a module generated for it (subjects/releases). ")
+	fmt.Fprintf(w, "✓ pass · D declared divergence · **F** new failure · – not offered (the release lacks the API the adapter takes; the reason is below) · ● the reproducer shows the defect · ○ it does not · – it does not build there.\n\n")
+	fmt.Fprintf(w, "## Summary\n\n")
+	writeSummary(w, rep, fds, "../")
+	fmt.Fprintf(w, "\n## Changes between neighbouring releases\n\n")
+	writeChanges(w, rep, fds)
+	fmt.Fprintf(w, "\n## Every check\n\n")
+	header(w, "check \\ client-go v0.", rep)
+	for _, k := range checkKeys(rep) {
+		fmt.Fprintf(w, "| %s |", k)
+		for _, rr := range rep.Releases {
+			fmt.Fprintf(w, " %s |", cell(rr.Checks[k]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\n## Not offered\n\n")
+	seen := map[string][]string{}
+	var reasons []string
+	for _, rr := range rep.Releases {
+		for k, why := range rr.NotOffered {
+			comp, _, _ := strings.Cut(k, "/")
+			key := comp + ": " + why
+			if !slices.Contains(reasons, key) {
+				reasons = append(reasons, key)
+			}
+			if !slices.Contains(seen[key], short(rr.Release)) {
+				seen[key] = append(seen[key], short(rr.Release))
+			}
+		}
+	}
+	slices.Sort(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "- %s (v0.%s)\n", r, strings.Join(seen[r], ", v0."))
+	}
+	fmt.Fprintf(w, "\n## Build problems\n\n")
+	listed := false
+	for _, rr := range rep.Releases {
+		if rr.Problem != "" {
+			listed = true
+			fmt.Fprintf(w, "- %s: %s\n", rr.Release, rr.Problem)
+		}
+		if rr.Toolchain != "" {
+			listed = true
+			fmt.Fprintf(w, "- %s: built with %s (its modules require it)\n", rr.Release, rr.Toolchain)
+		}
+	}
+	if !listed {
+		fmt.Fprintln(w, "None.")
+	}
+}
+
+// writeChanges lists every check and finding whose status differs
+// between two neighbouring releases (both offered), naming the release
+// that changed it. A check that starts to diverge is marked, not called a
+// regression: a new API can bring a declared defect with it (drain in
+// v0.23), or an intermittent declaration meets its behaviour on one run
+// and not the next; docs/releases.md says which changes are regressions. A
+// reproducer that starts to show its defect is one: its API sequence is
+// the same on both releases.
+func writeChanges(w io.Writer, rep *matrixReport, fds []findings.Finding) {
+	n := 0
+	for i := 1; i < len(rep.Releases); i++ {
+		prev, cur := rep.Releases[i-1], rep.Releases[i]
+		var lines []string
+		for _, k := range checkKeys(rep) {
+			a, b := prev.Checks[k], cur.Checks[k]
+			if a == b || a == "" || b == "" || a == "not-offered" || b == "not-offered" {
+				continue
+			}
+			tag := ""
+			switch {
+			case a == "pass" && b == "fail":
+				tag = " — **new failure**"
+			case a == "pass" && b == "divergence":
+				tag = " — starts to diverge"
+			}
+			why := ""
+			if m := cur.Failures[k]; m != "" {
+				why = ": " + firstWords(m, 160)
+			}
+			lines = append(lines, fmt.Sprintf("- `%s`: %s → %s%s%s", k, a, b, tag, why))
+		}
+		for _, f := range fds {
+			a, b := prev.Findings[f.ID].Status, cur.Findings[f.ID].Status
+			if a == b || a == "" || b == "" {
+				continue
+			}
+			tag := ""
+			switch {
+			case a == "absent" && b == "present":
+				tag = " — **regression**"
+			case a == "present" && b == "absent":
+				tag = " — fixed"
+			}
+			lines = append(lines, fmt.Sprintf("- finding `%s`: %s → %s%s", f.ID, a, b, tag))
+		}
+		if len(lines) > 0 {
+			n++
+			fmt.Fprintf(w, "**%s** (from %s):\n\n%s\n\n", cur.Release, prev.Release, strings.Join(lines, "\n"))
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "None.")
+	}
+}
+
+// replaceBetween rewrites the text between two marker lines of a file.
+func replaceBetween(path, begin, end, text string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s ... %s markers", path, begin, end)
+	}
+	s = s[:i+len(begin)] + "\n" + text + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}
