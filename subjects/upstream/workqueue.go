@@ -33,30 +33,6 @@ func Workqueue() pwq.Subject {
 	}
 }
 
-// MetricsProvider returns a client-go metrics provider that hands out m's
-// metrics: other implementations built on client-go's metric interfaces
-// (controller-runtime's priority queue) record into the suite with it.
-func MetricsProvider(m *pwq.Metrics) workqueue.MetricsProvider { return recProvider{m} }
-
-// recProvider hands out a props Metrics recorder's metrics as client-go's
-// metric types. It is not client-go's internal noop provider, so a named
-// queue starts its metrics goroutine (queue.go:175-179).
-type recProvider struct{ m *pwq.Metrics }
-
-func (p recProvider) NewDepthMetric(string) workqueue.GaugeMetric       { return &p.m.DepthGauge }
-func (p recProvider) NewAddsMetric(string) workqueue.CounterMetric      { return &p.m.AddsCounter }
-func (p recProvider) NewLatencyMetric(string) workqueue.HistogramMetric { return &p.m.Latency }
-func (p recProvider) NewWorkDurationMetric(string) workqueue.HistogramMetric {
-	return &p.m.WorkDuration
-}
-func (p recProvider) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
-	return &p.m.UnfinishedWork
-}
-func (p recProvider) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
-	return &p.m.LongestRunning
-}
-func (p recProvider) NewRetriesMetric(string) workqueue.CounterMetric { return &p.m.RetriesCounter }
-
 // workqueueEntries binds the work queue, the delaying queue and the rate
 // limiters (typed work queues: v0.31 and later).
 func workqueueEntries() []suite.Entry {
