@@ -44,7 +44,7 @@ controller-runtime:
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:
 	cd subjects/node/js && npm ci --no-audit --no-fund
-	cd subjects/node && $(GO) vet ./... && $(GO) test -count=1 -run TestFindings .
+	cd subjects/node && $(GO) vet ./... && $(GO) test -count=1 -run 'TestFindings|TestReproducers' .
 	$(KVERIFY) verify --subject client-node --component wire
 	$(KVERIFY) verify --subject fluent --component wire
 

@@ -77,7 +77,7 @@ func findingsCmd(args []string) int {
 		}
 		fmt.Printf("\nper release: ● has it, ○ not, - the API is absent; releases %s (docs/matrix.md)\n", strings.Join(rs, " "))
 	}
-	fmt.Println("kverify findings --report ID prints one as an upstream issue; each reproducer is traces/findings/<subject>/<id>/main.go")
+	fmt.Println("kverify findings --report ID prints one as an upstream issue; each reproducer is traces/findings/<subject>/<id>/main.go (repro.mjs for the JavaScript clients)")
 	return 0
 }
 

@@ -50,6 +50,9 @@ type Finding struct {
 
 	// Dir is the finding's directory, relative to the module root.
 	Dir string `json:"-"`
+	// Reproducer is the reproducer's file in Dir: main.go for a Go module,
+	// repro.mjs for a JavaScript library.
+	Reproducer string `json:"-"`
 }
 
 // Load reads every finding under root's findings directory, in order of
@@ -72,6 +75,12 @@ func Load(root string) ([]Finding, error) {
 			return nil, fmt.Errorf("%s: %v", f, err)
 		}
 		x.Dir, _ = filepath.Rel(root, filepath.Dir(f))
+		for _, r := range []string{"main.go", "repro.mjs"} {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(f), r)); err == nil {
+				x.Reproducer = r
+				break
+			}
+		}
 		if err := x.validate(); err != nil {
 			return nil, fmt.Errorf("%s: %v", f, err)
 		}
@@ -92,6 +101,9 @@ func (f Finding) validate() error {
 		if strings.TrimSpace(v) == "" {
 			return fmt.Errorf("%s is empty", name)
 		}
+	}
+	if f.Reproducer == "" {
+		return fmt.Errorf("no reproducer (main.go or repro.mjs) beside it")
 	}
 	if len(f.Checks) == 0 || len(f.Sequence) == 0 {
 		return fmt.Errorf("checks and sequence must not be empty")
@@ -121,7 +133,11 @@ func (f Finding) Report() string {
 	b.WriteString("```\n\n")
 	fmt.Fprintf(&b, "**Where:** %s (pinned); %s (newest)\n\n", f.Pinned, f.Newest)
 	fmt.Fprintf(&b, "**Upstream:** %s\n\n", f.Upstream)
-	fmt.Fprintf(&b, "**Reproducer:** `%s/main.go` imports only %s; `go run .` prints DEFECT and exits 1 while the defect is there.\n", filepath.ToSlash(f.Dir), f.Module)
+	run := "`go run .` in its directory"
+	if f.Reproducer != "main.go" {
+		run = "`node " + f.Reproducer + "` (Node 22 or later; its top comment has the exact command)"
+	}
+	fmt.Fprintf(&b, "**Reproducer:** `%s/%s` imports only %s; %s prints DEFECT and exits 1 while the defect is there.\n", filepath.ToSlash(f.Dir), f.Reproducer, f.Module, run)
 	return b.String()
 }
 
