@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -242,16 +241,14 @@ func runRepro(dir, id, toolchain string) reproRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin).Output()
-	line := strings.TrimSpace(firstLineOf(string(out)))
-	var ee *exec.ExitError
+	line, defect, err := findings.Run(ctx, bin)
 	switch {
-	case err == nil && strings.HasPrefix(line, "OK: "):
-		return reproRun{"absent", line}
-	case errors.As(err, &ee) && ee.ExitCode() == 1 && strings.HasPrefix(line, "DEFECT: "):
+	case err != nil:
+		return reproRun{"error", err.Error()}
+	case defect:
 		return reproRun{"present", line}
 	}
-	return reproRun{"error", fmt.Sprintf("%v: %s", err, line)}
+	return reproRun{"absent", line}
 }
 
 // compileError is the first compiler message of a failed build (its first

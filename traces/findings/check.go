@@ -3,6 +3,7 @@ package findings
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -67,15 +68,25 @@ func runReproducer(t *testing.T, bin string) (string, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin).Output()
-	line := strings.TrimSpace(string(out))
+	line, defect, err := Run(ctx, bin)
+	if err != nil {
+		t.Fatalf("%s: %v", filepath.Base(bin), err)
+	}
+	return line, defect
+}
+
+// Run runs a built reproducer and reads the protocol: its line, and
+// whether it reported the defect ("DEFECT: ..." and exit status 1) or
+// not ("OK: ..." and 0). Any other outcome is an error.
+func Run(ctx context.Context, bin string) (line string, defect bool, err error) {
+	out, runErr := exec.CommandContext(ctx, bin).Output()
+	line, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
 	var ee *exec.ExitError
 	switch {
-	case err == nil && strings.HasPrefix(line, "OK: "):
-		return line, false
-	case errors.As(err, &ee) && ee.ExitCode() == 1 && strings.HasPrefix(line, "DEFECT: "):
-		return line, true
+	case runErr == nil && strings.HasPrefix(line, "OK: "):
+		return line, false, nil
+	case errors.As(runErr, &ee) && ee.ExitCode() == 1 && strings.HasPrefix(line, "DEFECT: "):
+		return line, true, nil
 	}
-	t.Fatalf("%s: %v, output %q: not the reproducer protocol (DEFECT and 1, or OK and 0)", filepath.Base(bin), err, line)
-	return "", false
+	return line, false, fmt.Errorf("%v, output %q: not the reproducer protocol (DEFECT and 1, or OK and 0)", runErr, line)
 }

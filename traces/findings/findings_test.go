@@ -2,6 +2,7 @@ package findings
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,18 +61,10 @@ func TestEveryDefectHasAReproducer(t *testing.T) {
 	for c, d := range defects {
 		// A random check that meets the behaviour now and then shares its
 		// finding with the fixed check that declares the same reason.
-		if !covered[c] && !slices.ContainsFunc(mapsValues(defects), func(o checkkit.Divergence) bool { return covered[o.Check] && o.Reason == d.Reason }) {
+		if !covered[c] && !slices.ContainsFunc(slices.Collect(maps.Values(defects)), func(o checkkit.Divergence) bool { return covered[o.Check] && o.Reason == d.Reason }) {
 			t.Errorf("declared defect %s has no reproducer under %s", c, filepath.Join(Dir, "client-go"))
 		}
 	}
-}
-
-func mapsValues(m map[string]checkkit.Divergence) []checkkit.Divergence {
-	var out []checkkit.Divergence
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }
 
 // TestReproducers runs every client-go reproducer at the pinned release
