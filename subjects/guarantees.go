@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	pbo "github.com/kverify/kverify/props/backoff"
+	pctrl "github.com/kverify/kverify/props/controller"
 	"github.com/kverify/kverify/props/checkkit"
 	pfifo "github.com/kverify/kverify/props/fifo"
 	pinf "github.com/kverify/kverify/props/informer"
@@ -45,6 +46,8 @@ func Guarantees(component string) []string {
 		own = [][]string{pbo.Guarantees()}
 	case pwire.Component:
 		own = [][]string{pwire.Guarantees()}
+	case pctrl.Component:
+		own = [][]string{pctrl.Guarantees()}
 	default:
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	pbo "github.com/kverify/kverify/props/backoff"
+	pctrl "github.com/kverify/kverify/props/controller"
 	"github.com/kverify/kverify/props/checkkit"
 	pfifo "github.com/kverify/kverify/props/fifo"
 	pinf "github.com/kverify/kverify/props/informer"
@@ -97,6 +98,10 @@ func registryOurs() []Component {
 			}}},
 		{Name: pbo.Component,
 			Ours: Binding{Checks: func() []checkkit.Check { return pbo.Checks(ours.Backoff()) }, Replay: replayBackoff(ours.Backoff)}},
+		// The controller: informer, rate-limited queue, workers and
+		// reconciles, end to end.
+		{Name: pctrl.Component,
+			Ours: Binding{Checks: func() []checkkit.Check { return pctrl.Checks(ours.Controller()) }, Replay: replayController(ours.Controller())}},
 		// Over the wire: the model server over HTTP (in memory, in a
 		// bubble) and each side's informer on client-go's REST stack.
 		{Name: pwire.Component,
@@ -212,4 +217,8 @@ func Unshaped(ds []checkkit.Divergence) []string {
 		}
 	}
 	return out
+}
+
+func replayController(s pctrl.Subject) func(*testing.T, *traces.Trace) error {
+	return func(t *testing.T, tr *traces.Trace) error { return pctrl.Replay(t, s, tr) }
 }

@@ -524,3 +524,9 @@ func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func
 
 // schedulePrefix starts the Want of a schedule trace's first step.
 const schedulePrefix = "schedule "
+
+// FaultGen draws one request's fault for a check of something built on a
+// reflector (the controller's checks): every fault of reflector/machine's
+// schedules but malformed events, and the unasked answers a real server
+// may give (Gone reasons, bookmarks among initial events).
+func FaultGen() *rapid.Generator[Fault] { return faultGen(false) }

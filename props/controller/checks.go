@@ -1,0 +1,127 @@
+package controller
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kverify/kverify/props/checkkit"
+	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/spec/apiserver"
+)
+
+// Check names, in the controller component.
+const (
+	CheckConverge  = "controller/converge"
+	CheckWakeup    = "controller/wakeup"
+	CheckRetry     = "controller/retry"
+	CheckIsolation = "controller/isolation"
+	CheckStop      = "controller/stop"
+	CheckBadInput  = "controller/bad-input"
+)
+
+// Schedules is how many random runs controller/converge makes at least
+// per round: each is a fault schedule, a server history, handler and
+// reconcile timing and reconcile errors.
+const Schedules = 1000
+
+// Checks returns the controller's checks for s: the fixed scenarios first,
+// then the random runs.
+func Checks(s Subject) []checkkit.Check {
+	cs := []checkkit.Check{
+		{Name: CheckBadInput, Family: checkkit.FamilyModel,
+			Guarantee: "New rejects a nil reconciler and a negative number of workers with an error, without panicking",
+			Run:       badInput(s)},
+		{Name: CheckRetry, Family: checkkit.FamilyTiming,
+			Guarantee: "with one idle worker, a failing key is retried exactly at the limiter's delays (base, then doubled), its failures forgotten on success and on a requeue; a requested requeue comes exactly after its delay; a key reconciled successfully is not reconciled again while nothing changes",
+			Run:       retry(s)},
+		{Name: CheckWakeup, Family: checkkit.FamilyModel,
+			Guarantee: "an update and a delete landing while their key's reconcile is held are not reconciled at once by another worker but once it returns, reading the new state",
+			Run:       wakeup(s)},
+		{Name: CheckIsolation, Family: checkkit.FamilyModel,
+			Guarantee: "with one key's reconcile held, one that panics and one that takes five minutes, the other keys are reconciled to the server's state, and the panicking key is retried after the limiter's delay",
+			Run:       isolation(s)},
+		{Name: CheckStop, Family: checkkit.FamilyLeak,
+			Guarantee: "no reconcile before the first list is processed; cancelling Run starts no reconcile, returns once the reconciles in flight returned and not before (at once before the sync); nothing runs after; a second Run returns at once",
+			Run:       stop(s)},
+		{Name: CheckConverge, Family: checkkit.FamilyModel,
+			Guarantee: fmt.Sprintf("over %d random runs per round (fault schedules, server histories, 1-4 workers, handler delays, slow, failing and requeueing reconciles), spec/controller's ledger holds at every step (one at a time, caught up, monotonic reads, no busy loop, retries and requeues not early) and once writes and faults stop every key is reconciled to the server's state, then Run stops cleanly", Schedules),
+			Run:       converge(s)},
+	}
+	for i := range cs {
+		name, run := cs[i].Name, cs[i].Run
+		cs[i].Run = func(t *testing.T, cfg checkkit.Config) error {
+			return checkkit.Save(t, cfg, Component, name, run(t, cfg))
+		}
+		if s.NoWatchList {
+			cs[i].Guarantee += " [the subject declares no watch-list: its informer only lists]"
+		}
+	}
+	return cs
+}
+
+// errScenario carries a scenario's violation out of its bubble.
+type errScenario struct{ err error }
+
+// scenario runs body in a synctest bubble; a failure panics errScenario,
+// which scenario turns into its error, with the steps recorded.
+func scenario(t *testing.T, cfg checkkit.Config, s Subject, name string, body func(rec *checkkit.Recorder, fail func(g, f string, a ...any))) (err error) {
+	rec := checkkit.NewRecorder(cfg.Progress)
+	rec.Step("scenario "+name, "", "")
+	defer func() {
+		if r := recover(); r != nil {
+			sp, ok := r.(errScenario)
+			if !ok {
+				panic(r)
+			}
+			err = sp.err
+		}
+		if err != nil {
+			err = fmt.Errorf("scenario %q: %w", name, err)
+		}
+	}()
+	fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
+	return s.contain(func() error {
+		checkkit.Bubble(t, func() {
+			rec.Timed()
+			body(rec, fail)
+		})
+		return nil
+	})
+}
+
+// newServer is a model server with objects o000.. and the faults.
+func newServer(fail func(string, string, ...any), objects int, faults ...prefl.Fault) *prefl.Server {
+	srv := prefl.NewServer(apiserver.Config{}, faults)
+	for _, k := range keyPool(objects) {
+		if err := srv.Create(k); err != nil {
+			fail(GuaranteeModelServer, "create %s: %v", k, err)
+		}
+	}
+	return srv
+}
+
+func keyPool(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("default/o%03d", i)
+	}
+	return keys
+}
+
+func badInput(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		if s.BadInput == nil {
+			return checkkit.Broke(GuaranteeBadInput, "the subject offers no BadInput")
+		}
+		for i, what := range []string{"a nil reconciler", "a negative number of workers"} {
+			var err error
+			if p := checkkit.Protect(func() { err = s.BadInput(i) }); p != nil {
+				return checkkit.Broke(GuaranteeBadInput, "New with %s panicked: %v", what, p)
+			}
+			if err == nil {
+				return checkkit.Broke(GuaranteeBadInput, "New with %s returned no error", what)
+			}
+		}
+		return nil
+	}
+}

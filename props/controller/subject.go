@@ -1,0 +1,89 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	prefl "github.com/kverify/kverify/props/reflector"
+)
+
+// Result is what a reconcile asks for besides its error: client-go's
+// sample controller has none, controller-runtime's reconcile.Result
+// RequeueAfter.
+type Result struct {
+	// RequeueAfter, if positive: reconcile the key again after this long
+	// (the queue's AddAfter), its failures forgotten.
+	RequeueAfter time.Duration
+}
+
+// Reader reads the controller's cache: the informer's store.
+type Reader interface {
+	// Get returns the cache's object at key ("namespace/name"), a
+	// *metav1.PartialObjectMetadata as the server serves it.
+	Get(key string) (obj any, exists bool, err error)
+}
+
+// Setup is what a check asks a subject to build: a controller whose
+// informer lists and watches Server, whose handler enqueues the key of
+// every object it is notified of, and whose workers call Reconcile.
+type Setup struct {
+	// Server is the ListerWatcher of the controller's informer (client-go's
+	// ListerWatcher and ListerWatcherWithContext method sets).
+	Server *prefl.Server
+	// WatchList: the informer streams its syncs. Never set for a subject
+	// that declares NoWatchList.
+	WatchList bool
+	// Workers is the number of workers (at least 1).
+	Workers int
+	// BaseDelay and MaxDelay configure the controller's only rate limiter:
+	// client-go's per-item exponential failure limiter
+	// (NewTypedItemExponentialFailureRateLimiter(BaseDelay, MaxDelay)).
+	BaseDelay, MaxDelay time.Duration
+	// Reconcile is the reconciler. The subject calls it with the key of a
+	// notified object ("namespace/name") and a reader of its cache; an
+	// error (or a panic) retries the key at the limiter's delay, success
+	// forgets its failures, and a Result.RequeueAfter re-adds it after that
+	// long.
+	Reconcile func(ctx context.Context, key string, cache Reader) (Result, error)
+	// Notified must be called by the controller's event handler, in the
+	// handler's goroutine, with every object it takes a key from (a
+	// deleted object's tombstone as given, deleted true for OnDelete),
+	// just before it enqueues the key. The check takes time there (handler
+	// timing) and records what the handler was told.
+	Notified func(obj any, deleted bool)
+}
+
+// Controller is a controller under test.
+type Controller interface {
+	// Run runs the controller, its informer included, until ctx ends. It
+	// starts reconciling once the informer has synced, starts no reconcile
+	// once ctx has ended, and returns once every reconcile in flight has
+	// returned and everything it started has stopped.
+	Run(ctx context.Context)
+}
+
+// Subject is a controller implementation under test. New builds an
+// unstarted controller inside the caller's synctest bubble, with the
+// bubble's clock.
+type Subject struct {
+	New func(s Setup) (Controller, error)
+	// BadInput, if set, builds a controller from a bad setup and must
+	// return an error for each, without panicking: 0 a nil Reconcile, 1 a
+	// negative number of workers.
+	BadInput func(i int) error
+	// ContainPanics, if set, runs body with the subject set up so that a
+	// reconcile's panic cannot crash the process (client-go:
+	// utilruntime.ReallyCrash false), and undoes that. nil: the subject
+	// contains them on its own.
+	ContainPanics func(body func() error) error
+	// NoWatchList: the subject's informer never streams its syncs; Setup
+	// never sets WatchList.
+	NoWatchList bool
+}
+
+func (s Subject) contain(body func() error) error {
+	if s.ContainPanics == nil {
+		return body()
+	}
+	return s.ContainPanics(body)
+}

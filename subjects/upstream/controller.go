@@ -1,0 +1,190 @@
+//go:build !clientgo_before_v0_31
+
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kverify/kverify/props/checkkit"
+	pctrl "github.com/kverify/kverify/props/controller"
+	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/spec/apiserver"
+	"github.com/kverify/kverify/subjects/suite"
+	"github.com/kverify/kverify/traces"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Controller is client-go's parts composed the way k8s.io/sample-controller
+// composes them (controller.go and main.go at kubernetes 1.37): a
+// SharedIndexInformer over the model server whose handler enqueues
+// cache.ObjectName keys into a TypedRateLimitingQueue, workers started with
+// wait.UntilWithContext once cache.WaitForCacheSync returns, and
+// processNextWorkItem's Forget on success and AddRateLimited on error.
+// What the sample leaves out and a controller needs is added as its users
+// add it: a DeleteFunc (the sample's Foos are deleted by the garbage
+// collector) enqueueing DeletionHandlingObjectToName's key, and a requeue
+// (Forget, then AddAfter, as controller-runtime does). The rate limiter is
+// the check's (NewTypedItemExponentialFailureRateLimiter); the sample adds
+// a 50 qps bucket.
+func Controller() pctrl.Subject {
+	return pctrl.Subject{New: newSampleController, BadInput: sampleBadInput, ContainPanics: containPanics}
+}
+
+func newSampleController(s pctrl.Setup) (pctrl.Controller, error) {
+	switch {
+	case s.Server == nil:
+		return nil, errors.New("upstream controller: no server")
+	case s.Reconcile == nil:
+		return nil, errors.New("upstream controller: no reconciler")
+	case s.Workers < 0:
+		return nil, fmt.Errorf("upstream controller: %d workers", s.Workers)
+	}
+	dropErrorBackoff()
+	var lw cache.ListerWatcher = s.Server
+	if !s.WatchList {
+		lw = prefl.NoWatchList{Server: s.Server}
+	}
+	inf := cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
+	c := &sampleController{
+		informer: inf,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](s.BaseDelay, s.MaxDelay),
+			workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: "upstream"}),
+		setup: s,
+	}
+	notified := func(obj any, deleted bool) {
+		if s.Notified != nil {
+			s.Notified(obj, deleted)
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { notified(obj, false); c.enqueue(obj, cache.ObjectToName) },
+		UpdateFunc: func(_, obj any) {
+			notified(obj, false)
+			c.enqueue(obj, cache.ObjectToName)
+		},
+		DeleteFunc: func(obj any) { notified(obj, true); c.enqueue(obj, cache.DeletionHandlingObjectToName) },
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type sampleController struct {
+	informer cache.SharedIndexInformer
+	queue    workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	setup    pctrl.Setup
+}
+
+// enqueue is the sample's enqueueFoo.
+func (c *sampleController) enqueue(obj any, name func(any) (cache.ObjectName, error)) {
+	ref, err := name(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(ref)
+}
+
+// Run is the sample's main.go and Controller.Run: the informer factory's
+// Start, then Run(ctx, workers), then a wait for the informer, as
+// SharedInformerFactory.Shutdown does (the sample's main.go exits the
+// process instead, main.go:75-78). The workers are not waited for: the
+// sample's Run does not (controller.go:162-186).
+func (c *sampleController) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { runInformer(ctx, c.informer) })
+	_ = c.run(ctx, max(c.setup.Workers, 1))
+	wg.Wait()
+}
+
+func (c *sampleController) run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if ok := cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced); !ok {
+		return fmt.Errorf("failed to wait for caches to sync")
+	}
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, c.runWorker, time.Second)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (c *sampleController) runWorker(ctx context.Context) {
+	for c.processNextWorkItem(ctx) {
+	}
+}
+
+// processNextWorkItem is the sample's, with a requeue.
+func (c *sampleController) processNextWorkItem(ctx context.Context) bool {
+	ref, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(ref)
+	res, err := c.setup.Reconcile(ctx, ref.String(), c)
+	if err == nil {
+		c.queue.Forget(ref)
+		if res.RequeueAfter > 0 {
+			c.queue.AddAfter(ref, res.RequeueAfter)
+		}
+		return true
+	}
+	utilruntime.HandleErrorWithContext(ctx, err, "Error syncing; requeuing for later retry", "objectReference", ref)
+	c.queue.AddRateLimited(ref)
+	return true
+}
+
+// Get is the sample's lister read.
+func (c *sampleController) Get(key string) (any, bool, error) {
+	return c.informer.GetIndexer().GetByKey(key)
+}
+
+func sampleBadInput(i int) error {
+	srv := prefl.NewServer(apiserver.Config{}, nil)
+	defer srv.Close()
+	ok := func(context.Context, string, pctrl.Reader) (pctrl.Result, error) { return pctrl.Result{}, nil }
+	setup := pctrl.Setup{Server: srv, Workers: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, Reconcile: ok}
+	switch i {
+	case 0:
+		setup.Reconcile = nil
+	case 1:
+		setup.Workers = -1
+	}
+	_, err := newSampleController(setup)
+	return err
+}
+
+func controllerEntries() []suite.Entry {
+	return []suite.Entry{entry(pctrl.Component, func() []checkkit.Check { return pctrl.Checks(Controller()) }, ControllerDivergences,
+		func(t *testing.T, tr *traces.Trace) error { return pctrl.Replay(t, Controller(), tr) })}
+}
+
+// ControllerDivergences are the sample composition's declared differences.
+var ControllerDivergences = []checkkit.Divergence{
+	{Check: pctrl.CheckStop, Guarantees: []string{pctrl.GuaranteeStop}, Shape: `: Run returned with \d+ reconciles in flight$`,
+		Reason: "the sample's Run starts its workers with go wait.UntilWithContext and returns at <-ctx.Done() without waiting for them, so it returns with reconciles in flight; " +
+			"its deferred ShutDown does not stop them either: a client-go queue hands out the keys still queued after ShutDown (util/workqueue/queue.go:268-276), so the workers reconcile them, with a cancelled context, after Run returned",
+		Upstream: "k8s.io/sample-controller@v0.35.0 controller.go:162-186; util/workqueue/queue.go:265-276",
+		Class:    checkkit.ClassDesign,
+		Evidence: "the sample's main.go ends the process when Run returns (main.go:78-80), so nothing waits for the workers; the queue's drain after ShutDown is documented (queue.go: \"ShutDown will cause q to ignore all new items added to it and worker goroutines will continue processing items in the queue until it is empty\"); " +
+			"controller-runtime's controller waits for its workers (pkg/internal/controller/controller.go: c.mu, wg.Wait after the queue's ShutDown)"},
+	{Check: pctrl.CheckIsolation, Guarantees: []string{pctrl.GuaranteeIsolation}, Shape: `: with o000's reconcile held: default/o001 reconciled 0 times after its panic, want once more$`,
+		Reason: "a panicking reconcile crashes the process by default: wait.UntilWithContext runs each worker under HandleCrash (apimachinery util/wait/backoff.go:254), which re-panics while utilruntime.ReallyCrash is true (util/runtime/runtime.go:114); " +
+			"with ReallyCrash false (as the check runs it, to stay in process) the panic unwinds processNextWorkItem past AddRateLimited: its deferred Done runs, so the key is dropped until its object changes again, and the worker sleeps a second before it takes the next key",
+		Upstream: "k8s.io/sample-controller@v0.35.0 controller.go:180,200-236; apimachinery util/wait/backoff.go:254; util/runtime/runtime.go:114",
+		Class:    checkkit.ClassDesign,
+		Evidence: "client-go chooses to crash on a panic (util/runtime/runtime.go:34-38: \"ReallyCrash controls the behavior of HandleCrash and defaults to true. It's exposed so components can optionally set to false to restore prior behavior\"); " +
+			"controller-runtime recovers reconcile panics into errors and retries (RecoverPanic, default true since v0.15, pkg/internal/controller/controller.go)"},
+}
