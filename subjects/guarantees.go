@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	pbo "github.com/kverify/kverify/props/backoff"
-	pctrl "github.com/kverify/kverify/props/controller"
 	"github.com/kverify/kverify/props/checkkit"
+	pctrl "github.com/kverify/kverify/props/controller"
 	pfifo "github.com/kverify/kverify/props/fifo"
 	pinf "github.com/kverify/kverify/props/informer"
 	prl "github.com/kverify/kverify/props/ratelimit"

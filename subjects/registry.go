@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	pbo "github.com/kverify/kverify/props/backoff"
-	pctrl "github.com/kverify/kverify/props/controller"
 	"github.com/kverify/kverify/props/checkkit"
+	pctrl "github.com/kverify/kverify/props/controller"
 	pfifo "github.com/kverify/kverify/props/fifo"
 	pinf "github.com/kverify/kverify/props/informer"
 	prefl "github.com/kverify/kverify/props/reflector"
