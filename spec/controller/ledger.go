@@ -129,9 +129,10 @@ type key struct {
 	// notifications (at their time) and the retries and requeues the
 	// controller scheduled (at their due time), not yet followed by one.
 	wakes []wake
-	// carry: a wake at the very instant the last reconcile started may
-	// have come after the worker took the key (the queue then hands it
-	// out again): it owes at most one reconcile more.
+	// carry: when several wakes were due as the last reconcile started,
+	// one at that very instant may have come after the worker took the
+	// key (the queue then hands it out again): it owes at most one
+	// reconcile more.
 	carry bool
 	// read is what the last reconcile read; maxRead the highest present
 	// version any reconcile of the key read.
@@ -239,14 +240,20 @@ func (l *Ledger) owed(k string, st *key, at time.Time) error {
 	carry := st.carry
 	st.carry = false
 	var due, later []wake
+	now := 0
 	for _, w := range st.wakes {
 		if w.at.After(at) {
 			later = append(later, w)
 		} else {
 			due = append(due, w)
-			st.carry = st.carry || w.at.Equal(at)
+			if w.at.Equal(at) {
+				now++
+			}
 		}
 	}
+	// One of the wakes made the queue hand the key out; one more at this
+	// very instant may have come after it did.
+	st.carry = now > 0 && len(due) > 1
 	if len(due) > 0 || carry {
 		st.wakes = later
 		return nil
