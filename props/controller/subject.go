@@ -5,6 +5,9 @@ import (
 	"time"
 
 	prefl "github.com/kverify/kverify/props/reflector"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // Result is what a reconcile asks for besides its error: client-go's
@@ -30,6 +33,11 @@ type Setup struct {
 	// Server is the ListerWatcher of the controller's informer (client-go's
 	// ListerWatcher and ListerWatcherWithContext method sets).
 	Server *prefl.Server
+	// Source, when set, replaces Server as what the informer lists and
+	// watches, without watch-list (benchmarks set it: a fixed list and a
+	// buffered watch, with no model server's bookkeeping). Checks never
+	// set it.
+	Source ListerWatcher
 	// WatchList: the informer streams its syncs. Never set for a subject
 	// that declares NoWatchList.
 	WatchList bool
@@ -51,6 +59,15 @@ type Setup struct {
 	// just before it enqueues the key. The check takes time there (handler
 	// timing) and records what the handler was told.
 	Notified func(obj any, deleted bool)
+}
+
+// ListerWatcher is client-go's ListerWatcher and ListerWatcherWithContext
+// method sets, which informers of every subject take.
+type ListerWatcher interface {
+	List(opts metav1.ListOptions) (runtime.Object, error)
+	Watch(opts metav1.ListOptions) (watch.Interface, error)
+	ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
+	WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
 // Controller is a controller under test.

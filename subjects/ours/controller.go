@@ -22,14 +22,18 @@ func Controller() pctrl.Subject {
 }
 
 func newController(s pctrl.Setup) (pctrl.Controller, error) {
-	if s.Server == nil {
+	var lw reflector.ListerWatcher = s.Server
+	switch {
+	case s.Source != nil:
+		lw = s.Source
+	case s.Server == nil:
 		return nil, errors.New("ours controller: no server")
 	}
 	ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{}}
 	if !s.WatchList {
 		ro.WatchList = reflector.WatchListOff
 	}
-	inf, err := informer.NewInformer(s.Server, informer.InformerOptions{Reflector: ro})
+	inf, err := informer.NewInformer(lw, informer.InformerOptions{Reflector: ro})
 	if err != nil {
 		return nil, err
 	}

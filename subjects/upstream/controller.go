@@ -42,7 +42,7 @@ func Controller() pctrl.Subject {
 
 func newSampleController(s pctrl.Setup) (pctrl.Controller, error) {
 	switch {
-	case s.Server == nil:
+	case s.Server == nil && s.Source == nil:
 		return nil, errors.New("upstream controller: no server")
 	case s.Reconcile == nil:
 		return nil, errors.New("upstream controller: no reconciler")
@@ -51,7 +51,10 @@ func newSampleController(s pctrl.Setup) (pctrl.Controller, error) {
 	}
 	dropErrorBackoff()
 	var lw cache.ListerWatcher = s.Server
-	if !s.WatchList {
+	switch {
+	case s.Source != nil:
+		lw = s.Source // lists: it refuses watch-list requests
+	case !s.WatchList:
 		lw = prefl.NoWatchList{Server: s.Server}
 	}
 	inf := cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
