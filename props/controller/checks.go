@@ -44,7 +44,7 @@ func Checks(s Subject) []checkkit.Check {
 			Guarantee: "no reconcile before the first list is processed; cancelling Run starts no reconcile, returns once the reconciles in flight returned and not before (at once before the sync); nothing runs after; a second Run returns at once",
 			Run:       stop(s)},
 		{Name: CheckConverge, Family: checkkit.FamilyModel,
-			Guarantee: fmt.Sprintf("over %d random runs per round (fault schedules, server histories, 1-4 workers, handler delays, slow, failing and requeueing reconciles), spec/controller's ledger holds at every step (one at a time, caught up, monotonic reads, no busy loop, retries and requeues not early) and once writes and faults stop every key is reconciled to the server's state, then Run stops cleanly", Schedules),
+			Guarantee: fmt.Sprintf("over %d random runs per round (fault schedules, server histories, 1-4 workers, handler delays, slow, failing and requeueing reconciles), spec/controller's ledger holds at every step (one at a time, at most Workers at once, caught up, monotonic reads, no busy loop, retries and requeues not early) and once writes and faults stop every key is reconciled to the server's state, then Run stops cleanly", Schedules),
 			Run:       converge(s)},
 	}
 	for i := range cs {

@@ -9,6 +9,9 @@ const Component = "controller"
 const (
 	// GuaranteeOneAtATime: two reconciles of one key overlapped.
 	GuaranteeOneAtATime = "one at a time: no two reconciles of a key overlap"
+	// GuaranteeWorkers: more reconciles ran at once than there are
+	// workers.
+	GuaranteeWorkers = "at most Workers reconciles run at once"
 	// GuaranteeCaughtUp: a reconcile read a cache older than a
 	// notification of its key made before it started.
 	GuaranteeCaughtUp = "a reconcile reads a cache at or after every notification of its key before it started"
@@ -52,7 +55,7 @@ const (
 
 // Guarantees lists every guarantee above.
 func Guarantees() []string {
-	return []string{GuaranteeOneAtATime, GuaranteeCaughtUp, GuaranteeMonotonic, GuaranteeBusyLoop,
+	return []string{GuaranteeOneAtATime, GuaranteeWorkers, GuaranteeCaughtUp, GuaranteeMonotonic, GuaranteeBusyLoop,
 		GuaranteeRetryDelay, GuaranteeRequeue, GuaranteeEventual, GuaranteeWakeup, GuaranteeIsolation,
 		GuaranteeSyncFirst, GuaranteeStop, GuaranteeNothingAfter, GuaranteeBadInput, GuaranteeConstruction,
 		GuaranteeModelServer}
@@ -69,4 +72,5 @@ var byPromise = map[string]string{
 	spec.PromiseEventual:   GuaranteeEventual,
 	spec.PromiseStopped:    GuaranteeNothingAfter,
 	stopPromise:            GuaranteeStop,
+	workersPromise:         GuaranteeWorkers,
 }

@@ -70,8 +70,10 @@ type world struct {
 	starts map[string][]time.Time
 	reads  map[string][]spec.Seen
 	// inflight counts reconciles running; released closes holds.
-	inflight  int
-	handling  int
+	inflight int
+	handling int
+	// workers is how many reconciles may run at once.
+	workers   int
 	released  chan struct{}
 	cancelled bool
 	events    []string
@@ -88,6 +90,7 @@ func newWorld(fail func(string, string, ...any), srv *prefl.Server, lim spec.Lim
 
 // build makes the subject's controller.
 func (w *world) build(s Subject, watchList bool, workers int, lim spec.Limiter) {
+	w.workers = workers
 	c, err := s.New(Setup{Server: w.srv, WatchList: watchList, Workers: workers, BaseDelay: lim.Base, MaxDelay: lim.Max,
 		Reconcile: w.reconcile, Notified: w.notified})
 	if err != nil {
@@ -156,6 +159,9 @@ func (w *world) reconcile(ctx context.Context, key string, cache Reader) (Result
 	}
 	w.logf("reconcile %s reads %s: %s", key, seen, b)
 	w.inflight++
+	if w.workers > 0 && w.inflight > w.workers {
+		w.note(&spec.Broken{Promise: workersPromise, Detail: fmt.Sprintf("%d reconciles run at once with %d workers", w.inflight, w.workers)})
+	}
 	released := w.released
 	w.mu.Unlock()
 
@@ -183,6 +189,10 @@ func (w *world) reconcile(ctx context.Context, key string, cache Reader) (Result
 	}
 	return Result{RequeueAfter: b.RequeueAfter}, nil
 }
+
+// workersPromise marks more reconciles at once than workers
+// (GuaranteeWorkers), which the ledger, knowing keys only, cannot see.
+const workersPromise = "workers"
 
 // stopPromise marks a reconcile started after cancel (GuaranteeStop), apart
 // from the ledger's nothing-after-Run.
