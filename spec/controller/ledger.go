@@ -149,7 +149,8 @@ type key struct {
 type wake struct {
 	at, from time.Time
 	why      string
-	// maybe: the queue may have folded it into an entry due earlier.
+	// maybe: it need not come: the queue may have folded it into an
+	// entry due earlier, or a reconcile started since superseded it.
 	maybe bool
 }
 
@@ -255,6 +256,15 @@ func (l *Ledger) owed(k string, st *key, at time.Time) error {
 	// very instant may have come after it did.
 	st.carry = now > 0 && len(due) > 1
 	if len(due) > 0 || carry {
+		// A retry or requeue not yet due is superseded by this reconcile:
+		// a delaying queue may still fire it (its waiting entry outlives
+		// an Add), a deduplicating one (controller-runtime's priority
+		// queue) drops it; the key's next outcome says what is owed.
+		for i := range later {
+			if later[i].why != wakeNotified {
+				later[i].maybe = true
+			}
+		}
 		st.wakes = later
 		return nil
 	}

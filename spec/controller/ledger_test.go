@@ -83,6 +83,12 @@ func TestLedger(t *testing.T) {
 			{notify(k, present(2), time.Millisecond), ""}, {end(k, time.Second, fail), ""},
 			{start(k, time.Second, present(2)), ""}, {end(k, time.Second, Outcome{RequeueAfter: time.Hour}), ""},
 			{start(k, 2*time.Second, present(2)), ""}, {end(k, 2*time.Second, ok), ""}},
+		// A reconcile for a notification supersedes a retry not yet due:
+		// it may still come (client-go's delaying queue), or not
+		// (controller-runtime's priority queue).
+		"a superseded retry may still come": {{notify(k, present(2), 0), ""}, {start(k, 1, present(2)), ""}, {end(k, 1, fail), ""},
+			{notify(k, present(3), 2), ""}, {start(k, 3, present(3)), ""}, {end(k, 3, ok), ""},
+			{start(k, time.Second+1, present(3)), ""}, {end(k, time.Second+1, ok), ""}},
 		"nothing after stop": {{func(l *Ledger) error { l.Stop(); return nil }, ""}, {notify(k, present(2), 0), PromiseStopped}},
 	} {
 		l := New(Limiter{Base: time.Second, Max: time.Hour})
@@ -128,5 +134,22 @@ func TestFinal(t *testing.T) {
 	_ = l.End(k, at(2*time.Second), Outcome{})
 	if err := l.Final(map[string]int64{}); err != nil {
 		t.Errorf("deleted and reconciled absent: %v", err)
+	}
+	// A failure's retry superseded by a reconcile that succeeded is not
+	// owed; the retry of the last reconcile's failure is.
+	_ = l.Notify(k, present(4), at(3*time.Second))
+	_ = l.Start(k, at(3*time.Second), present(4))
+	_ = l.End(k, at(3*time.Second), Outcome{Failed: true})
+	_ = l.Notify(k, present(5), at(3*time.Second+1))
+	_ = l.Start(k, at(3*time.Second+2), present(5))
+	_ = l.End(k, at(3*time.Second+2), Outcome{})
+	if err := l.Final(map[string]int64{k: 5}); err != nil {
+		t.Errorf("a retry superseded by a success: %v", err)
+	}
+	_ = l.Notify(k, present(6), at(4*time.Second))
+	_ = l.Start(k, at(4*time.Second), present(6))
+	_ = l.End(k, at(4*time.Second), Outcome{RequeueAfter: time.Minute})
+	if err := l.Final(map[string]int64{k: 6}); promise(err) != PromiseEventual {
+		t.Errorf("the last reconcile's requeue never came: %v", err)
 	}
 }
