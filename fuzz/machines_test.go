@@ -345,3 +345,7 @@ func FuzzCheckListwatchReflectorMalformed(f *testing.F) { fuzzMachine(f) }
 func FuzzCheckListwatchReflectorMachine(f *testing.F) { fuzzMachine(f) }
 
 func FuzzCheckWireSchedules(f *testing.F) { fuzzMachine(f) }
+
+// FuzzCheckControllerConverge is the machine target of controller/converge:
+// our controller through one random schedule drawn from the input.
+func FuzzCheckControllerConverge(f *testing.F) { fuzzMachine(f) }

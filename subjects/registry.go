@@ -138,7 +138,7 @@ func Externals() []External {
 	return []External{
 		// controller-runtime's priority queue (subjects/controllerruntime:
 		// Components there).
-		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue", "delaying", "ratelimit"}},
+		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue", "delaying", "ratelimit", "controller"}},
 		// JavaScript informers as kverify-client/v1 processes
 		// (subjects/node: npm ci in subjects/node/js first).
 		{Name: "client-node", Dir: "subjects/node", Components: []string{"wire"}},

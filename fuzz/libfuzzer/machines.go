@@ -58,4 +58,5 @@ var Machines = map[string]Machine{
 	"FuzzCheckListwatchReflectorMalformed":   {"reflector", "listwatch/reflector/malformed"},
 	"FuzzCheckListwatchReflectorMachine":     {"reflector", "listwatch/reflector/machine"},
 	"FuzzCheckWireSchedules":                 {"wire", "wire/schedules"},
+	"FuzzCheckControllerConverge":            {"controller", "controller/converge"},
 }

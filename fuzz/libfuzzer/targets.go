@@ -181,3 +181,6 @@ func FuzzCheckListwatchReflectorMachine(f *testing.F) {
 
 // FuzzCheckWireSchedules is the libFuzzer harness of Machines["FuzzCheckWireSchedules"].
 func FuzzCheckWireSchedules(f *testing.F) { machine(f, "FuzzCheckWireSchedules") }
+
+// FuzzCheckControllerConverge is the libFuzzer harness of Machines["FuzzCheckControllerConverge"].
+func FuzzCheckControllerConverge(f *testing.F) { machine(f, "FuzzCheckControllerConverge") }

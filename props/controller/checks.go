@@ -41,7 +41,7 @@ func Checks(s Subject) []checkkit.Check {
 			Guarantee: "with one key's reconcile held, one that panics and one that takes five minutes, the other keys are reconciled to the server's state, and the panicking key is retried after the limiter's delay",
 			Run:       isolation(s)},
 		{Name: CheckStop, Family: checkkit.FamilyLeak,
-			Guarantee: "no reconcile before the first list is processed; cancelling Run starts no reconcile, returns once the reconciles in flight returned and not before (at once before the sync); nothing runs after; a second Run returns at once",
+			Guarantee: "no reconcile before the first list is processed (held by the server, or streamed an object a second: every object of it is in the cache when the first reconcile starts); cancelling Run starts no reconcile, returns once the reconciles in flight returned and not before (at once before the sync); nothing runs after; a second Run returns at once",
 			Run:       stop(s)},
 		{Name: CheckConverge, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("over %d random runs per round (fault schedules, server histories, 1-4 workers, handler delays, slow, failing and requeueing reconciles), spec/controller's ledger holds at every step (one at a time, at most Workers at once, caught up, monotonic reads, no busy loop, retries and requeues not early) and once writes and faults stop every key is reconciled to the server's state, then Run stops cleanly", Schedules),

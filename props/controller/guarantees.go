@@ -36,7 +36,7 @@ const (
 	GuaranteeIsolation = "isolation: a slow or panicking reconcile does not stop the other keys' reconciles, and a panicking key is retried"
 	// GuaranteeSyncFirst: a reconcile ran before the informer's first list
 	// was processed.
-	GuaranteeSyncFirst = "no reconcile before the informer's first list reached the handler"
+	GuaranteeSyncFirst = "no reconcile before the informer's first list is in its cache and reached the handler"
 	// GuaranteeStop: a reconcile started after cancel, or Run returned
 	// before the reconciles in flight returned, or not once they had.
 	GuaranteeStop = "stop: no reconcile starts after cancel; Run returns once the reconciles in flight returned, and not before"
@@ -73,4 +73,5 @@ var byPromise = map[string]string{
 	spec.PromiseStopped:    GuaranteeNothingAfter,
 	stopPromise:            GuaranteeStop,
 	workersPromise:         GuaranteeWorkers,
+	syncPromise:            GuaranteeSyncFirst,
 }

@@ -234,6 +234,29 @@ func stop(s Subject) func(*testing.T, checkkit.Config) error {
 		}); err != nil {
 			return err
 		}
+		if !s.NoWatchList {
+			if err := scenario(t, cfg, s, "a slow first sync", func(rec *checkkit.Recorder, fail func(string, string, ...any)) {
+				// A watch-list stream delivers the first list an object a
+				// second: a reconcile before its end bookmark would find
+				// the cache without the later objects.
+				srv := newServer(fail, 3, prefl.Fault{Slow: time.Second})
+				w := newWorld(fail, srv, lim)
+				w.initial = keyPool(3)
+				w.build(s, true, 2, lim)
+				w.run()
+				defer w.stop(false)
+				rec.Step("first list by watch-list, an object a second", "", "")
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				w.check()
+				if n := w.count("default/o000") + w.count("default/o001") + w.count("default/o002"); n == 0 {
+					fail(GuaranteeSyncFirst, "a minute after a slow first sync of 3 objects, nothing was reconciled")
+				}
+				w.stop(true)
+			}); err != nil {
+				return err
+			}
+		}
 		if err := scenario(t, cfg, s, "reconciles in flight", func(rec *checkkit.Recorder, fail func(string, string, ...any)) {
 			srv := newServer(fail, 3)
 			rec.Step("o000, o001, o002 take 1m, 2m, 3m; 2 workers", "", "")

@@ -73,7 +73,10 @@ type world struct {
 	inflight int
 	handling int
 	// workers is how many reconciles may run at once.
-	workers   int
+	workers int
+	// initial, when set, are the keys of the first list: every one must
+	// be in the cache when any reconcile starts.
+	initial []string
 	released  chan struct{}
 	cancelled bool
 	events    []string
@@ -147,6 +150,9 @@ func (w *world) reconcile(ctx context.Context, key string, cache Reader) (Result
 	if rerr != "" {
 		w.note(&spec.Broken{Promise: spec.PromiseCaughtUp, Detail: rerr})
 	}
+	if missing := w.missing(cache); missing != "" {
+		w.note(&spec.Broken{Promise: syncPromise, Detail: fmt.Sprintf("a reconcile of %s started with the cache lacking %s of the first list", key, missing)})
+	}
 	if w.cancelled {
 		w.note(&spec.Broken{Promise: stopPromise, Detail: fmt.Sprintf("a reconcile of %s started after Run's context was cancelled", key)})
 	}
@@ -189,6 +195,21 @@ func (w *world) reconcile(ctx context.Context, key string, cache Reader) (Result
 	}
 	return Result{RequeueAfter: b.RequeueAfter}, nil
 }
+
+// missing lists the keys of the first list the cache lacks (mu held).
+func (w *world) missing(cache Reader) string {
+	var out []string
+	for _, k := range w.initial {
+		if _, ok, err := cache.Get(k); !ok || err != nil {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// syncPromise marks a reconcile before the first list was in the cache
+// (GuaranteeSyncFirst).
+const syncPromise = "sync first"
 
 // workersPromise marks more reconciles at once than workers
 // (GuaranteeWorkers), which the ledger, knowing keys only, cannot see.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
+	pctrl "github.com/kverify/kverify/props/controller"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
@@ -11,9 +12,11 @@ import (
 
 // Entries bind the work queue family's checks (the plain queue, the
 // delaying queue, the rate-limiting queue) to the priority queue under its
-// profile, with its defects declared. kverify verify --subject
-// controller-runtime runs them through this module's TestSuite; the
-// components are listed in the main module's subjects.Externals.
+// profile, and the controller component's checks to controller-runtime's
+// controller (controller.go), with their divergences declared. kverify
+// verify --subject controller-runtime runs them through this module's
+// TestSuite; the components are listed in the main module's
+// subjects.Externals.
 func Entries() []suite.Entry {
 	replay := func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Subject(), tr) }
 	return []suite.Entry{
@@ -23,10 +26,12 @@ func Entries() []suite.Entry {
 			Divergences: DelayingDivergences, Replay: replay},
 		{Component: pwq.ComponentRateLimit, Subject: Name, Checks: func() []checkkit.Check { return pwq.RateLimitChecks(Subject()) },
 			Divergences: RateLimitDivergences, Replay: replay},
+		controllerEntry(),
 	}
 }
 
 // divergences are every declared divergence, by component.
 func divergences() map[string][]checkkit.Divergence {
-	return map[string][]checkkit.Divergence{pwq.Component: QueueDivergences, pwq.ComponentDelaying: DelayingDivergences, pwq.ComponentRateLimit: RateLimitDivergences}
+	return map[string][]checkkit.Divergence{pwq.Component: QueueDivergences, pwq.ComponentDelaying: DelayingDivergences, pwq.ComponentRateLimit: RateLimitDivergences,
+		pctrl.Component: ControllerDivergences}
 }
