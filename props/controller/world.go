@@ -76,7 +76,7 @@ type world struct {
 	workers int
 	// initial, when set, are the keys of the first list: every one must
 	// be in the cache when any reconcile starts.
-	initial []string
+	initial   []string
 	released  chan struct{}
 	cancelled bool
 	events    []string
