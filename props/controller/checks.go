@@ -15,6 +15,7 @@ const (
 	CheckWakeup    = "controller/wakeup"
 	CheckRetry     = "controller/retry"
 	CheckIsolation = "controller/isolation"
+	CheckSync      = "controller/sync"
 	CheckStop      = "controller/stop"
 	CheckBadInput  = "controller/bad-input"
 )
@@ -32,7 +33,7 @@ func Checks(s Subject) []checkkit.Check {
 			Guarantee: "New rejects a nil reconciler and a negative number of workers with an error, without panicking",
 			Run:       badInput(s)},
 		{Name: CheckRetry, Family: checkkit.FamilyTiming,
-			Guarantee: "with one idle worker, a failing key is retried exactly at the limiter's delays (base, then doubled), its failures forgotten on success and on a requeue; a requested requeue comes exactly after its delay; a key reconciled successfully is not reconciled again while nothing changes",
+			Guarantee: "with one idle worker, a failing key is retried exactly at the limiter's delays (base, then doubled), its failures forgotten on success and on a requeue, and an error wins over a RequeueAfter returned with it; a requested requeue comes exactly after its delay; a key reconciled successfully is not reconciled again while nothing changes",
 			Run:       retry(s)},
 		{Name: CheckWakeup, Family: checkkit.FamilyModel,
 			Guarantee: "an update and a delete landing while their key's reconcile is held are not reconciled at once by another worker but once it returns, reading the new state",
@@ -40,8 +41,11 @@ func Checks(s Subject) []checkkit.Check {
 		{Name: CheckIsolation, Family: checkkit.FamilyModel,
 			Guarantee: "with one key's reconcile held, one that panics and one that takes five minutes, the other keys are reconciled to the server's state, and the panicking key is retried after the limiter's delay",
 			Run:       isolation(s)},
+		{Name: CheckSync, Family: checkkit.FamilyTiming,
+			Guarantee: "with the handler taking 30s over each later object of a first list of three, no reconcile starts before the handler has been given every object of it (client-go: the handler registration's HasSynced, not the informer's)",
+			Run:       syncFirst(s)},
 		{Name: CheckStop, Family: checkkit.FamilyLeak,
-			Guarantee: "no reconcile before the first list is processed (held by the server, or streamed an object a second: every object of it is in the cache when the first reconcile starts); cancelling Run starts no reconcile, returns once the reconciles in flight returned and not before (at once before the sync); nothing runs after; a second Run returns at once",
+			Guarantee: "no reconcile while the server holds the first list; cancelling Run starts no reconcile, returns once the reconciles in flight returned and not before (at once before the sync); nothing runs after; a second Run returns at once",
 			Run:       stop(s)},
 		{Name: CheckConverge, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("over %d random runs per round (fault schedules, server histories, 1-4 workers, handler delays, slow, failing and requeueing reconciles), spec/controller's ledger holds at every step (one at a time, at most Workers at once, caught up, monotonic reads, no busy loop, retries and requeues not early) and once writes and faults stop every key is reconciled to the server's state, then Run stops cleanly", Schedules),

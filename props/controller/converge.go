@@ -19,9 +19,13 @@ const poolSize = 10
 func behaviourGen() *rapid.Generator[behaviour] {
 	return rapid.Custom(func(t *rapid.T) behaviour {
 		b := behaviour{Sleep: rapid.SampledFrom([]time.Duration{0, 0, 10 * time.Millisecond, time.Second, 30 * time.Second, 5 * time.Minute}).Draw(t, "sleep")}
-		switch checkkit.Choice(3, 3, 1).Draw(t, "outcome") {
+		switch checkkit.Choice(3, 3, 1, 1).Draw(t, "outcome") {
 		case 1:
 			b.Fail = true
+		case 3:
+			// An error and a RequeueAfter: the error wins.
+			b.Fail = true
+			b.RequeueAfter = time.Hour
 		case 2:
 			b.RequeueAfter = rapid.SampledFrom([]time.Duration{time.Millisecond, time.Second, time.Minute}).Draw(t, "requeue-after")
 		}

@@ -26,6 +26,7 @@ func ExampleChecks() {
 	// controller/retry timing
 	// controller/wakeup model
 	// controller/isolation model
+	// controller/sync timing
 	// controller/stop leak
 	// controller/converge model
 }

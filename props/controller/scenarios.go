@@ -118,6 +118,12 @@ func retry(s Subject) func(*testing.T, checkkit.Config) error {
 			w.setScript(k, behaviour{Fail: true}, behaviour{RequeueAfter: 5 * time.Second}, behaviour{Fail: true}, behaviour{})
 			w.write(fail, "update", k)
 			expect(GuaranteeRetryDelay, "a failure, a requeue after 5s, a failure (a requeue forgets the failures: base again)", n, time.Second, 5*time.Second, time.Second)
+
+			rec.Step("update; reconcile fails and asks for a requeue after 1h, succeeds", "", "")
+			n = w.count(k)
+			w.setScript(k, behaviour{Fail: true, RequeueAfter: time.Hour}, behaviour{})
+			w.write(fail, "update", k)
+			expect(GuaranteeRetryDelay, "an error with a RequeueAfter of 1h (the error wins: the limiter's base)", n, time.Second)
 			w.stop(true)
 		})
 	}
@@ -234,29 +240,6 @@ func stop(s Subject) func(*testing.T, checkkit.Config) error {
 		}); err != nil {
 			return err
 		}
-		if !s.NoWatchList {
-			if err := scenario(t, cfg, s, "a slow first sync", func(rec *checkkit.Recorder, fail func(string, string, ...any)) {
-				// A watch-list stream delivers the first list an object a
-				// second: a reconcile before its end bookmark would find
-				// the cache without the later objects.
-				srv := newServer(fail, 3, prefl.Fault{Slow: time.Second})
-				w := newWorld(fail, srv, lim)
-				w.initial = keyPool(3)
-				w.build(s, true, 2, lim)
-				w.run()
-				defer w.stop(false)
-				rec.Step("first list by watch-list, an object a second", "", "")
-				time.Sleep(time.Minute)
-				synctest.Wait()
-				w.check()
-				if n := w.count("default/o000") + w.count("default/o001") + w.count("default/o002"); n == 0 {
-					fail(GuaranteeSyncFirst, "a minute after a slow first sync of 3 objects, nothing was reconciled")
-				}
-				w.stop(true)
-			}); err != nil {
-				return err
-			}
-		}
 		if err := scenario(t, cfg, s, "reconciles in flight", func(rec *checkkit.Recorder, fail func(string, string, ...any)) {
 			srv := newServer(fail, 3)
 			rec.Step("o000, o001, o002 take 1m, 2m, 3m; 2 workers", "", "")
@@ -293,5 +276,32 @@ func stop(s Subject) func(*testing.T, checkkit.Config) error {
 			return err
 		}
 		return nil
+	}
+}
+
+func syncFirst(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		lim := spec.Limiter{Base: time.Second, Max: time.Minute}
+		return scenario(t, cfg, s, "a slow handler on the first list", func(rec *checkkit.Recorder, fail func(string, string, ...any)) {
+			// The handler takes 30s over each of the first list's later
+			// adds: a worker that starts before the handler has been
+			// given the whole first list (client-go: the registration's
+			// HasSynced, not the informer's) reconciles o000 meanwhile.
+			srv := newServer(fail, 3)
+			w := newWorld(fail, srv, lim)
+			w.initial = keyPool(3)
+			w.delays = map[string][]time.Duration{"default/o001": {30 * time.Second}, "default/o002": {30 * time.Second}}
+			w.build(s, false, 2, lim)
+			w.run()
+			defer w.stop(false)
+			rec.Step("first list of 3; the handler takes 30s over o001 and o002", "", "")
+			time.Sleep(5 * time.Minute)
+			synctest.Wait()
+			w.check()
+			if n := w.count("default/o000") + w.count("default/o001") + w.count("default/o002"); n == 0 {
+				fail(GuaranteeSyncFirst, "five minutes after a first list of 3 objects, nothing was reconciled")
+			}
+			w.stop(true)
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,8 @@ func (b behaviour) String() string {
 	switch {
 	case b.Panic:
 		parts = append(parts, "panic")
+	case b.Fail && b.RequeueAfter > 0:
+		parts = append(parts, "fail with a requeue after "+b.RequeueAfter.String())
 	case b.Fail:
 		parts = append(parts, "fail")
 	case b.RequeueAfter > 0:
@@ -75,7 +78,8 @@ type world struct {
 	// workers is how many reconciles may run at once.
 	workers int
 	// initial, when set, are the keys of the first list: every one must
-	// be in the cache when any reconcile starts.
+	// be in the cache, and the handler told of it, when any reconcile
+	// starts.
 	initial   []string
 	released  chan struct{}
 	cancelled bool
@@ -151,7 +155,7 @@ func (w *world) reconcile(ctx context.Context, key string, cache Reader) (Result
 		w.note(&spec.Broken{Promise: spec.PromiseCaughtUp, Detail: rerr})
 	}
 	if missing := w.missing(cache); missing != "" {
-		w.note(&spec.Broken{Promise: syncPromise, Detail: fmt.Sprintf("a reconcile of %s started with the cache lacking %s of the first list", key, missing)})
+		w.note(&spec.Broken{Promise: syncPromise, Detail: fmt.Sprintf("a reconcile of %s started before the handler was given %s of the first list", key, missing)})
 	}
 	if w.cancelled {
 		w.note(&spec.Broken{Promise: stopPromise, Detail: fmt.Sprintf("a reconcile of %s started after Run's context was cancelled", key)})
@@ -191,16 +195,18 @@ func (w *world) reconcile(ctx context.Context, key string, cache Reader) (Result
 	case b.Panic:
 		panic(fmt.Sprintf("kverify: the reconcile of %s panics (the check's choice)", key))
 	case b.Fail:
-		return Result{}, fmt.Errorf("kverify: the reconcile of %s fails (the check's choice)", key)
+		// A RequeueAfter besides the error is ignored: the error wins.
+		return Result{RequeueAfter: b.RequeueAfter}, fmt.Errorf("kverify: the reconcile of %s fails (the check's choice)", key)
 	}
 	return Result{RequeueAfter: b.RequeueAfter}, nil
 }
 
-// missing lists the keys of the first list the cache lacks (mu held).
+// missing lists the keys of the first list the handler has not been told
+// of yet, or the cache lacks (mu held).
 func (w *world) missing(cache Reader) string {
 	var out []string
 	for _, k := range w.initial {
-		if _, ok, err := cache.Get(k); !ok || err != nil {
+		if _, ok, err := cache.Get(k); !ok || err != nil || !w.led.Told(k) {
 			out = append(out, k)
 		}
 	}
@@ -370,9 +376,10 @@ func (w *world) awaitReturn() {
 		case closed(w.done):
 			return
 		case n == 0 && h == 0 || i == 10:
+			stuck := stacks()
 			w.release()
 			w.srv.Close()
-			w.fail(GuaranteeStop, "Run did not return after its context was cancelled, with %d reconciles in flight and %d handler calls in progress", n, h)
+			w.fail(GuaranteeStop, "Run did not return after its context was cancelled, with %d reconciles in flight and %d handler calls in progress; the bubble's goroutines:\n%s", n, h, stuck)
 		}
 		time.Sleep(time.Minute)
 	}
@@ -435,4 +442,21 @@ func closed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// stacks are the first lines of the stack of every goroutine of the
+// caller's synctest bubble but the caller: where a Run that does not
+// return waits.
+func stacks() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for i, g := range strings.Split(string(buf), "\n\n") {
+		if i == 0 || !strings.Contains(strings.SplitN(g, "\n", 2)[0], "synctest bubble") {
+			continue
+		}
+		lines := strings.Split(g, "\n")
+		out = append(out, "\t"+strings.Join(lines[:min(len(lines), 11)], "\n\t"))
+	}
+	return strings.Join(out[:min(len(out), 40)], "\n")
 }

@@ -129,10 +129,11 @@ type key struct {
 	// notifications (at their time) and the retries and requeues the
 	// controller scheduled (at their due time), not yet followed by one.
 	wakes []wake
-	// carry: when several wakes were due as the last reconcile started,
-	// one at that very instant may have come after the worker took the
-	// key (the queue then hands it out again): it owes at most one
-	// reconcile more.
+	// carry: when the last reconcile started with a wake at that very
+	// instant and something else to make the queue hand the key out
+	// (another wake, or the carry before it), the wake may have come
+	// after the worker took the key (the queue then hands it out again):
+	// it owes at most one reconcile more.
 	carry bool
 	// read is what the last reconcile read; maxRead the highest present
 	// version any reconcile of the key read.
@@ -252,9 +253,10 @@ func (l *Ledger) owed(k string, st *key, at time.Time) error {
 			}
 		}
 	}
-	// One of the wakes made the queue hand the key out; one more at this
-	// very instant may have come after it did.
-	st.carry = now > 0 && len(due) > 1
+	// Something made the queue hand the key out: a wake, or the carry of
+	// the reconcile before; then one wake at this very instant may have
+	// come after it did, and owes one reconcile more.
+	st.carry = now > 0 && (len(due) > 1 || carry)
 	if len(due) > 0 || carry {
 		// A retry or requeue not yet due is superseded by this reconcile:
 		// a delaying queue may still fire it (its waiting entry outlives
@@ -330,6 +332,12 @@ func (st *key) schedule(w wake) {
 // Stop records that the controller was stopped: from now on nothing may
 // start or be notified.
 func (l *Ledger) Stop() { l.stopped = true }
+
+// Told reports whether the handler was told of key k.
+func (l *Ledger) Told(k string) bool {
+	st, ok := l.keys[k]
+	return ok && st.told
+}
 
 // Running lists the keys being reconciled now, sorted.
 func (l *Ledger) Running() []string {

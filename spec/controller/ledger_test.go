@@ -62,6 +62,10 @@ func TestLedger(t *testing.T) {
 			{notify(k, present(5), 2*time.Second), ""}, {start(k, 3*time.Second, present(6)), PromiseMonotonic}},
 		"one notification at the start's instant owes one reconcile": {{notify(k, present(2), 0), ""}, {start(k, 0, present(2)), ""}, {end(k, time.Second, ok), ""},
 			{start(k, time.Second, present(2)), PromiseBusyLoop}},
+		// A carried wake lets a wake at the same instant carry again.
+		"carry chains at one instant": {{notify(k, present(2), -1), ""}, {notify(k, present(2), 0), ""}, {start(k, 0, present(2)), ""}, {end(k, 0, ok), ""},
+			{notify(k, present(3), 0), ""}, {start(k, 0, present(3)), ""}, {end(k, 0, ok), ""},
+			{start(k, 0, present(3)), ""}, {end(k, 0, ok), ""}, {start(k, 0, present(3)), PromiseBusyLoop}},
 		"busy loop": {{notify(k, present(2), 0), ""}, {start(k, time.Second, present(2)), ""}, {end(k, time.Second, ok), ""},
 			{start(k, 2*time.Second, present(2)), PromiseBusyLoop}},
 		"retry early": {{notify(k, present(2), 0), ""}, {start(k, 1, present(2)), ""}, {end(k, 1, fail), ""},
