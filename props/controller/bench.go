@@ -110,7 +110,6 @@ func benchOnce(b *testing.B, s Subject, keys, workers int) error {
 type benchSource struct {
 	n    int
 	list *metav1.PartialObjectMetadataList
-	mu   sync.Mutex
 	w    *watch.FakeWatcher
 	// watching is closed once the first watch is served.
 	watching chan struct{}
