@@ -11,7 +11,7 @@ REPEAT    ?= 3
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify matrix mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-table lint tools
+.PHONY: gate test verify matrix mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -99,6 +99,11 @@ fuzz:
 	    $(GO) test $$p -run '^$$' -fuzz "^$${f}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x || exit 1; \
 	  done; \
 	done
+
+## bench-controller: 100,000 keys changed once and reconciled by 8 workers: ours, client-go's sample composition and controller-runtime's controller in one run
+bench-controller: tools
+	cd subjects/controllerruntime && $(GO) test -run '^$$' -bench Controller100k -benchmem -benchtime 2x -count 6 . > controller-bench.out
+	benchstat -col /impl subjects/controllerruntime/controller-bench.out
 
 ## bench: ours and upstream side by side (benchstat)
 bench: tools
