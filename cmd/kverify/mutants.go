@@ -14,6 +14,7 @@ import (
 
 	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/mutants"
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
 )
 
@@ -40,6 +41,9 @@ func mutantsCmd(args []string) int {
 	cover := fs.Bool("cover", false, "run a covering sample: for every check, the two mutants it killed fastest in the committed kill matrix ("+mutants.MatrixFile+"), plus every mutant the matrix does not list yet (CI's mode; the whole catalogue takes most of CI's time)")
 	saveMatrix := fs.String("save-matrix", "", "after a run of the whole catalogue, write its kill matrix to this file (make mutants writes "+mutants.MatrixFile+")")
 	full := fs.Bool("full", false, "run every check on every mutant (the whole matrix) instead of stopping at the first kill and then looking, for each check that killed nothing yet, for a mutant it kills")
+	shardFlag := fs.String("shard", "", "K/N: run only shard K of N, a deterministic slice of the selected mutants (every N-th, from the K-th, in catalogue order); its checks are judged when the shards' --json reports are joined with --merge")
+	merge := fs.String("merge", "", "comma-separated --json reports of the shards of one catalogue: join them into one kill matrix (--save-matrix), look for killers of the checks none of them killed, and apply the bars, instead of running the catalogue")
+	schema := fs.Bool("schema", true, "build every mutant whose change lies inside one function body into one binary that picks the active mutant at run time (mutant schemata); the others are built alone. --schema=false builds each mutant alone")
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
@@ -50,9 +54,19 @@ func mutantsCmd(args []string) int {
 	if *repeat < 1 {
 		return usageErr(fs, fmt.Errorf("--repeat must be at least 1"))
 	}
+	sh, err := parseShard(*shardFlag)
+	if err != nil {
+		return usageErr(fs, err)
+	}
 	comps, err := c.componentList()
 	if err != nil {
 		return usageErr(fs, err)
+	}
+	if *merge != "" {
+		if *shardFlag != "" || *only != "" || *cover {
+			return usageErr(fs, fmt.Errorf("--merge joins whole shards: not with --shard, --mutant or --cover"))
+		}
+		return mergeShards(strings.Split(*merge, ","), c, rf, *saveMatrix, *medianBar, *worstBar, *schema, args)
 	}
 	ms := mutants.For(comps...)
 	if *only != "" {
@@ -90,6 +104,10 @@ func mutantsCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "kverify:", note)
 		ms = sample
 	}
+	if sh.n > 1 {
+		ms = sh.of(ms)
+		fmt.Fprintf(os.Stderr, "kverify: shard %d/%d: %d mutants\n", sh.k, sh.n, len(ms))
+	}
 	if *list {
 		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tFILE\tBUG")
@@ -112,6 +130,11 @@ func mutantsCmd(args []string) int {
 	start := time.Now()
 	rep := newReport("mutants", args, race, c.traces)
 	prefer := mutants.Killers(matrix, ms)
+	var sch *mutants.Schema
+	var shared *suite
+	if *schema {
+		sch, shared = buildSchema(root, ms, race)
+	}
 	outcomes := make([]killOutcome, len(ms))
 	sem := make(chan struct{}, max(1, *parallel))
 	var wg sync.WaitGroup
@@ -124,7 +147,11 @@ func mutantsCmd(args []string) int {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			o := runMutant(root, m, c, env, race, *repeat, *full)
+			var schemaEnv string
+			if sch != nil {
+				schemaEnv = sch.Env(m.ID)
+			}
+			o := runMutant(root, m, c, env, race, *repeat, *full, shared, schemaEnv)
 			outcomes[i] = o
 			fmt.Fprintf(os.Stderr, "  %-9s %-36s %s\n", o.result(*repeat), m.ID, o.summary())
 		})
@@ -134,9 +161,45 @@ func mutantsCmd(args []string) int {
 		retrySurvivors(ms, outcomes)
 	}
 
+	rc := matrixRun{ms: ms, outcomes: outcomes, comps: comps, info: info, prefer: prefer, repeat: *repeat,
+		full: *full, selected: *only != "", sharded: sh.n > 1, medianBar: *medianBar, worstBar: *worstBar,
+		saveMatrix: *saveMatrix, rep: rep, rf: rf, start: start, race: race, traces: c.traces}.finish()
+	if shared != nil {
+		shared.Close()
+	}
+	return rc
+}
+
+// matrixRun is a kill matrix's outcomes, from a run or from merged
+// shards, with what finish needs to judge and report them.
+type matrixRun struct {
+	ms       []mutants.Mutant
+	outcomes []killOutcome
+	comps    []string
+	info     map[string]checkkit.Check
+	prefer   map[string]string
+	repeat   int
+	// full: every check ran on every mutant; selected: --mutant chose
+	// the mutants; sharded: this is one shard of the catalogue, whose
+	// checks are judged only when the shards are merged.
+	full, selected, sharded bool
+	medianBar, worstBar     time.Duration
+	saveMatrix              string
+	rep                     *report
+	rf                      reportFlags
+	start                   time.Time
+	race                    bool
+	traces                  string
+}
+
+// finish looks for killers of the checks that killed nothing yet, prints
+// the kill matrix, applies the bars, saves the matrix and the reports, and
+// returns the exit status.
+func (r matrixRun) finish() int {
+	ms, outcomes, rep := r.ms, r.outcomes, r.rep
 	killers := map[string]int{} // component/check -> mutants killed
-	for key, c := range info {
-		if c.NotOffered == "" && slices.Contains(comps, strings.SplitN(key, "/", 2)[0]) {
+	for key, c := range r.info {
+		if c.NotOffered == "" && slices.Contains(r.comps, strings.SplitN(key, "/", 2)[0]) {
 			killers[key] = 0
 		}
 	}
@@ -145,8 +208,8 @@ func mutantsCmd(args []string) int {
 			killers[m.Component+"/"+strings.TrimSuffix(k, crashMark)]++
 		}
 	}
-	if !*full && *only == "" {
-		findKillers(ms, outcomes, killers, prefer)
+	if !r.full && !r.selected && !r.sharded {
+		findKillers(ms, outcomes, killers, r.prefer)
 	}
 	for i := range outcomes {
 		if outcomes[i].suite != nil {
@@ -159,7 +222,7 @@ func mutantsCmd(args []string) int {
 	fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tRESULT\tKILLS\tMEDIAN TTK\tWORST TTK\tKILLED BY\tBUG")
 	for i, m := range ms {
 		o := outcomes[i]
-		mr := mutantReport{ID: m.ID, Component: m.Component, File: m.File, Bug: m.Bug, Result: strings.ToLower(o.result(*repeat)),
+		mr := mutantReport{ID: m.ID, Component: m.Component, File: m.File, Bug: m.Bug, Result: strings.ToLower(o.result(r.repeat)),
 			Kills: len(o.ttks), Runs: o.runs, KilledBy: append([]string{}, o.by...)}
 		if o.err != nil {
 			mr.Error = o.err.Error()
@@ -173,9 +236,12 @@ func mutantsCmd(args []string) int {
 		if len(o.ttks) > 0 {
 			mr.MedianTTK, mr.WorstTTK = median(o.ttks).Seconds(), slices.Max(o.ttks).Seconds()
 		}
+		for _, t := range o.ttks {
+			mr.TTKs = append(mr.TTKs, t.Seconds())
+		}
 		rep.Mutants = append(rep.Mutants, mr)
 		allTTK = append(allTTK, o.ttks...)
-		res := o.result(*repeat)
+		res := o.result(r.repeat)
 		if res != "killed" {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("mutant %s %s", m.ID, strings.ToLower(res)))
 			bad = true
@@ -184,7 +250,7 @@ func mutantsCmd(args []string) int {
 		if len(o.ttks) > 0 {
 			med, worst = fmtTTK(median(o.ttks)), fmtTTK(slices.Max(o.ttks))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", m.ID, m.Component, res, len(o.ttks), *repeat, med, worst, summarize(o.by, 3), m.Bug)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", m.ID, m.Component, res, len(o.ttks), r.repeat, med, worst, summarize(o.by, 3), m.Bug)
 	}
 	tw.Flush()
 	var weak []string
@@ -194,7 +260,7 @@ func mutantsCmd(args []string) int {
 		}
 	}
 	sort.Strings(weak)
-	if len(weak) > 0 && *only == "" {
+	if len(weak) > 0 && !r.selected && !r.sharded {
 		fmt.Printf("\nchecks that killed no mutant (add a mutant or strengthen the check): %s\n", strings.Join(weak, ", "))
 		rep.Weak = weak
 		rep.Problems = append(rep.Problems, "checks that killed no mutant: "+strings.Join(weak, ", "))
@@ -202,27 +268,27 @@ func mutantsCmd(args []string) int {
 	}
 	var slow []string
 	for i, m := range ms {
-		if o := outcomes[i]; len(o.ttks) > 0 && slices.Max(o.ttks) > *worstBar {
+		if o := outcomes[i]; len(o.ttks) > 0 && slices.Max(o.ttks) > r.worstBar {
 			slow = append(slow, m.ID)
 		}
 	}
 	if len(slow) > 0 {
-		fmt.Printf("\nmutants killed later than %v at least once: %s\n", *worstBar, strings.Join(slow, ", "))
-		rep.Problems = append(rep.Problems, fmt.Sprintf("mutants killed later than %v at least once: %s", *worstBar, strings.Join(slow, ", ")))
+		fmt.Printf("\nmutants killed later than %v at least once: %s\n", r.worstBar, strings.Join(slow, ", "))
+		rep.Problems = append(rep.Problems, fmt.Sprintf("mutants killed later than %v at least once: %s", r.worstBar, strings.Join(slow, ", ")))
 		bad = true
 	}
-	if len(allTTK) > 0 && median(allTTK) > *medianBar {
-		fmt.Printf("\nthe median time to kill, %s, is over %v\n", fmtTTK(median(allTTK)), *medianBar)
-		rep.Problems = append(rep.Problems, fmt.Sprintf("the median time to kill, %s, is over %v", fmtTTK(median(allTTK)), *medianBar))
+	if len(allTTK) > 0 && median(allTTK) > r.medianBar {
+		fmt.Printf("\nthe median time to kill, %s, is over %v\n", fmtTTK(median(allTTK)), r.medianBar)
+		rep.Problems = append(rep.Problems, fmt.Sprintf("the median time to kill, %s, is over %v", fmtTTK(median(allTTK)), r.medianBar))
 		bad = true
 	}
 	if len(allTTK) > 0 {
 		fmt.Printf("\n%d mutants × %d run(s) in %v (race: %v); time to kill over all kills: median %s, 90th percentile %s, worst %s\n",
-			len(ms), *repeat, time.Since(start).Round(time.Second), race, fmtTTK(median(allTTK)), fmtTTK(percentile(allTTK, 0.9)), fmtTTK(slices.Max(allTTK)))
+			len(ms), r.repeat, time.Since(r.start).Round(time.Second), r.race, fmtTTK(median(allTTK)), fmtTTK(percentile(allTTK, 0.9)), fmtTTK(slices.Max(allTTK)))
 	}
-	fmt.Printf("traces: %s\n", c.traces)
-	if *saveMatrix != "" {
-		if err := writeMatrix(*saveMatrix, ms, outcomes); err != nil {
+	fmt.Printf("traces: %s\n", r.traces)
+	if r.saveMatrix != "" {
+		if err := writeMatrix(r.saveMatrix, ms, outcomes); err != nil {
 			fmt.Fprintln(os.Stderr, "kverify:", err)
 			bad = true
 		}
@@ -231,9 +297,9 @@ func mutantsCmd(args []string) int {
 		rep.TimeToKill = &ttkReport{Median: median(allTTK).Seconds(), P90: percentile(allTTK, 0.9).Seconds(), Worst: slices.Max(allTTK).Seconds()}
 	}
 	rep.Passed = !bad
-	rep.Seconds = time.Since(start).Seconds()
-	rep.TraceDir = c.traces
-	if !rf.save(rep, os.Stderr) || bad {
+	rep.Seconds = time.Since(r.start).Seconds()
+	rep.TraceDir = r.traces
+	if !r.rf.save(rep, os.Stderr) || bad {
 		return 1
 	}
 	return 0
@@ -341,27 +407,95 @@ func (o killOutcome) summary() string {
 	return fmt.Sprintf("%d/%d  median %s  worst %s  by %s", len(o.ttks), o.runs, fmtTTK(median(o.ttks)), fmtTTK(slices.Max(o.ttks)), summarize(o.by, 2))
 }
 
-// runMutant builds m's suite once and runs it repeat times: the first run
-// takes every check (which checks kill it); the others stop at the first
-// failure, for the kill rate and the time to kill.
-func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race bool, repeat int, full bool) killOutcome {
-	subject, err := subjects.ResolveOne("mutant:" + m.ID)
-	if err != nil {
-		return killOutcome{err: err}
-	}
-	s, err := subjectSuite(root, subject, race)
-	if err != nil {
-		return killOutcome{err: err}
-	}
+// mutantRun is how a mutant's suite is run: its subject's environment,
+// and the checks of its component it must be killed by.
+func mutantRun(subject subjects.Subject, m mutants.Mutant, c commonFlags, env []string) (suiteRun, []string, map[string]bool) {
 	want := wantedChecks(subject.Target, []string{m.Component})
 	wanted := map[string]bool{}
 	for _, w := range want {
 		wanted[w] = true
 	}
-	o := suiteRun{env: slices.Concat(env, subject.Env(), kvenv.Config{Subjects: []string{subject.Target}}.Environ()), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}
+	return suiteRun{env: slices.Concat(env, subject.Env(), kvenv.Config{Subjects: []string{subject.Target}}.Environ()), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}, want, wanted
+}
+
+// buildSchema builds the schema binary of ms: every mutant whose change
+// lies inside one function body, compiled into one suite that takes the
+// active mutant from its environment (mutants.Schema). It returns nil when
+// no mutant can be merged or the build fails (each mutant is then built
+// alone), saying so on stderr.
+func buildSchema(root string, ms []mutants.Mutant, race bool) (*mutants.Schema, *suite) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	dir, err := os.MkdirTemp("", "kverify-schema-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify: schema:", err)
+		return nil, nil
+	}
+	defer os.RemoveAll(dir) // the binary is built; the overlay's files are not needed after
+	sch, err := mutants.NewSchema(root, dir, ms, nil)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kverify: schema: %v; building each mutant alone\n", err)
+		return nil, nil
+	}
+	if len(sch.Index) == 0 {
+		return nil, nil
+	}
+	subject, err := subjects.ResolveOne("mutant:" + sch.Merged()[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify: schema:", err)
+		return nil, nil
+	}
+	pkgDir, err := subject.SuiteDir(root, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify: schema:", err)
+		return nil, nil
+	}
+	s, err := buildSuiteIn(pkgDir, sch.Overlay, race)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kverify: schema: %v\nbuilding each mutant alone\n", err)
+		return nil, nil
+	}
+	var alone []string
+	for _, m := range ms {
+		if why, ok := sch.Alone[m.ID]; ok {
+			alone = append(alone, m.ID+" ("+why+")")
+		}
+	}
+	fmt.Fprintf(os.Stderr, "kverify: schema: %d of %d mutants in one build (%v); %d built alone", len(sch.Index), len(ms), time.Since(start).Round(100*time.Millisecond), len(alone))
+	if len(alone) > 0 {
+		fmt.Fprintf(os.Stderr, ": %s", strings.Join(alone, ", "))
+	}
+	fmt.Fprintln(os.Stderr)
+	return sch, s
+}
+
+// runMutant builds m's suite once (or, with schemaEnv, takes the shared
+// schema build and activates m in it) and runs it repeat times: the first
+// run takes every check (which checks kill it); the others stop at the
+// first failure, for the kill rate and the time to kill.
+func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race bool, repeat int, full bool, shared *suite, schemaEnv string) killOutcome {
+	subject, err := subjects.ResolveOne("mutant:" + m.ID)
+	if err != nil {
+		return killOutcome{err: err}
+	}
+	var s *suite
+	own := shared == nil || schemaEnv == ""
+	if own {
+		if s, err = subjectSuite(root, subject, race); err != nil {
+			return killOutcome{err: err}
+		}
+	} else {
+		s = shared
+		env = append(slices.Clone(env), schemaEnv)
+	}
+	o, want, wanted := mutantRun(subject, m, c, env)
 	out := killOutcome{runs: 1}
 	if full {
-		defer s.Close()
+		if own {
+			defer s.Close()
+		}
 	} else {
 		out.suite, out.run, out.wanted = s, o, wanted
 		o.failfast = true
@@ -531,4 +665,31 @@ func summarize(checks []string, n int) string {
 		return strings.Join(checks, ",")
 	}
 	return fmt.Sprintf("%s (+%d)", strings.Join(checks[:n], ","), len(checks)-n)
+}
+
+// shard is --shard K/N (n 0 or 1: the whole selection).
+type shard struct{ k, n int }
+
+func parseShard(s string) (shard, error) {
+	if s == "" {
+		return shard{1, 1}, nil
+	}
+	var sh shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.k, &sh.n); err != nil || sh.n < 1 || sh.k < 1 || sh.k > sh.n || fmt.Sprintf("%d/%d", sh.k, sh.n) != s {
+		return shard{}, fmt.Errorf("--shard %q: want K/N with 1 <= K <= N", s)
+	}
+	return sh, nil
+}
+
+// of is the shard's slice of ms: every n-th mutant from the k-th, so that
+// the shards of one selection are disjoint, cover it, and each holds
+// mutants of every component.
+func (sh shard) of(ms []mutants.Mutant) []mutants.Mutant {
+	var out []mutants.Mutant
+	for i, m := range ms {
+		if i%sh.n == sh.k-1 {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -74,6 +74,9 @@ type mutantReport struct {
 	Runs      int      `json:"runs"`
 	MedianTTK float64  `json:"median_ttk_seconds,omitempty"`
 	WorstTTK  float64  `json:"worst_ttk_seconds,omitempty"`
+	// TTKs are every run's time to kill, so that shards' reports merge
+	// into the same medians as one run.
+	TTKs []float64 `json:"ttks_seconds,omitempty"`
 	KilledBy  []string `json:"killed_by"`
 	Error     string   `json:"error,omitempty"`
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kverify/kverify/mutants"
+	"github.com/kverify/kverify/subjects"
+)
+
+// mergeShards joins the --json reports of the shards of one catalogue
+// (kverify mutants --shard K/N) into one kill matrix, as one run of the
+// whole catalogue would have found it: every mutant's kills and times,
+// then, for each check none of the shards saw kill a mutant, a search for
+// one it kills (building what that needs), then the bars, the matrix file
+// and the reports.
+func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix string, medianBar, worstBar time.Duration, schema bool, args []string) int {
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	start := time.Now()
+	var ms []mutants.Mutant
+	var outcomes []killOutcome
+	race, repeat := false, 1
+	seen := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kverify: --merge:", err)
+			return 2
+		}
+		var r report
+		if err := json.Unmarshal(data, &r); err != nil || r.Format != ReportVersion || r.Command != "mutants" {
+			fmt.Fprintf(os.Stderr, "kverify: --merge: %s is not a %s report of kverify mutants (%v)\n", f, ReportVersion, err)
+			return 2
+		}
+		race = race || r.Race
+		repeat = max(repeat, argInt(r.Args, "repeat", 1))
+		for _, mr := range r.Mutants {
+			m, ok := mutants.ByID(mr.ID)
+			if !ok {
+				fmt.Fprintf(os.Stderr, "kverify: --merge: %s: mutant %s is not in the catalogue\n", f, mr.ID)
+				return 2
+			}
+			if other, dup := seen[mr.ID]; dup {
+				fmt.Fprintf(os.Stderr, "kverify: --merge: mutant %s is in %s and in %s: shards must be disjoint\n", mr.ID, other, f)
+				return 2
+			}
+			seen[mr.ID] = f
+			o := killOutcome{by: mr.KilledBy, runs: mr.Runs}
+			for _, t := range mr.TTKs {
+				o.ttks = append(o.ttks, time.Duration(t*float64(time.Second)))
+			}
+			if mr.Error != "" {
+				o.err = errors.New(mr.Error)
+			}
+			ms, outcomes = append(ms, m), append(outcomes, o)
+		}
+	}
+	// Catalogue order, as one run lists them.
+	order := map[string]int{}
+	for i, m := range mutants.Catalogue {
+		order[m.ID] = i
+	}
+	idx := make([]int, len(ms))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return order[ms[a].ID] - order[ms[b].ID] })
+	sortedMs, sortedOs := make([]mutants.Mutant, len(ms)), make([]killOutcome, len(ms))
+	for i, j := range idx {
+		sortedMs[i], sortedOs[i] = ms[j], outcomes[j]
+	}
+	ms, outcomes = sortedMs, sortedOs
+	var comps []string
+	for _, name := range subjects.Components() {
+		if slices.ContainsFunc(ms, func(m mutants.Mutant) bool { return m.Component == name }) {
+			comps = append(comps, name)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "kverify: --merge: %d mutants from %d reports\n", len(ms), len(files))
+	info := checkInfo()
+	matrix, _ := readMatrix(root)
+	prefer := mutants.Killers(matrix, ms)
+
+	// Suites for the search for killers: the mutants of every component
+	// with a check that no shard saw kill.
+	weakComps := map[string]bool{}
+	for key, ch := range info {
+		comp, check, _ := strings.Cut(key, "/")
+		if ch.NotOffered != "" || !slices.Contains(comps, comp) {
+			continue
+		}
+		killed := false
+		for i, m := range ms {
+			if m.Component == comp && slices.ContainsFunc(outcomes[i].by, func(b string) bool { return strings.TrimSuffix(b, crashMark) == check }) {
+				killed = true
+				break
+			}
+		}
+		if !killed {
+			weakComps[comp] = true
+		}
+	}
+	var shared *suite
+	if len(weakComps) > 0 {
+		var cands []mutants.Mutant
+		for _, m := range ms {
+			if weakComps[m.Component] {
+				cands = append(cands, m)
+			}
+		}
+		var sch *mutants.Schema
+		if schema {
+			sch, shared = buildSchema(root, cands, race)
+		}
+		for i, m := range ms {
+			if !weakComps[m.Component] || outcomes[i].err != nil {
+				continue
+			}
+			subject, err := subjects.ResolveOne("mutant:" + m.ID)
+			if err != nil {
+				continue
+			}
+			env, err := c.env([]string{m.Component})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "kverify:", err)
+				return 1
+			}
+			s := shared
+			if sch != nil && sch.Env(m.ID) != "" {
+				env = append(env, sch.Env(m.ID))
+			} else if s, err = subjectSuite(root, subject, race); err != nil {
+				continue
+			}
+			run, _, wanted := mutantRun(subject, m, c, env)
+			run.failfast = true
+			outcomes[i].suite, outcomes[i].run, outcomes[i].wanted = s, run, wanted
+		}
+	}
+	rep := newReport("mutants", args, race, c.traces)
+	rc := matrixRun{ms: ms, outcomes: outcomes, comps: comps, info: info, prefer: prefer, repeat: repeat,
+		medianBar: medianBar, worstBar: worstBar, saveMatrix: saveMatrix, rep: rep, rf: rf, start: start, race: race, traces: c.traces}.finish()
+	if shared != nil {
+		shared.Close()
+	}
+	return rc
+}
+
+// argInt is the value of flag name in a command line (its default when
+// absent or malformed).
+func argInt(args []string, name string, def int) int {
+	for i, a := range args {
+		a = strings.TrimLeft(a, "-")
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+		if a == name && i+1 < len(args) {
+			if n, err := strconv.Atoi(args[i+1]); err == nil {
+				return n
+			}
+		}
+	}
+	return def
+}
