@@ -65,20 +65,20 @@ type checkReport struct {
 
 // mutantReport is one mutant's row of the kill matrix.
 type mutantReport struct {
-	ID        string   `json:"id"`
-	Component string   `json:"component"`
-	File      string   `json:"file"`
-	Bug       string   `json:"bug"`
-	Result    string   `json:"result"` // killed, survived, flaky, broken
-	Kills     int      `json:"kills"`
-	Runs      int      `json:"runs"`
-	MedianTTK float64  `json:"median_ttk_seconds,omitempty"`
-	WorstTTK  float64  `json:"worst_ttk_seconds,omitempty"`
+	ID        string  `json:"id"`
+	Component string  `json:"component"`
+	File      string  `json:"file"`
+	Bug       string  `json:"bug"`
+	Result    string  `json:"result"` // killed, survived, flaky, broken
+	Kills     int     `json:"kills"`
+	Runs      int     `json:"runs"`
+	MedianTTK float64 `json:"median_ttk_seconds,omitempty"`
+	WorstTTK  float64 `json:"worst_ttk_seconds,omitempty"`
 	// TTKs are every run's time to kill, so that shards' reports merge
 	// into the same medians as one run.
-	TTKs []float64 `json:"ttks_seconds,omitempty"`
-	KilledBy  []string `json:"killed_by"`
-	Error     string   `json:"error,omitempty"`
+	TTKs     []float64 `json:"ttks_seconds,omitempty"`
+	KilledBy []string  `json:"killed_by"`
+	Error    string    `json:"error,omitempty"`
 }
 
 // ttkReport summarises the times to kill over every kill of a matrix.
