@@ -16,7 +16,7 @@ import (
 // SchemaEnv names the environment variable from which a schema build takes
 // its active mutant: the mutant's number in Schema.Index; unset or 0 runs
 // the original code.
-const SchemaEnv = "KVERIFY_MUTANT"
+const SchemaEnv = "KVERIFY_ACTIVE_MUTANT"
 
 // schemaVar is the package-level variable a schema's dispatch reads.
 const schemaVar = "kverifyMutant"
