@@ -21,19 +21,6 @@ import (
 // of events cannot drive; props/controller's checks run the subjects
 // against the same Ledger.
 
-// controllerVectorGuarantee is the guarantee (props/controller's) each of
-// the ledger's promises is.
-var controllerVectorGuarantee = map[string]string{
-	spec.PromiseOneAtATime: pctl.GuaranteeOneAtATime,
-	spec.PromiseCaughtUp:   pctl.GuaranteeCaughtUp,
-	spec.PromiseMonotonic:  pctl.GuaranteeMonotonic,
-	spec.PromiseBusyLoop:   pctl.GuaranteeBusyLoop,
-	spec.PromiseRetryDelay: pctl.GuaranteeRetryDelay,
-	spec.PromiseRequeue:    pctl.GuaranteeRequeue,
-	spec.PromiseEventual:   pctl.GuaranteeEventual,
-	spec.PromiseStopped:    pctl.GuaranteeNothingAfter,
-}
-
 // replayControllerVector feeds vector v's events to a fresh ledger,
 // comparing each verdict with the step's want; it returns the promise the
 // vector breaks ("" for none).
@@ -151,7 +138,7 @@ func TestControllerVectors(t *testing.T) {
 		switch {
 		case broken != "":
 			brokenBy[broken]++
-			if g := controllerVectorGuarantee[broken]; !slices.Equal(v.Header.Guarantees, []string{g}) {
+			if g := pctl.GuaranteeOf(broken); !slices.Equal(v.Header.Guarantees, []string{g}) {
 				t.Errorf("vector seed %d breaks %q: its header names %q, want [%q]", v.Header.Seed, broken, v.Header.Guarantees, g)
 			}
 		case last.Op != "Final":
@@ -165,7 +152,7 @@ func TestControllerVectors(t *testing.T) {
 			}
 		}
 	}
-	for p := range controllerVectorGuarantee {
+	for _, p := range spec.Promises() {
 		if brokenBy[p] == 0 {
 			t.Errorf("no vector breaks %q", p)
 		}

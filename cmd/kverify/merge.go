@@ -20,7 +20,7 @@ import (
 // then, for each check none of the shards saw kill a mutant, a search for
 // one it kills (building what that needs), then the bars, the matrix file
 // and the reports.
-func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix string, medianBar, worstBar time.Duration, schema bool, args []string) int {
+func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix string, medianBar, worstBar time.Duration, schema bool, parallel int, args []string) int {
 	root, err := moduleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
@@ -135,20 +135,21 @@ func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix strin
 				fmt.Fprintln(os.Stderr, "kverify:", err)
 				return 1
 			}
-			s := shared
 			if sch != nil && sch.Env(m.ID) != "" {
 				env = append(env, sch.Env(m.ID))
-			} else if s, err = subjectSuite(root, subject, race); err != nil {
-				continue
+				outcomes[i].suite = shared
+			} else {
+				// Built only if the search gets to it.
+				outcomes[i].lazy = &lazySuite{build: func() (*suite, error) { return subjectSuite(root, subject, race) }}
 			}
 			run, _, wanted := mutantRun(subject, m, c, env)
 			run.failfast = true
-			outcomes[i].suite, outcomes[i].run, outcomes[i].wanted = s, run, wanted
+			outcomes[i].run, outcomes[i].wanted = run, wanted
 		}
 	}
 	rep := newReport("mutants", args, race, c.traces)
 	rc := matrixRun{ms: ms, outcomes: outcomes, comps: comps, info: info, prefer: prefer, repeat: repeat,
-		medianBar: medianBar, worstBar: worstBar, saveMatrix: saveMatrix, rep: rep, rf: rf, start: start, race: race, traces: c.traces}.finish()
+		medianBar: medianBar, worstBar: worstBar, parallel: parallel, saveMatrix: saveMatrix, rep: rep, rf: rf, start: start, race: race, traces: c.traces}.finish()
 	if shared != nil {
 		shared.Close()
 	}

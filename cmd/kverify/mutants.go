@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -66,7 +67,7 @@ func mutantsCmd(args []string) int {
 		if *shardFlag != "" || *only != "" || *cover {
 			return usageErr(fs, fmt.Errorf("--merge joins whole shards: not with --shard, --mutant or --cover"))
 		}
-		return mergeShards(strings.Split(*merge, ","), c, rf, *saveMatrix, *medianBar, *worstBar, *schema, args)
+		return mergeShards(strings.Split(*merge, ","), c, rf, *saveMatrix, *medianBar, *worstBar, *schema, *parallel, args)
 	}
 	ms := mutants.For(comps...)
 	if *only != "" {
@@ -161,7 +162,12 @@ func mutantsCmd(args []string) int {
 		retrySurvivors(ms, outcomes)
 	}
 
-	rc := matrixRun{ms: ms, outcomes: outcomes, comps: comps, info: info, prefer: prefer, repeat: *repeat,
+	killComps := comps
+	if len(killComps) == 0 {
+		// No --component: the checks of every component must kill.
+		killComps = subjects.Components()
+	}
+	rc := matrixRun{ms: ms, outcomes: outcomes, comps: killComps, info: info, prefer: prefer, repeat: *repeat, parallel: *parallel,
 		full: *full, selected: *only != "", sharded: sh.n > 1, medianBar: *medianBar, worstBar: *worstBar,
 		saveMatrix: *saveMatrix, rep: rep, rf: rf, start: start, race: race, traces: c.traces}.finish()
 	if shared != nil {
@@ -184,6 +190,7 @@ type matrixRun struct {
 	// checks are judged only when the shards are merged.
 	full, selected, sharded bool
 	medianBar, worstBar     time.Duration
+	parallel                int
 	saveMatrix              string
 	rep                     *report
 	rf                      reportFlags
@@ -209,7 +216,7 @@ func (r matrixRun) finish() int {
 		}
 	}
 	if !r.full && !r.selected && !r.sharded {
-		findKillers(ms, outcomes, killers, r.prefer)
+		findKillers(ms, outcomes, killers, r.prefer, r.parallel)
 	}
 	for i := range outcomes {
 		if outcomes[i].suite != nil {
@@ -218,6 +225,7 @@ func (r matrixRun) finish() int {
 	}
 	bad := false
 	var allTTK []time.Duration
+	var weakKills []string
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MUTANT\tCOMPONENT\tRESULT\tKILLS\tMEDIAN TTK\tWORST TTK\tKILLED BY\tBUG")
 	for i, m := range ms {
@@ -242,7 +250,15 @@ func (r matrixRun) finish() int {
 		rep.Mutants = append(rep.Mutants, mr)
 		allTTK = append(allTTK, o.ttks...)
 		res := o.result(r.repeat)
-		if res != "killed" {
+		switch {
+		case res == "FLAKY":
+			// A weak kill: some runs survived; the checks that killed it
+			// the other times are too weak or too lucky.
+			msg := fmt.Sprintf("weak kill: mutant %s survived %d of %d runs; killed the other times by %s", m.ID, o.runs-len(o.ttks), o.runs, strings.Join(o.by, ","))
+			weakKills = append(weakKills, msg)
+			rep.Problems = append(rep.Problems, msg)
+			bad = true
+		case res != "killed":
 			rep.Problems = append(rep.Problems, fmt.Sprintf("mutant %s %s", m.ID, strings.ToLower(res)))
 			bad = true
 		}
@@ -253,6 +269,9 @@ func (r matrixRun) finish() int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", m.ID, m.Component, res, len(o.ttks), r.repeat, med, worst, summarize(o.by, 3), m.Bug)
 	}
 	tw.Flush()
+	if len(weakKills) > 0 {
+		fmt.Printf("\nweak kills (a check that kills only sometimes is missing something):\n  %s\n", strings.Join(weakKills, "\n  "))
+	}
 	var weak []string
 	for k, n := range killers {
 		if n == 0 {
@@ -383,6 +402,8 @@ type killOutcome struct {
 	suite  *suite
 	run    suiteRun
 	wanted map[string]bool
+	// lazy builds suite when a search for killers first needs it.
+	lazy *lazySuite
 }
 
 func (o killOutcome) result(repeat int) string {
@@ -573,7 +594,7 @@ func retrySurvivors(ms []mutants.Mutant, outcomes []killOutcome) {
 // findKillers looks, for every check that has killed no mutant so far,
 // for a mutant of its component that it kills, running that check alone
 // on the mutants' suites in catalogue order; it records what it finds.
-func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string]int, prefer map[string]string) {
+func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string]int, prefer map[string]string, parallel int) {
 	var weak []string
 	for k, n := range killers {
 		if n == 0 {
@@ -581,34 +602,74 @@ func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string
 		}
 	}
 	sort.Strings(weak)
-	for _, k := range weak {
-		comp, check, _ := strings.Cut(k, "/")
-		// The mutant the committed matrix says this check killed fastest
-		// goes first; then the rest in catalogue order.
-		order := make([]int, 0, len(ms))
-		for i, m := range ms {
-			if m.ID == prefer[k] {
-				order = append([]int{i}, order...)
-			} else {
-				order = append(order, i)
+	// The checks are looked for side by side; what they find is recorded
+	// afterwards in the order of weak, so that the matrix does not depend
+	// on which finished first.
+	found := make([]int, len(weak)) // index into ms, or -1
+	sem := make(chan struct{}, max(1, parallel))
+	var wg sync.WaitGroup
+	for w, k := range weak {
+		found[w] = -1
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			comp, _, _ := strings.Cut(k, "/")
+			// The mutant the committed matrix says this check killed
+			// fastest goes first; then the rest in catalogue order.
+			order := make([]int, 0, len(ms))
+			for i, m := range ms {
+				if m.ID == prefer[k] {
+					order = append([]int{i}, order...)
+				} else {
+					order = append(order, i)
+				}
 			}
-		}
-		for _, i := range order {
-			m, o := ms[i], &outcomes[i]
-			if m.Component != comp || o.suite == nil {
-				continue
+			for _, i := range order {
+				m, o := ms[i], &outcomes[i]
+				if m.Component != comp || o.err != nil || o.ready() != nil {
+					continue
+				}
+				ro := o.run
+				ro.env = slices.Concat(ro.env, kvenv.Config{Only: []string{k}}.Environ())
+				run := o.suite.run(ro, o.wanted)
+				if _, ok := timeToKill(run, o.wanted); ok {
+					found[w] = i
+					fmt.Fprintf(os.Stderr, "  %s kills %s\n", k, m.ID)
+					return
+				}
 			}
-			ro := o.run
-			ro.env = slices.Concat(ro.env, kvenv.Config{Only: []string{k}}.Environ())
-			run := o.suite.run(ro, o.wanted)
-			if _, ok := timeToKill(run, o.wanted); ok {
-				o.by = append(o.by, check)
-				killers[k]++
-				fmt.Fprintf(os.Stderr, "  %s kills %s\n", k, m.ID)
-				break
-			}
+		})
+	}
+	wg.Wait()
+	for w, k := range weak {
+		if i := found[w]; i >= 0 {
+			_, check, _ := strings.Cut(k, "/")
+			outcomes[i].by = append(outcomes[i].by, check)
+			killers[k]++
 		}
 	}
+}
+
+// ready makes sure the outcome has a suite to run, building it now if it
+// was left to be built when needed (lazy, for --merge).
+func (o *killOutcome) ready() error {
+	if o.suite != nil {
+		return nil
+	}
+	if o.lazy == nil {
+		return errors.New("no suite")
+	}
+	o.lazy.once.Do(func() { o.lazy.s, o.lazy.err = o.lazy.build() })
+	o.suite = o.lazy.s
+	return o.lazy.err
+}
+
+// lazySuite builds a mutant's suite the first time it is needed.
+type lazySuite struct {
+	once  sync.Once
+	build func() (*suite, error)
+	s     *suite
+	err   error
 }
 
 // timeToKill is the time from the run's first check starting to its first

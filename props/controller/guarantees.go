@@ -75,3 +75,7 @@ var byPromise = map[string]string{
 	workersPromise:         GuaranteeWorkers,
 	syncPromise:            GuaranteeSyncFirst,
 }
+
+// GuaranteeOf is the guarantee a promise of spec/controller's ledger is,
+// as the checks name it in violations ("" for another name).
+func GuaranteeOf(promise string) string { return byPromise[promise] }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/spec/apiserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -103,4 +104,38 @@ func (s Subject) contain(body func() error) error {
 		return body()
 	}
 	return s.ContainPanics(body)
+}
+
+// ListerWatcher is what a client-go informer of the subject lists and
+// watches: Source when set; else Server, hidden behind
+// props/reflector.NoWatchList when the check asks for a listing informer
+// (client-go decides watch-list by a feature gate, not per informer).
+func (s Setup) ListerWatcher() ListerWatcher {
+	switch {
+	case s.Source != nil:
+		return s.Source
+	case !s.WatchList:
+		return prefl.NoWatchList{Server: s.Server}
+	}
+	return s.Server
+}
+
+// BadInputOf is a Subject.BadInput for a constructor: it builds a
+// controller from setup i (0: a nil Reconcile, 1: -1 workers), otherwise
+// valid, over a server it closes afterwards, and returns New's error.
+func BadInputOf(newController func(Setup) (Controller, error)) func(i int) error {
+	return func(i int) error {
+		srv := prefl.NewServer(apiserver.Config{}, nil)
+		defer srv.Close()
+		ok := func(context.Context, string, Reader) (Result, error) { return Result{}, nil }
+		setup := Setup{Server: srv, Workers: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, Reconcile: ok}
+		switch i {
+		case 0:
+			setup.Reconcile = nil
+		case 1:
+			setup.Workers = -1
+		}
+		_, err := newController(setup)
+		return err
+	}
 }

@@ -118,6 +118,12 @@ const (
 	PromiseStopped    = "nothing after stop"
 )
 
+// Promises lists every promise, as Broken names them.
+func Promises() []string {
+	return []string{PromiseOneAtATime, PromiseCaughtUp, PromiseMonotonic, PromiseBusyLoop,
+		PromiseRetryDelay, PromiseRequeue, PromiseEventual, PromiseStopped}
+}
+
 // key is one key's account.
 type key struct {
 	running bool

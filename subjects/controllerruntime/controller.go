@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/kverify/kverify/props/checkkit"
 	pctrl "github.com/kverify/kverify/props/controller"
-	prefl "github.com/kverify/kverify/props/reflector"
-	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
 
@@ -63,7 +60,7 @@ import (
 // controller-runtime itself turns MaxConcurrentReconciles <= 0 into 1
 // (pkg/controller/controller.go:263-265).
 func Controller() pctrl.Subject {
-	return pctrl.Subject{New: newController, BadInput: controllerBadInput}
+	return pctrl.Subject{New: newController, BadInput: pctrl.BadInputOf(newController)}
 }
 
 func newController(s pctrl.Setup) (pctrl.Controller, error) {
@@ -74,14 +71,7 @@ func newController(s pctrl.Setup) (pctrl.Controller, error) {
 		return nil, fmt.Errorf("controller-runtime controller: %d workers", s.Workers)
 	}
 	dropErrorBackoff()
-	var lw cache.ListerWatcher = s.Server
-	switch {
-	case s.Source != nil:
-		lw = s.Source // lists: it refuses watch-list requests
-	case !s.WatchList:
-		lw = prefl.NoWatchList{Server: s.Server}
-	}
-	inf := cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
+	inf := cache.NewSharedIndexInformer(s.ListerWatcher(), &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
 	c := &crController{informer: inf}
 	var rec reconcile.TypedReconciler[reconcile.Request]
 	if s.Reconcile != nil {
@@ -174,21 +164,6 @@ func dropErrorBackoff() {
 			utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
 		}
 	})
-}
-
-func controllerBadInput(i int) error {
-	srv := prefl.NewServer(apiserver.Config{}, nil)
-	defer srv.Close()
-	ok := func(context.Context, string, pctrl.Reader) (pctrl.Result, error) { return pctrl.Result{}, nil }
-	setup := pctrl.Setup{Server: srv, Workers: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, Reconcile: ok}
-	switch i {
-	case 0:
-		setup.Reconcile = nil
-	case 1:
-		setup.Workers = -1
-	}
-	_, err := newController(setup)
-	return err
 }
 
 func controllerEntry() suite.Entry {

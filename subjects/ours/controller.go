@@ -3,22 +3,19 @@ package ours
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/kverify/kverify/impl/controller"
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/impl/ratelimit"
 	"github.com/kverify/kverify/impl/reflector"
 	pctrl "github.com/kverify/kverify/props/controller"
-	prefl "github.com/kverify/kverify/props/reflector"
-	"github.com/kverify/kverify/spec/apiserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Controller is impl/controller over our informer and the model server:
 // its Filter reports every notification to the check (Setup.Notified).
 func Controller() pctrl.Subject {
-	return pctrl.Subject{New: newController, BadInput: controllerBadInput}
+	return pctrl.Subject{New: newController, BadInput: pctrl.BadInputOf(newController)}
 }
 
 func newController(s pctrl.Setup) (pctrl.Controller, error) {
@@ -71,19 +68,4 @@ type oursController struct{ c *controller.Controller }
 func (o *oursController) Run(ctx context.Context) { _ = o.c.Run(ctx) }
 func (o *oursController) Get(key string) (any, bool, error) {
 	return o.c.GetByKey(key)
-}
-
-func controllerBadInput(i int) error {
-	srv := prefl.NewServer(apiserver.Config{}, nil)
-	defer srv.Close()
-	ok := func(context.Context, string, pctrl.Reader) (pctrl.Result, error) { return pctrl.Result{}, nil }
-	setup := pctrl.Setup{Server: srv, Workers: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, Reconcile: ok}
-	switch i {
-	case 0:
-		setup.Reconcile = nil
-	case 1:
-		setup.Workers = -1
-	}
-	_, err := newController(setup)
-	return err
 }

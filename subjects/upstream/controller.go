@@ -11,8 +11,6 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	pctrl "github.com/kverify/kverify/props/controller"
-	prefl "github.com/kverify/kverify/props/reflector"
-	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
 	"testing"
@@ -37,7 +35,7 @@ import (
 // the check's (NewTypedItemExponentialFailureRateLimiter); the sample adds
 // a 50 qps bucket.
 func Controller() pctrl.Subject {
-	return pctrl.Subject{New: newSampleController, BadInput: sampleBadInput, ContainPanics: containPanics}
+	return pctrl.Subject{New: newSampleController, BadInput: pctrl.BadInputOf(newSampleController), ContainPanics: containPanics}
 }
 
 func newSampleController(s pctrl.Setup) (pctrl.Controller, error) {
@@ -50,14 +48,7 @@ func newSampleController(s pctrl.Setup) (pctrl.Controller, error) {
 		return nil, fmt.Errorf("upstream controller: %d workers", s.Workers)
 	}
 	dropErrorBackoff()
-	var lw cache.ListerWatcher = s.Server
-	switch {
-	case s.Source != nil:
-		lw = s.Source // lists: it refuses watch-list requests
-	case !s.WatchList:
-		lw = prefl.NoWatchList{Server: s.Server}
-	}
-	inf := cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
+	inf := cache.NewSharedIndexInformer(s.ListerWatcher(), &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
 	c := &sampleController{
 		informer: inf,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
@@ -152,21 +143,6 @@ func (c *sampleController) processNextWorkItem(ctx context.Context) bool {
 // Get is the sample's lister read.
 func (c *sampleController) Get(key string) (any, bool, error) {
 	return c.informer.GetIndexer().GetByKey(key)
-}
-
-func sampleBadInput(i int) error {
-	srv := prefl.NewServer(apiserver.Config{}, nil)
-	defer srv.Close()
-	ok := func(context.Context, string, pctrl.Reader) (pctrl.Result, error) { return pctrl.Result{}, nil }
-	setup := pctrl.Setup{Server: srv, Workers: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, Reconcile: ok}
-	switch i {
-	case 0:
-		setup.Reconcile = nil
-	case 1:
-		setup.Workers = -1
-	}
-	_, err := newSampleController(setup)
-	return err
 }
 
 func controllerEntries() []suite.Entry {

@@ -82,19 +82,6 @@ var controllerKinds = []struct {
 var ledgerGuarantees = []string{pctl.GuaranteeOneAtATime, pctl.GuaranteeCaughtUp, pctl.GuaranteeMonotonic,
 	pctl.GuaranteeBusyLoop, pctl.GuaranteeRetryDelay, pctl.GuaranteeRequeue, pctl.GuaranteeEventual}
 
-// controllerGuarantee names the guarantee (props/controller's) each of the
-// ledger's promises is, as props/controller's checks report it.
-var controllerGuarantee = map[string]string{
-	spec.PromiseOneAtATime: pctl.GuaranteeOneAtATime,
-	spec.PromiseCaughtUp:   pctl.GuaranteeCaughtUp,
-	spec.PromiseMonotonic:  pctl.GuaranteeMonotonic,
-	spec.PromiseBusyLoop:   pctl.GuaranteeBusyLoop,
-	spec.PromiseRetryDelay: pctl.GuaranteeRetryDelay,
-	spec.PromiseRequeue:    pctl.GuaranteeRequeue,
-	spec.PromiseEventual:   pctl.GuaranteeEventual,
-	spec.PromiseStopped:    pctl.GuaranteeNothingAfter,
-}
-
 // controllerEpoch is the instant a controller vector's ns count from.
 var controllerEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -111,7 +98,7 @@ func controllerVector(seed uint64) traces.Vector {
 	}
 	gs := kind.aims
 	if g.broken != "" {
-		gs = []string{controllerGuarantee[g.broken]}
+		gs = []string{pctl.GuaranteeOf(g.broken)}
 	}
 	return traces.Vector{Header: traces.Header{Profile: "spec/controller ledger",
 		Params: map[string]float64{"base_ns": float64(lim.Base), "max_ns": float64(lim.Max)},
