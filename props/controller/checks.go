@@ -63,34 +63,17 @@ func Checks(s Subject) []checkkit.Check {
 	return cs
 }
 
-// errScenario carries a scenario's violation out of its bubble.
-type errScenario struct{ err error }
-
-// scenario runs body in a synctest bubble; a failure panics errScenario,
-// which scenario turns into its error, with the steps recorded.
+// scenario runs body as a checkkit.Scenario, within the subject's
+// ContainPanics, with a fail func that ends it.
 func scenario(t *testing.T, cfg checkkit.Config, s Subject, name string, body func(rec *checkkit.Recorder, fail func(g, f string, a ...any))) (err error) {
-	rec := checkkit.NewRecorder(cfg.Progress)
-	rec.Step("scenario "+name, "", "")
-	defer func() {
-		if r := recover(); r != nil {
-			sp, ok := r.(errScenario)
-			if !ok {
-				panic(r)
-			}
-			err = sp.err
-		}
-		if err != nil {
-			err = fmt.Errorf("scenario %q: %w", name, err)
-		}
-	}()
-	fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
-	return s.contain(func() error {
-		checkkit.Bubble(t, func() {
-			rec.Timed()
-			body(rec, fail)
+	_ = s.contain(func() error {
+		err = checkkit.Scenario(t, cfg, name, func(rec *checkkit.Recorder) error {
+			body(rec, checkkit.ScenarioFail(rec))
+			return nil
 		})
 		return nil
 	})
+	return err
 }
 
 // newServer is a model server with objects o000.. and the faults.

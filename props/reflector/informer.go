@@ -402,11 +402,11 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 			modes = modes[:1] // the subject never streams
 		}
 		for _, watchList := range modes {
-			err := scenario(t, cfg, fmt.Sprintf("sync (watch-list %v)", watchList), func(rec *checkkit.Recorder) error {
+			err := checkkit.Scenario(t, cfg, fmt.Sprintf("sync (watch-list %v)", watchList), func(rec *checkkit.Recorder) error {
 				var fails error
 				fail := func(g, f string, a ...any) {
 					fails = checkkit.Broke(g, f, a...)
-					panic(errScenario{rec.Attach(fails)})
+					checkkit.AbortScenario(rec.Attach(fails))
 				}
 				// The first three requests are refused: no sync for a while.
 				srv := NewServer(apiserver.Config{}, []Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}})
@@ -516,8 +516,8 @@ func assembledStop(s InformerSubject) func(*testing.T, checkkit.Config) error {
 				return err
 			}
 		}
-		return scenario(t, cfg, "stop", func(rec *checkkit.Recorder) error {
-			fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
+		return checkkit.Scenario(t, cfg, "stop", func(rec *checkkit.Recorder) error {
+			fail := checkkit.ScenarioFail(rec)
 			srv := NewServer(apiserver.Config{}, []Fault{{}, {Slow: time.Minute}})
 			seed(srv, 3)
 			w := startInformer(fail, s, srv, false, 2)

@@ -77,8 +77,8 @@ func assembledResync(s InformerSubject) func(*testing.T, checkkit.Config) error 
 			modes = modes[:1]
 		}
 		for _, watchList := range modes {
-			err := scenario(t, cfg, fmt.Sprintf("resync (watch-list %v)", watchList), func(rec *checkkit.Recorder) error {
-				fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
+			err := checkkit.Scenario(t, cfg, fmt.Sprintf("resync (watch-list %v)", watchList), func(rec *checkkit.Recorder) error {
+				fail := checkkit.ScenarioFail(rec)
 				srv := NewServer(apiserver.Config{}, nil)
 				seed(srv, 3)
 				r := &rsRun{w: newIWorld(fail, s, srv, watchList, rsDefault), m: sinf.NewResync(rsDefault), t0: time.Now(), fail: fail}

@@ -47,8 +47,8 @@ func (v *viewer) inProgress() int {
 // listeners) running is caught here, in every schedule: the held call is
 // in progress whenever such a Run returns.
 func stopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
-	return scenario(t, cfg, "stop with a handler call held across cancellation", func(rec *checkkit.Recorder) error {
-		fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
+	return checkkit.Scenario(t, cfg, "stop with a handler call held across cancellation", func(rec *checkkit.Recorder) error {
+		fail := checkkit.ScenarioFail(rec)
 		srv := NewServer(apiserver.Config{}, nil)
 		seed(srv, 3)
 		w := newIWorld(fail, s, srv, false, 0)

@@ -28,8 +28,8 @@ import (
 // reflector does not give its requests Run's context (and so hangs Run
 // until the server answers, or leaves the request behind) is caught here.
 func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
-	return scenario(t, cfg, "stop with the relist's LIST held across cancellation", func(rec *checkkit.Recorder) error {
-		fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
+	return checkkit.Scenario(t, cfg, "stop with the relist's LIST held across cancellation", func(rec *checkkit.Recorder) error {
+		fail := checkkit.ScenarioFail(rec)
 		// The list and the watch are served; the watch closes after one
 		// event; the re-watch is refused with 410, so the reflector
 		// relists, and that LIST is held.
@@ -73,8 +73,8 @@ func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 // not wait for its reflector returns while Stop is held, in every
 // schedule.
 func stopWatchStopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
-	return scenario(t, cfg, "stop with the reflector's Stop of its watch held", func(rec *checkkit.Recorder) error {
-		fail := func(g, f string, a ...any) { panic(errScenario{rec.Attach(checkkit.Broke(g, f, a...))}) }
+	return checkkit.Scenario(t, cfg, "stop with the reflector's Stop of its watch held", func(rec *checkkit.Recorder) error {
+		fail := checkkit.ScenarioFail(rec)
 		srv, w, done := heldWorld(fail, s, []Fault{{}, {HoldStop: true}}, 2)
 		defer done()
 		_ = srv.Update("default/o001")

@@ -43,9 +43,6 @@ type world struct {
 	caps Capabilities
 }
 
-// errScenario unwinds a fixed scenario with its violation.
-type errScenario struct{ err error }
-
 // fail records the violation and ends the run: rapid's failure (which
 // shrinks) or, in a fixed scenario, a panic the scenario runner recovers.
 func (w *world) fail(guarantee, format string, args ...any) {
@@ -53,7 +50,7 @@ func (w *world) fail(guarantee, format string, args ...any) {
 	if w.t != nil {
 		w.rec.Fail(w.t, guarantee, format, args...)
 	}
-	panic(errScenario{w.rec.Attach(checkkit.Broke(guarantee, format, args...))})
+	checkkit.AbortScenario(w.rec.Attach(checkkit.Broke(guarantee, format, args...)))
 }
 
 // start builds the subject's reflector on srv and runs it.

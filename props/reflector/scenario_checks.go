@@ -118,7 +118,7 @@ func cancel(s Subject) func(*testing.T, checkkit.Config) error {
 // backoffCheck: gaps between failing attempts.
 func backoffCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		err := scenario(t, cfg, "every request refused", func(rec *checkkit.Recorder) error {
+		err := checkkit.Scenario(t, cfg, "every request refused", func(rec *checkkit.Recorder) error {
 			fs := make([]Fault, 20)
 			for i := range fs {
 				fs[i] = Fault{Refuse: true}
@@ -145,7 +145,7 @@ func backoffCheck(s Subject) func(*testing.T, checkkit.Config) error {
 		if err != nil {
 			return err
 		}
-		return scenario(t, cfg, "a long watch resets the backoff", func(rec *checkkit.Recorder) error {
+		return checkkit.Scenario(t, cfg, "a long watch resets the backoff", func(rec *checkkit.Recorder) error {
 			fs := []Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}, {Refuse: true}, {}, {}, {Reject: 500}, {Refuse: true}}
 			srv := NewServer(apiserver.Config{}, fs)
 			w := start(nil, rec, s, srv, Setup{})
@@ -180,7 +180,7 @@ func gaps(ts []time.Time) []time.Duration {
 // bound: a watch-list stream without its end bookmark that never closes.
 func bound(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		return scenario(t, cfg, "no end bookmark, no close", func(rec *checkkit.Recorder) error {
+		return checkkit.Scenario(t, cfg, "no end bookmark, no close", func(rec *checkkit.Recorder) error {
 			srv := NewServer(apiserver.Config{}, []Fault{{DropEndBookmark: true, NoTimeout: true}})
 			seed(srv, 3)
 			w := start(nil, rec, s, srv, Setup{WatchList: true})

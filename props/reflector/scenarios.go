@@ -10,30 +10,6 @@ import (
 	"github.com/kverify/kverify/spec/apiserver"
 )
 
-// scenario runs body in a synctest bubble as a fixed scenario: a world's
-// violation comes back as the error, with the steps recorded so far.
-func scenario(t *testing.T, cfg checkkit.Config, name string, body func(rec *checkkit.Recorder) error) (err error) {
-	rec := checkkit.NewRecorder(cfg.Progress)
-	rec.Step("scenario "+name, "", "")
-	defer func() {
-		if r := recover(); r != nil {
-			sp, ok := r.(errScenario)
-			if !ok {
-				panic(r)
-			}
-			err = sp.err
-		}
-		if err != nil {
-			err = fmt.Errorf("scenario %q: %w", name, err)
-		}
-	}()
-	checkkit.Bubble(t, func() {
-		rec.Timed()
-		err = rec.Attach(body(rec))
-	})
-	return err
-}
-
 // fixed is one fixed scenario of a check: a server with objects and a
 // fault schedule, a reflector built with setup over a store whose first
 // Replace or Resync calls fail, and what the check does with them.
@@ -72,7 +48,7 @@ func runFixed(t *testing.T, cfg checkkit.Config, s Subject, scs []fixed) error {
 			t.Logf("scenario %q not run: it needs %s, which the subject declares absent", c.name, f)
 			continue
 		}
-		err := scenario(t, cfg, c.name, func(rec *checkkit.Recorder) error {
+		err := checkkit.Scenario(t, cfg, c.name, func(rec *checkkit.Recorder) error {
 			srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
 			seed(srv, c.objects)
 			w := start(nil, rec, s, srv, c.setup)

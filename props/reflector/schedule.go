@@ -119,7 +119,7 @@ func RunSchedule(t *testing.T, cfg checkkit.Config, s Subject, sc Schedule) erro
 	if f := s.Capabilities.lacking(Setup{WatchList: sc.WatchList, PageSize: sc.PageSize}); f != "" {
 		return fmt.Errorf("reflector: the schedule (%s) needs %s, which the subject declares absent (%s)", sc, f, s.Capabilities)
 	}
-	return scenario(t, cfg, sc.String(), func(rec *checkkit.Recorder) error {
+	return checkkit.Scenario(t, cfg, sc.String(), func(rec *checkkit.Recorder) error {
 		i := 0
 		play(nil, rec, s, sc, func(*world, []string) (Op, bool) {
 			if i == len(sc.Ops) {
