@@ -146,8 +146,9 @@ func (w *world) check() {
 
 func (w *world) reconcile(ctx context.Context, key string, cache Reader) (Result, error) {
 	w.mu.Lock()
-	// The read comes after the start is recorded in the ledger's order:
-	// every notification recorded before it had reached the cache.
+	// Read under mu, which Notify also takes: every notification recorded
+	// before this point had reached the cache (informers write it first),
+	// so the ledger may hold the read to them.
 	obj, ok, err := cache.Get(key)
 	seen, rerr := readSeen(key, obj, ok, err)
 	now := time.Now()
