@@ -135,12 +135,10 @@ type key struct {
 	// notifications (at their time) and the retries and requeues the
 	// controller scheduled (at their due time), not yet followed by one.
 	wakes []wake
-	// carry: when the last reconcile started with a wake at that very
-	// instant and something else to make the queue hand the key out
-	// (another wake, or the carry before it), the wake may have come
-	// after the worker took the key (the queue then hands it out again):
-	// it owes at most one reconcile more.
-	carry bool
+	// tokens are wakes at instant that may each still owe a reconcile
+	// (see owed).
+	instant time.Time
+	tokens  int
 	// read is what the last reconcile read; maxRead the highest present
 	// version any reconcile of the key read.
 	read, maxRead Seen
@@ -245,25 +243,33 @@ func (l *Ledger) Start(k string, at time.Time, r Seen) error {
 // otherwise consumes the wakes it follows: every one due by then (the
 // queue folds adds of a key it holds).
 func (l *Ledger) owed(k string, st *key, at time.Time) error {
-	carry := st.carry
-	st.carry = false
-	var due, later []wake
-	now := 0
+	// Tokens: wakes at the instant of the reconciles being accounted. A
+	// handler records its notification and then adds the key, and the
+	// check cannot see a worker take it: at one instant each such add may
+	// land while the previous reconcile runs (the queue hands the key out
+	// again after it), so each owes at most one reconcile. Once time has
+	// moved on every add has landed: they have folded into one dirty mark
+	// at most.
+	if !at.Equal(st.instant) {
+		st.tokens = min(st.tokens, 1)
+		st.instant = at
+	}
+	early := false
+	var later []wake
 	for _, w := range st.wakes {
-		if w.at.After(at) {
+		switch {
+		case w.at.After(at):
 			later = append(later, w)
-		} else {
-			due = append(due, w)
-			if w.at.Equal(at) {
-				now++
-			}
+		case w.at.Before(at):
+			early = true // added before this instant: folded into this reconcile
+		default:
+			st.tokens++
 		}
 	}
-	// Something made the queue hand the key out: a wake, or the carry of
-	// the reconcile before; then one wake at this very instant may have
-	// come after it did, and owes one reconcile more.
-	st.carry = now > 0 && (len(due) > 1 || carry)
-	if len(due) > 0 || carry {
+	if early || st.tokens > 0 {
+		if !early {
+			st.tokens--
+		}
 		// A retry or requeue not yet due is superseded by this reconcile:
 		// a delaying queue may still fire it (its waiting entry outlives
 		// an Add), a deduplicating one (controller-runtime's priority
@@ -276,6 +282,7 @@ func (l *Ledger) owed(k string, st *key, at time.Time) error {
 		st.wakes = later
 		return nil
 	}
+	st.wakes = later
 	if len(later) > 0 {
 		w := slices.MinFunc(later, func(a, b wake) int { return a.at.Compare(b.at) })
 		promise := PromiseRetryDelay
