@@ -174,3 +174,30 @@ func argInt(args []string, name string, def int) int {
 	}
 	return def
 }
+
+// shard is --shard K/N (n 0 or 1: the whole selection).
+type shard struct{ k, n int }
+
+func parseShard(s string) (shard, error) {
+	if s == "" {
+		return shard{1, 1}, nil
+	}
+	var sh shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.k, &sh.n); err != nil || sh.n < 1 || sh.k < 1 || sh.k > sh.n || fmt.Sprintf("%d/%d", sh.k, sh.n) != s {
+		return shard{}, fmt.Errorf("--shard %q: want K/N with 1 <= K <= N", s)
+	}
+	return sh, nil
+}
+
+// of is the shard's slice of ms: every n-th mutant from the k-th, so that
+// the shards of one selection are disjoint, cover it, and each holds
+// mutants of every component.
+func (sh shard) of(ms []mutants.Mutant) []mutants.Mutant {
+	var out []mutants.Mutant
+	for i, m := range ms {
+		if i%sh.n == sh.k-1 {
+			out = append(out, m)
+		}
+	}
+	return out
+}

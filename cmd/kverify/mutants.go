@@ -439,59 +439,6 @@ func mutantRun(subject subjects.Subject, m mutants.Mutant, c commonFlags, env []
 	return suiteRun{env: slices.Concat(env, subject.Env(), kvenv.Config{Subjects: []string{subject.Target}}.Environ()), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}, want, wanted
 }
 
-// buildSchema builds the schema binary of ms: every mutant whose change
-// lies inside one function body, compiled into one suite that takes the
-// active mutant from its environment (mutants.Schema). It returns nil when
-// no mutant can be merged or the build fails (each mutant is then built
-// alone), saying so on stderr.
-func buildSchema(root string, ms []mutants.Mutant, race bool) (*mutants.Schema, *suite) {
-	if len(ms) == 0 {
-		return nil, nil
-	}
-	start := time.Now()
-	dir, err := os.MkdirTemp("", "kverify-schema-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kverify: schema:", err)
-		return nil, nil
-	}
-	defer os.RemoveAll(dir) // the binary is built; the overlay's files are not needed after
-	sch, err := mutants.NewSchema(root, dir, ms, nil)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "kverify: schema: %v; building each mutant alone\n", err)
-		return nil, nil
-	}
-	if len(sch.Index) == 0 {
-		return nil, nil
-	}
-	subject, err := subjects.ResolveOne("mutant:" + sch.Merged()[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kverify: schema:", err)
-		return nil, nil
-	}
-	pkgDir, err := subject.SuiteDir(root, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kverify: schema:", err)
-		return nil, nil
-	}
-	s, err := buildSuiteIn(pkgDir, sch.Overlay, race)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "kverify: schema: %v\nbuilding each mutant alone\n", err)
-		return nil, nil
-	}
-	var alone []string
-	for _, m := range ms {
-		if why, ok := sch.Alone[m.ID]; ok {
-			alone = append(alone, m.ID+" ("+why+")")
-		}
-	}
-	fmt.Fprintf(os.Stderr, "kverify: schema: %d of %d mutants in one build (%v); %d built alone", len(sch.Index), len(ms), time.Since(start).Round(100*time.Millisecond), len(alone))
-	if len(alone) > 0 {
-		fmt.Fprintf(os.Stderr, ": %s", strings.Join(alone, ", "))
-	}
-	fmt.Fprintln(os.Stderr)
-	return sch, s
-}
-
 // runMutant builds m's suite once (or, with schemaEnv, takes the shared
 // schema build and activates m in it) and runs it repeat times: the first
 // run takes every check (which checks kill it); the others stop at the
@@ -726,31 +673,4 @@ func summarize(checks []string, n int) string {
 		return strings.Join(checks, ",")
 	}
 	return fmt.Sprintf("%s (+%d)", strings.Join(checks[:n], ","), len(checks)-n)
-}
-
-// shard is --shard K/N (n 0 or 1: the whole selection).
-type shard struct{ k, n int }
-
-func parseShard(s string) (shard, error) {
-	if s == "" {
-		return shard{1, 1}, nil
-	}
-	var sh shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.k, &sh.n); err != nil || sh.n < 1 || sh.k < 1 || sh.k > sh.n || fmt.Sprintf("%d/%d", sh.k, sh.n) != s {
-		return shard{}, fmt.Errorf("--shard %q: want K/N with 1 <= K <= N", s)
-	}
-	return sh, nil
-}
-
-// of is the shard's slice of ms: every n-th mutant from the k-th, so that
-// the shards of one selection are disjoint, cover it, and each holds
-// mutants of every component.
-func (sh shard) of(ms []mutants.Mutant) []mutants.Mutant {
-	var out []mutants.Mutant
-	for i, m := range ms {
-		if i%sh.n == sh.k-1 {
-			out = append(out, m)
-		}
-	}
-	return out
 }
