@@ -196,8 +196,11 @@ var informerMutants = []Mutant{
 
 	// impl/ring/chunked.go: the listener's default buffer and its pool.
 	{ID: "inf-ring-pool-unbounded", Component: "informer", File: "impl/ring/chunked.go",
-		Bug: "the pool keeps every chunk it is given, so a drained burst stays in memory",
-		Old: "	if len(p.free) < p.max {", New: "	if true {"},
+		Bug: "the pool keeps every chunk it is given for good, so a drained burst stays in memory",
+		Old: "	kept := len(p.free) < p.max\n", New: "	kept := true\n"},
+	{ID: "inf-buffer-reset-keeps-values", Component: "informer", File: "impl/ring/chunked.go",
+		Bug: "a closing listener's buffer gives its chunks back to the shared pool without clearing them, so the pool keeps the notifications a removed handler will never get",
+		Old: "		clear(ch.slots)\n", New: ""},
 	{ID: "inf-ring-rewind-read-only", Component: "informer", File: "impl/ring/chunked.go",
 		Bug: "when the buffer drains, only the read index is rewound, so the next burst is read from stale (zeroed) slots",
 		Old: "		c.r, c.w = 0, 0\n",

@@ -73,22 +73,30 @@ func (c *Chunked[T]) release(ch *chunk[T]) {
 	c.pool.put(ch)
 }
 
-// Pool is a bounded free list of chunks shared by the Chunked buffers made
-// with its New, so that buffers whose backlogs come and go (the listeners
-// of one informer under steady traffic) reuse each other's chunks instead
-// of allocating and dropping one per 1024 values. It keeps at most its
-// bound of free chunks and drops the rest, so a burst still gives its
-// memory back: what stays is at most bound × chunk size empty slots.
+// Pool is a free list of chunks shared by the Chunked buffers made with
+// its New, so that buffers whose backlogs come and go (the listeners of
+// one informer under steady traffic) reuse each other's chunks instead of
+// allocating and dropping one per 1024 values. It keeps up to its bound
+// of free chunks for good; the free chunks beyond it it keeps only until
+// the garbage collector takes them (a sync.Pool: what has gone unused for
+// two collections). So chunks that circulate are never dropped for want
+// of room, which would make a steady backlog allocate, and a burst still
+// gives its memory back: two collections after a burst has drained, what
+// stays is at most bound × chunk size empty slots.
 // It is safe for concurrent use; the buffers themselves are not.
 type Pool[T any] struct {
 	size int
 	max  int
 	mu   sync.Mutex
 	free []*chunk[T]
+	// spill holds the free chunks beyond max, as *chunk[T], until the
+	// garbage collector reclaims them.
+	spill sync.Pool
 }
 
 // NewPool returns a pool of chunks of chunkSize values (DefaultChunkSize
-// if <= 0) that keeps at most maxFree free chunks (none if <= 0).
+// if <= 0) that keeps at most maxFree free chunks for good (none if <= 0)
+// and the rest until the garbage collector reclaims them.
 func NewPool[T any](chunkSize, maxFree int) *Pool[T] {
 	if chunkSize <= 0 {
 		chunkSize = DefaultChunkSize
@@ -104,6 +112,17 @@ func (p *Pool[T]) get() *chunk[T] {
 	if p == nil {
 		return nil
 	}
+	if ch := p.takeKept(); ch != nil {
+		return ch
+	}
+	if ch, ok := p.spill.Get().(*chunk[T]); ok {
+		return ch
+	}
+	return nil
+}
+
+// takeKept takes a chunk off the free list kept for good, or returns nil.
+func (p *Pool[T]) takeKept() *chunk[T] {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(p.free)
@@ -116,16 +135,21 @@ func (p *Pool[T]) get() *chunk[T] {
 	return ch
 }
 
-// put keeps ch, unlinked and with every slot zero, if there is room; a
+// put keeps ch, unlinked and with every slot zero: on the free list if
+// there is room, else in the spill until the garbage collector takes it. A
 // nil pool keeps nothing.
 func (p *Pool[T]) put(ch *chunk[T]) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.free) < p.max {
+	kept := len(p.free) < p.max
+	if kept {
 		p.free = append(p.free, ch)
+	}
+	p.mu.Unlock()
+	if !kept {
+		p.spill.Put(ch)
 	}
 }
 
@@ -194,6 +218,25 @@ func (c *Chunked[T]) advance() {
 	} else {
 		c.release(done)
 	}
+}
+
+// Reset empties the buffer: it drops the values it holds (their slots are
+// cleared, so no reference to them stays behind) and lets go of every
+// chunk, back to its pool if it has one. The buffer is then as new, with
+// Cap 0, and ready to use. A listener that closes resets its buffer, so
+// that its backlog's chunks serve the other listeners.
+func (c *Chunked[T]) Reset() {
+	for ch := c.head; ch != nil; {
+		next := ch.next
+		clear(ch.slots)
+		ch.next = nil
+		c.release(ch)
+		ch = next
+	}
+	if c.spare != nil {
+		c.release(c.spare)
+	}
+	*c = Chunked[T]{size: c.size, pool: c.pool}
 }
 
 // Len returns the number of values held.

@@ -163,3 +163,64 @@ func TestGrowingShrink(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkedReset: Reset drops the values and every chunk, a pooled
+// buffer's chunks go back to its pool (kept ones first, cleared), and the
+// buffer is usable again.
+func TestChunkedReset(t *testing.T) {
+	p := NewPool[*int](4, 8)
+	c := p.New()
+	for i := range 11 { // three chunks, the last one partly filled
+		c.WriteOne(&i)
+	}
+	c.ReadOne() // a head chunk partly read
+	c.Reset()
+	if c.Len() != 0 || c.Cap() != 0 {
+		t.Fatalf("after Reset: len %d cap %d, want 0 0", c.Len(), c.Cap())
+	}
+	if _, ok := c.ReadOne(); ok {
+		t.Fatal("ReadOne after Reset returned a value")
+	}
+	if got := len(p.free); got != 3 {
+		t.Fatalf("pool holds %d free chunks after Reset, want the buffer's 3", got)
+	}
+	for _, ch := range p.free {
+		if ch.next != nil || slices.ContainsFunc(ch.slots, func(v *int) bool { return v != nil }) {
+			t.Fatalf("a chunk given back by Reset is linked or holds values: %v", ch.slots)
+		}
+	}
+	for i := range 6 {
+		c.WriteOne(&i)
+	}
+	for i := range 6 {
+		if v, ok := c.ReadOne(); !ok || *v != i {
+			t.Fatalf("read %d after Reset: (%v, %v)", i, v, ok)
+		}
+	}
+	var unpooled Chunked[int]
+	unpooled.WriteOne(1)
+	unpooled.Reset()
+	if unpooled.Len() != 0 || unpooled.Cap() != 0 {
+		t.Fatalf("unpooled after Reset: len %d cap %d", unpooled.Len(), unpooled.Cap())
+	}
+}
+
+// TestPoolSpill: a pool keeps its bound of free chunks for good and hands
+// out the ones beyond it too, until the garbage collector takes them.
+func TestPoolSpill(t *testing.T) {
+	p := NewPool[int](2, 1)
+	a, b := &chunk[int]{slots: make([]int, 2)}, &chunk[int]{slots: make([]int, 2)}
+	p.put(a)
+	p.put(b) // beyond the bound: spilled
+	if len(p.free) != 1 || p.free[0] != a {
+		t.Fatalf("kept %v, want only the first chunk", p.free)
+	}
+	if got := p.get(); got != a {
+		t.Fatalf("first get: %p, want the kept chunk %p", got, a)
+	}
+	// The spill is a sync.Pool: under the race detector it drops some of
+	// what it is given on purpose, so only the kept chunk is certain.
+	if got := p.get(); got != nil && got != b {
+		t.Fatalf("second get: %p, want the spilled chunk %p or nil", got, b)
+	}
+}
