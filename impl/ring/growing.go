@@ -31,12 +31,16 @@ func (r *Growing[T]) ReadOne() (T, bool) {
 	if r.n == 0 {
 		return zero, false
 	}
-	x := r.data[r.beg]
-	r.data[r.beg] = zero
-	r.beg++
-	if r.beg == len(r.data) {
-		r.beg = 0
+	// Locals, so that the fields are read once: after the store into
+	// the array the compiler would reload them (it may alias r).
+	data, beg := r.data, r.beg
+	x := data[beg]
+	data[beg] = zero
+	beg++
+	if beg == len(data) {
+		beg = 0
 	}
+	r.beg = beg
 	r.n--
 	return x, true
 }
@@ -48,11 +52,12 @@ func (r *Growing[T]) WriteOne(x T) {
 	if r.n == len(r.data) {
 		r.grow()
 	}
+	data := r.data
 	i := r.beg + r.n
-	if i >= len(r.data) {
-		i -= len(r.data)
+	if i >= len(data) {
+		i -= len(data)
 	}
-	r.data[i] = x
+	data[i] = x
 	r.n++
 }
 
