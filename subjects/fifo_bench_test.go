@@ -142,7 +142,7 @@ func BenchmarkFIFOReplace100k(b *testing.B) {
 	}
 	list := benchObjects(n/2, n)
 	for _, kind := range []string{"delta", "real"} {
-		for _, impl := range fifoImpls {
+		for _, impl := range inRoundOrder(fifoImpls) {
 			b.Run(fmt.Sprintf("fifo=%s/impl=%s", kind, impl.name), func(b *testing.B) {
 				s := impl.delta()
 				if kind == "real" {

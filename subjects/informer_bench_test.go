@@ -124,8 +124,8 @@ func waitDone(b *testing.B, done <-chan struct{}, what string) {
 	}
 }
 
-// fanOutWarmUp is the number of updates distributed before the timer of a
-// processor-level benchmark starts.
+// fanOutWarmUp is the least number of updates distributed before the timer
+// of a processor-level benchmark starts; it distributes b.N if that is more.
 const fanOutWarmUp = 4096
 
 // fanOutHandlers are the handler counts of BenchmarkInformerFanOut.
@@ -140,7 +140,7 @@ func BenchmarkInformerFanOut(b *testing.B) {
 	b.Run("level=informer", func(b *testing.B) {
 		for _, handlers := range fanOutHandlers {
 			b.Run(fmt.Sprintf("handlers=%d", handlers), func(b *testing.B) {
-				for _, impl := range informerImpls {
+				for _, impl := range inRoundOrder(informerImpls) {
 					b.Run("impl="+impl.name, func(b *testing.B) {
 						benchInformerLevel(b, impl.new(), handlers)
 					})
@@ -151,7 +151,7 @@ func BenchmarkInformerFanOut(b *testing.B) {
 	b.Run("level=processor", func(b *testing.B) {
 		for _, handlers := range fanOutHandlers {
 			b.Run(fmt.Sprintf("handlers=%d", handlers), func(b *testing.B) {
-				for _, impl := range processorImpls {
+				for _, impl := range inRoundOrder(processorImpls) {
 					b.Run("impl="+impl.name, func(b *testing.B) {
 						benchProcessorLevel(b, impl.new, handlers)
 					})
@@ -316,20 +316,26 @@ var benchPods = [2]*v1.Pod{
 
 func benchProcessorLevel(b *testing.B, newProc func(*testing.B, []*fanOutCounter, []informer.Handler) procFanOut, handlers int) {
 	b.ReportAllocs()
-	cs := newFanOutCounters(handlers, int64(b.N+fanOutWarmUp))
+	// Warm up before timing, with the traffic the timed run will have, so
+	// that B/op is the steady state on both sides. The distributor runs
+	// ahead of the handler goroutines for as long as the scheduler lets
+	// it, so the listeners' backlogs swing with the length of the run:
+	// client-go's rings grow to their largest backlog and keep it, ours
+	// take chunks from the shared pool and give them back as they drain.
+	// After a warm-up of b.N updates both have met backlogs like the timed
+	// run's; with a short one, B/op counted whichever backlog the
+	// scheduler happened to make bigger in the timed run.
+	warmUp := max(fanOutWarmUp, b.N)
+	cs := newFanOutCounters(handlers, int64(b.N+warmUp))
 	p := newProc(b, cs, nil)
 	defer p.stop()
 	old, new := any(benchPods[0]), any(benchPods[1])
-	// Warm up before timing, so that B/op is the steady state on both
-	// sides: client-go pre-allocates each listener's 1024-slot ring when
-	// the listener is made, ours allocates a listener's first buffer chunk
-	// when a notification first has to wait, and keeps it.
-	for range fanOutWarmUp {
+	for range warmUp {
 		p.distribute(old, new)
 	}
 	waitFor(b, "the warm-up to reach every handler", func() bool {
 		for _, c := range cs {
-			if c.updates.Load() < fanOutWarmUp {
+			if c.updates.Load() < int64(warmUp) {
 				return false
 			}
 		}
@@ -415,7 +421,7 @@ func mb(x, base uint64) float64 {
 //   - retained-heap-MB: the live heap after a GC once the backlog is
 //     drained, with the listener still registered and running.
 func BenchmarkStalledBurst(b *testing.B) {
-	for _, impl := range processorImpls {
+	for _, impl := range inRoundOrder(processorImpls) {
 		newProc := impl.new
 		if impl.name == Floor {
 			newProc = newFloorBufferProc // the fan-out floor's bounded channels would block the burst

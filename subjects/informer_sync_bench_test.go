@@ -297,7 +297,7 @@ func BenchmarkInformerSync100k(b *testing.B) {
 		name      string
 		watchList bool
 	}{{"list", false}, {"watchlist", true}} {
-		for _, impl := range syncImpls {
+		for _, impl := range inRoundOrder(syncImpls) {
 			b.Run(fmt.Sprintf("sync=%s/impl=%s", mode.name, impl.name), func(b *testing.B) {
 				benchInformerSync(b, items, mode.watchList, impl.new)
 			})

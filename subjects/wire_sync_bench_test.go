@@ -73,7 +73,7 @@ func BenchmarkWireSync100k(b *testing.B) {
 	if err := srv.Populate(syncObjects); err != nil {
 		b.Fatal(err)
 	}
-	for _, impl := range wireImpls {
+	for _, impl := range inRoundOrder(wireImpls) {
 		b.Run(fmt.Sprintf("impl=%s", impl.name), func(b *testing.B) { benchWireSync(b, srv, impl.new) })
 	}
 }

@@ -116,7 +116,7 @@ func bench(args []string) int {
 		for round := 1; round <= *count && err == nil; round++ {
 			fmt.Fprintf(os.Stderr, "kverify bench: round %d of %d: go %s (in %s)\n", round, *count, benchQuote(goArgs), root)
 			var out []byte
-			out, err = benchRunGoTest(root, goArgs)
+			out, err = benchRunGoTest(root, goArgs, round-1)
 			raw = append(raw, out...)
 		}
 		if werr := os.WriteFile(outPath, raw, 0o644); werr != nil {
@@ -277,10 +277,13 @@ func benchFindBenchstat(root string) (string, error) {
 }
 
 // benchRunGoTest runs go with args in root and returns its combined output.
-// Benchmark lines are echoed to stderr as they come, as progress.
-func benchRunGoTest(root string, args []string) ([]byte, error) {
+// Benchmark lines are echoed to stderr as they come, as progress. round
+// (from 0) goes to the benchmarks as KVERIFY_BENCH_ROUND: they rotate the
+// order of their implementations by it (subjects' inRoundOrder).
+func benchRunGoTest(root string, args []string, round int) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "KVERIFY_BENCH_ROUND="+strconv.Itoa(round))
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
