@@ -53,8 +53,9 @@ func (w *world) fail(guarantee, format string, args ...any) {
 	checkkit.AbortScenario(w.rec.Attach(checkkit.Broke(guarantee, format, args...)))
 }
 
-// start builds the subject's reflector on srv and runs it.
-func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Setup) *world {
+// start builds the subject's reflector on srv and runs it; each prepare
+// is called with the world before Run starts.
+func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Setup, prepare ...func(*world)) *world {
 	if f := s.Capabilities.lacking(setup); f != "" {
 		panic(fmt.Sprintf("props/reflector: a check built a setup with %s for a subject that declares %s (a bug in the check, not the subject)", f, s.Capabilities))
 	}
@@ -80,6 +81,9 @@ func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Set
 	w.r = r
 	srv.ExpectWith(r.LastSyncResourceVersion, setup.WatchList, setup.PageSize, s.Capabilities)
 	srv.expectRelist(w.store, setup.MaxInternalErrorRetryDuration > 0)
+	for _, p := range prepare {
+		p(w)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	go func() {

@@ -51,11 +51,17 @@ func runFixed(t *testing.T, cfg checkkit.Config, s Subject, scs []fixed) error {
 		err := checkkit.Scenario(t, cfg, c.name, func(rec *checkkit.Recorder) error {
 			srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
 			seed(srv, c.objects)
-			w := start(nil, rec, s, srv, c.setup)
-			w.exactStops = c.exactStops
-			w.store.mu.Lock()
-			w.store.FailReplace, w.store.FailResync = c.failReplace, c.failResync
-			w.store.mu.Unlock()
+			// The store's failures are set before Run starts: set
+			// after, a reflector that got to its first Replace first
+			// took the scenario's failure path away (a mutant that
+			// leaks the stream on a failed Replace survived one
+			// whole-catalogue run that way).
+			w := start(nil, rec, s, srv, c.setup, func(w *world) {
+				w.exactStops = c.exactStops
+				w.store.mu.Lock()
+				w.store.FailReplace, w.store.FailResync = c.failReplace, c.failResync
+				w.store.mu.Unlock()
+			})
 			defer w.stop()
 			c.drive(w)
 			w.stop()
