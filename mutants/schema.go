@@ -150,6 +150,23 @@ type fnMutants struct {
 	off []int // each mutant's Old offset
 }
 
+// minimalChange trims the text old and new start and end with from a change
+// of old, found at offset at, into new: it returns the offset and the two
+// texts of what differs. Replacing the trimmed old at the new offset by the
+// trimmed new gives the same file.
+func minimalChange(at int, old, new string) (int, string, string) {
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	old, new = old[p:], new[p:]
+	q := 0
+	for q < len(old) && q < len(new) && old[len(old)-1-q] == new[len(new)-1-q] {
+		q++
+	}
+	return at + p, old[:len(old)-q], new[:len(new)-q]
+}
+
 // schemaFile rewrites one file for a schema: it returns the new source, the
 // package name, and whether any mutant was merged; it numbers the merged
 // mutants from *n+1 and records them (and those it cannot merge) in s.
@@ -165,7 +182,10 @@ func schemaFile(src, name string, ms []Mutant, n *int, s *Schema) (string, strin
 		if c := strings.Count(src, m.Old); c != 1 {
 			return "", "", false, fmt.Errorf("mutant %s: the text to change occurs %d times in %s, want exactly 1 (the file changed; update the mutant)", m.ID, c, m.File)
 		}
-		at := strings.Index(src, m.Old)
+		// Only the text that differs has to lie inside one body: many
+		// mutants quote the function's first line to be unique.
+		var at int
+		at, m.Old, m.New = minimalChange(strings.Index(src, m.Old), m.Old, m.New)
 		var fd *ast.FuncDecl
 		for _, d := range file.Decls {
 			f, ok := d.(*ast.FuncDecl)

@@ -77,12 +77,15 @@ func TestSchema(t *testing.T) {
 		{ID: "name", File: "p/p.go", Old: `return "box"`, New: `return "crate"`},
 		{ID: "note-dropped", File: "p/p.go", Old: "	log = append(log, s)\n", New: ""},
 		{ID: "limit", File: "p/p.go", Old: "const Limit = 3", New: "const Limit = 4"},
+		// It quotes the function's first line, which it leaves as it is:
+		// merged all the same.
+		{ID: "note-twice", File: "p/p.go", Old: "func Note(s string) {\n	log = append(log, s)\n", New: "func Note(s string) {\n	log = append(log, s, s)\n"},
 	}
 	sch, err := NewSchema(root, filepath.Join(root, "schema"), ms, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sch.Index) != 5 || sch.Alone["limit"] == "" {
+	if len(sch.Index) != 6 || sch.Alone["limit"] == "" {
 		t.Fatalf("merged %v, alone %v: want every mutant but limit merged", sch.Index, sch.Alone)
 	}
 	run := func(env ...string) string {
@@ -102,6 +105,7 @@ func TestSchema(t *testing.T) {
 		"sum-first":    "2 3 box [x] 3",
 		"name":         "2 6 crate [x] 3",
 		"note-dropped": "2 6 box [] 3",
+		"note-twice":   "2 6 box [x x] 3",
 	}
 	for id, w := range want {
 		var env []string
