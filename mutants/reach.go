@@ -24,7 +24,7 @@ var reachMutants = []Mutant{
 	// listener's 1024, and a delay of more than a day that still fits.
 	{ID: "ring-initial-size-capped", Component: "ring", File: growingGo,
 		Bug: "NewGrowing allocates at most DefaultSize slots however large the initial size (to grow on demand instead of reserving memory up front), so a ring made with room for 100 values starts at Cap 16 and grows in the first burst where TypedRingGrowing never does",
-		Old: "	return &Growing[T]{data: make([]T, initialSize)}", New: "	return &Growing[T]{data: make([]T, min(initialSize, DefaultSize))} // grow on demand"},
+		Old: "		g.reset(make([]T, initialSize), 0)", New: "		g.reset(make([]T, min(initialSize, DefaultSize)), 0) // grow on demand"},
 	{ID: "chunked-size-clamped", Component: "ring", File: chunkedGo,
 		Bug: "NewChunked clamps a chunk size above DefaultChunkSize down to it (to bound one chunk's allocation), so a buffer made with chunks of 2000 values links a chunk every 1024 and its capacity is not the multiple of its chunk size that NewChunked documents",
 		Old: "	if chunkSize <= 0 {\n		chunkSize = DefaultChunkSize\n	}\n	return &Chunked[T]{size: chunkSize}", New: "	if chunkSize <= 0 || chunkSize > DefaultChunkSize {\n		chunkSize = DefaultChunkSize\n	}\n	return &Chunked[T]{size: chunkSize}"},

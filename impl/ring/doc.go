@@ -3,8 +3,10 @@
 // were written.
 //
 // Growing is k8s.io/utils/buffer's TypedRingGrowing with the same
-// observable semantics; Chunked is a buffer with the same FIFO contract
-// that is gentler on memory during and after a burst.
+// observable semantics, capacities included, stored as a cycle of
+// segments so that growing links a segment in instead of copying the
+// buffer into one twice its size; Chunked is a buffer with the same FIFO
+// contract that is gentler on memory during and after a burst.
 //
 // Guarantees of both buffers:
 //   - FIFO: the values ReadOne returns are the values given to WriteOne, in
