@@ -21,8 +21,16 @@ const (
 // sample controller composes them. subjects/controllerruntime has the same
 // benchmark with controller-runtime's controller beside them.
 func BenchmarkController100k(b *testing.B) {
-	b.Run("impl=ours", func(b *testing.B) { pctrl.Benchmark(b, ours.Controller(), controllerKeys, controllerWorkers) })
-	b.Run("impl=upstream", func(b *testing.B) {
-		pctrl.Benchmark(b, upstream.Controller(), controllerKeys, controllerWorkers)
-	})
+	impls := []struct {
+		name    string
+		subject func() pctrl.Subject
+	}{
+		{Ours, ours.Controller},
+		{Upstream, upstream.Controller},
+	}
+	for _, impl := range inRoundOrder(impls) {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			pctrl.Benchmark(b, impl.subject(), controllerKeys, controllerWorkers)
+		})
+	}
 }
