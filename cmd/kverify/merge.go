@@ -27,10 +27,9 @@ func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix strin
 		return 2
 	}
 	start := time.Now()
-	var ms []mutants.Mutant
-	var outcomes []killOutcome
 	race, repeat := false, 1
-	seen := map[string]string{}
+	seen := map[string]string{}        // mutant -> the report it came from
+	merged := map[string]killOutcome{} // mutant -> its outcome
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -45,8 +44,7 @@ func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix strin
 		race = race || r.Race
 		repeat = max(repeat, argInt(r.Args, "repeat", 1))
 		for _, mr := range r.Mutants {
-			m, ok := mutants.ByID(mr.ID)
-			if !ok {
+			if _, ok := mutants.ByID(mr.ID); !ok {
 				fmt.Fprintf(os.Stderr, "kverify: --merge: %s: mutant %s is not in the catalogue\n", f, mr.ID)
 				return 2
 			}
@@ -62,24 +60,17 @@ func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix strin
 			if mr.Error != "" {
 				o.err = errors.New(mr.Error)
 			}
-			ms, outcomes = append(ms, m), append(outcomes, o)
+			merged[mr.ID] = o
 		}
 	}
 	// Catalogue order, as one run lists them.
-	order := map[string]int{}
-	for i, m := range mutants.Catalogue {
-		order[m.ID] = i
+	var ms []mutants.Mutant
+	var outcomes []killOutcome
+	for _, m := range mutants.Catalogue {
+		if o, ok := merged[m.ID]; ok {
+			ms, outcomes = append(ms, m), append(outcomes, o)
+		}
 	}
-	idx := make([]int, len(ms))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return order[ms[a].ID] - order[ms[b].ID] })
-	sortedMs, sortedOs := make([]mutants.Mutant, len(ms)), make([]killOutcome, len(ms))
-	for i, j := range idx {
-		sortedMs[i], sortedOs[i] = ms[j], outcomes[j]
-	}
-	ms, outcomes = sortedMs, sortedOs
 	var comps []string
 	for _, name := range subjects.Components() {
 		if slices.ContainsFunc(ms, func(m mutants.Mutant) bool { return m.Component == name }) {
@@ -94,19 +85,9 @@ func mergeShards(files []string, c commonFlags, rf reportFlags, saveMatrix strin
 	// Suites for the search for killers: the mutants of every component
 	// with a check that no shard saw kill.
 	weakComps := map[string]bool{}
-	for key, ch := range info {
-		comp, check, _ := strings.Cut(key, "/")
-		if ch.NotOffered != "" || !slices.Contains(comps, comp) {
-			continue
-		}
-		killed := false
-		for i, m := range ms {
-			if m.Component == comp && slices.ContainsFunc(outcomes[i].by, func(b string) bool { return strings.TrimSuffix(b, crashMark) == check }) {
-				killed = true
-				break
-			}
-		}
-		if !killed {
+	for key, n := range killCounts(info, comps, ms, outcomes) {
+		if n == 0 {
+			comp, _, _ := strings.Cut(key, "/")
 			weakComps[comp] = true
 		}
 	}

@@ -199,14 +199,12 @@ type matrixRun struct {
 	traces                  string
 }
 
-// finish looks for killers of the checks that killed nothing yet, prints
-// the kill matrix, applies the bars, saves the matrix and the reports, and
-// returns the exit status.
-func (r matrixRun) finish() int {
-	ms, outcomes, rep := r.ms, r.outcomes, r.rep
-	killers := map[string]int{} // component/check -> mutants killed
-	for key, c := range r.info {
-		if c.NotOffered == "" && slices.Contains(r.comps, strings.SplitN(key, "/", 2)[0]) {
+// killCounts is, for every offered check of comps (component/check),
+// the number of mutants whose outcome names it as a killer.
+func killCounts(info map[string]checkkit.Check, comps []string, ms []mutants.Mutant, outcomes []killOutcome) map[string]int {
+	killers := map[string]int{}
+	for key, c := range info {
+		if c.NotOffered == "" && slices.Contains(comps, strings.SplitN(key, "/", 2)[0]) {
 			killers[key] = 0
 		}
 	}
@@ -215,12 +213,24 @@ func (r matrixRun) finish() int {
 			killers[m.Component+"/"+strings.TrimSuffix(k, crashMark)]++
 		}
 	}
+	return killers
+}
+
+// finish looks for killers of the checks that killed nothing yet, prints
+// the kill matrix, applies the bars, saves the matrix and the reports, and
+// returns the exit status.
+func (r matrixRun) finish() int {
+	ms, outcomes, rep := r.ms, r.outcomes, r.rep
+	killers := killCounts(r.info, r.comps, ms, outcomes)
 	if !r.full && !r.selected && !r.sharded {
 		findKillers(ms, outcomes, killers, r.prefer, r.parallel)
 	}
 	for i := range outcomes {
 		if outcomes[i].suite != nil {
 			outcomes[i].suite.Close()
+		}
+		if l := outcomes[i].lazy; l != nil && l.s != nil {
+			l.s.Close()
 		}
 	}
 	bad := false
@@ -573,12 +583,16 @@ func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string
 			}
 			for _, i := range order {
 				m, o := ms[i], &outcomes[i]
-				if m.Component != comp || o.err != nil || o.ready() != nil {
+				if m.Component != comp || o.err != nil {
+					continue
+				}
+				st, err := o.ready()
+				if err != nil {
 					continue
 				}
 				ro := o.run
 				ro.env = slices.Concat(ro.env, kvenv.Config{Only: []string{k}}.Environ())
-				run := o.suite.run(ro, o.wanted)
+				run := st.run(ro, o.wanted)
 				if _, ok := timeToKill(run, o.wanted); ok {
 					found[w] = i
 					fmt.Fprintf(os.Stderr, "  %s kills %s\n", k, m.ID)
@@ -597,18 +611,18 @@ func findKillers(ms []mutants.Mutant, outcomes []killOutcome, killers map[string
 	}
 }
 
-// ready makes sure the outcome has a suite to run, building it now if it
-// was left to be built when needed (lazy, for --merge).
-func (o *killOutcome) ready() error {
+// ready returns the outcome's suite, building it now if it was left to be
+// built when needed (lazy, for --merge). findKillers' searches call it side
+// by side: it writes nothing but the lazy suite, under its once.
+func (o *killOutcome) ready() (*suite, error) {
 	if o.suite != nil {
-		return nil
+		return o.suite, nil
 	}
 	if o.lazy == nil {
-		return errors.New("no suite")
+		return nil, errors.New("no suite")
 	}
 	o.lazy.once.Do(func() { o.lazy.s, o.lazy.err = o.lazy.build() })
-	o.suite = o.lazy.s
-	return o.lazy.err
+	return o.lazy.s, o.lazy.err
 }
 
 // lazySuite builds a mutant's suite the first time it is needed.
