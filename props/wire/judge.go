@@ -272,43 +272,89 @@ func (r *Run) handlers() error {
 	return err
 }
 
-// firstSync is the first complete sync the server served: a LIST's last
-// page, or a watch-list's end bookmark, with a version. ok is false if
-// there was none.
-func (r *Run) firstSync() (rv int64, order int, ok bool) {
+// served is a complete sync the server served: a LIST's last page, or a
+// watch-list's end bookmark, with a version.
+type served struct {
+	rv    int64
+	order int
+}
+
+// firstSyncs are the syncs a client may have taken first, in the order
+// served: every sync up to and including the first one served whole. A
+// watch-list's end bookmark that came after a malformed event of its own
+// stream is served but not necessarily taken: a client may leave the
+// stream at the malformed event (ours does, MalformedEventError; so does
+// client-go's StreamWatcher on an event it cannot decode), and then its
+// first sync is a later one. ok is false if the server served none.
+func (r *Run) firstSyncs() (syncs []served, ok bool) {
 	for _, q := range r.requests() {
 		if n, ok := exactVersion(q.RV); ok && q.Verb == "list" && q.Code == 200 && q.Continue == "" {
-			return n, q.Order, true
+			return append(syncs, served{n, q.Order}), true
 		}
+		bad := map[string]int{}
+		for _, e := range q.Malformed {
+			bad[e]++
+		}
+		left := false // whether a malformed event came before this one
 		for _, e := range q.Events {
+			if bad[e] > 0 {
+				bad[e]--
+				left = true
+				continue
+			}
 			if v, end := strings.CutSuffix(e, " end"); end {
 				if n, ok := exactVersion(strings.TrimPrefix(v, "BOOKMARK ")); ok {
-					return n, q.Order, true
+					syncs = append(syncs, served{n, q.Order})
+					if !left {
+						return syncs, true
+					}
 				}
 			}
 		}
 	}
-	return 0, 0, false
+	return syncs, len(syncs) > 0
 }
 
+// initialAdds: every object of the first sync the client took got an
+// add. Where the client may have left a stream at a malformed event
+// (firstSyncs), the adds must cover one of the syncs it may have taken.
 func (r *Run) initialAdds() error {
-	rv, _, ok := r.firstSync()
+	syncs, ok := r.firstSyncs()
 	if !ok {
 		return nil
 	}
-	snap, _ := r.snapshot(rv)
 	added := map[string]bool{}
 	for _, l := range r.Lines {
 		if l.Type == LineAdd {
 			added[l.Key] = true
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(snap)) {
-		if !added[k] {
-			return checkkit.Broke(GuaranteeInitialAdds, "%s@%s was in the first sync (version %d) and never got an add", k, snap[k], rv)
+	// missing is the first object of the sync at rv without an add.
+	missing := func(rv int64) (string, string, bool) {
+		snap, _ := r.snapshot(rv)
+		for _, k := range slices.Sorted(maps.Keys(snap)) {
+			if !added[k] {
+				return k, snap[k], true
+			}
+		}
+		return "", "", false
+	}
+	for _, s := range syncs {
+		if _, _, missed := missing(s.rv); !missed {
+			return nil
 		}
 	}
-	return nil
+	k, rv, _ := missing(syncs[0].rv)
+	v := &checkkit.Violation{Guarantee: GuaranteeInitialAdds,
+		Detail: fmt.Sprintf("%s@%s was in the first sync (version %d) and never got an add", k, rv, syncs[0].rv)}
+	if len(syncs) > 1 {
+		var later []string
+		for _, s := range syncs[1:] {
+			later = append(later, strconv.FormatInt(s.rv, 10))
+		}
+		v.Detail += fmt.Sprintf(", nor did the adds cover a later sync the client may have taken instead, having left a stream at a malformed event (version %s)", strings.Join(later, ", "))
+	}
+	return v
 }
 
 func cacheOf(st Line) map[string]string {
@@ -378,7 +424,11 @@ func (r *Run) deletedAfter(key string, from, to int64) bool {
 }
 
 func (r *Run) synced() error {
-	_, order, ok := r.firstSync()
+	syncs, ok := r.firstSyncs()
+	order := 0
+	if ok {
+		order = syncs[0].order // the earliest a client may have synced
+	}
 	for _, s := range r.Samples {
 		if !hasSynced(r.Lines[:min(s.Lines, len(r.Lines))]) {
 			continue
