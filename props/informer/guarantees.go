@@ -44,7 +44,8 @@ const (
 	// pump's.
 	GPumpState = "Pump state"
 	// GResync: resync notifications differ from the model's schedule (a
-	// handler resynced when not due, not when due, or at the wrong time).
+	// handler resynced when not due, not when due, or at the wrong time),
+	// or overtake the handler's older notifications.
 	GResync = "Resync"
 	// GAddHandler: AddHandler on a running fan-out returned an error.
 	GAddHandler = "AddHandler"

@@ -134,7 +134,73 @@ func resyncSchedule(s Subject) func(*testing.T, checkkit.Config) error {
 }
 
 func resyncSyncOnly(s Subject) func(*testing.T, checkkit.Config) error {
-	return resyncCheck(s, syncOnlyScenarios)
+	scenarios := resyncCheck(s, syncOnlyScenarios)
+	return func(t *testing.T, cfg checkkit.Config) error {
+		if err := scenarios(t, cfg); err != nil {
+			return err
+		}
+		cfg.Progress.Op("scenario: a resync round behind a backlog")
+		return checkkit.InBubble(t, func() error { return resyncBehindBacklog(s) })
+	}
+}
+
+// resyncBehindBacklog: a handler due for a resync is blocked in a call
+// while a delete and an add are emitted; the round comes; once released,
+// the handler gets the delete and the add first, then the round (a
+// listener's notifications come in the order they were handed to it, so a
+// resync never overtakes an older event: in ours, the round waits in the
+// listener's own buffer while the events wait in the processor's log).
+func resyncBehindBacklog(s Subject) error {
+	f := s.NewResync(time.Second)
+	d := &driver{}
+	defer d.call(f.Stop)
+	p := newProbe("h")
+	defer p.unblock()
+	if !d.call(func() {
+		for _, k := range []string{"k0", "k1", "k2"} {
+			f.Emit(Add, k)
+		}
+	}) {
+		return checkkit.Broke(GNonBlocking, "Emit did not return")
+	}
+	reg, err := f.AddHandlerWithResync(p, time.Second)
+	if err != nil {
+		return fmt.Errorf("AddHandlerWithResync: %w", err)
+	}
+	if !d.call(f.Start) {
+		return checkkit.Broke(GShutdown, "Start did not return")
+	}
+	synctest.Wait()
+	p.block()
+	if !d.call(func() {
+		f.Emit(Update, "k2") // the call the handler blocks in
+		f.Emit(Delete, "k1")
+		f.Emit(Add, "k3")
+	}) {
+		return checkkit.Broke(GNonBlocking, "Emit did not return")
+	}
+	synctest.Wait()
+	mark := len(p.received())
+	time.Sleep(1500 * time.Millisecond) // the round at 1s
+	synctest.Wait()
+	if b, ok := reg.(Backlog); ok {
+		if n := b.Pending(); n != 5 {
+			return checkkit.Broke(GLookahead, "a handler blocked in a call while a delete and an add were emitted and a resync round of 3 keys came has Pending() = %d, want 5", n)
+		}
+	}
+	p.unblock()
+	synctest.Wait()
+	got := p.receivedFrom(mark)
+	want := []string{deleteEv("k1"), addEv("k3")}
+	round := []string{updateEv("k0"), updateEv("k2"), updateEv("k3")}
+	if len(got) != len(want)+len(round) || !slices.Equal(got[:2], want) {
+		return checkkit.Broke(GResync, "a handler blocked in a call while a delete and an add were emitted, then due for a resync round, received %v once released, want %v, then the round %v in any order", got, want, round)
+	}
+	rest := slices.Sorted(slices.Values(got[2:]))
+	if !slices.Equal(rest, round) {
+		return checkkit.Broke(GResync, "after the backlog, the resync round delivered %v, want %v in any order", got[2:], round)
+	}
+	return nil
 }
 
 func resyncCheck(s Subject, scs []rsScenario) func(*testing.T, checkkit.Config) error {

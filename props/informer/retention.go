@@ -24,7 +24,9 @@ const retentionKeys = 1100
 // no longer holds it), 2200 notifications pile up in the listener's
 // buffer, the handler is released and takes them all; then, with the
 // fan-out still running and idle, no key is referenced any more: not by
-// the buffer's slots, not by a notification left in hand.
+// the buffer's slots, not by a notification left in hand. The same for a
+// handler removed with its backlog, and for keys that reach a handler
+// added later as its initial list (retainedInitial).
 func retention(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		if s.SourceRetains != "" {
@@ -69,9 +71,55 @@ func retention(s Subject) func(*testing.T, checkkit.Config) error {
 				return checkkit.Broke(GNoRetention, "%d of %d keys added and deleted behind a handler that was then removed are still referenced while its registration is held (key %d first): a removed listener keeps what it will never deliver", len(held), len(probes), held[0])
 			}
 			runtime.KeepAlive(reg)
-			return nil
+			return retainedInitial(f, probes, cfg)
 		})
 	}
+}
+
+// retainedInitial is the retention check's part for initial lists: keys
+// handed to a handler added to the running fan-out as its initial list (in
+// ours, through that listener's own buffer, not the path every handler
+// shares), behind the handler blocked in its first one, then deleted
+// from the store; once delivered, or once the handler is removed, none is
+// referenced.
+func retainedInitial(f FanOut, probes []weak.Pointer[byte], cfg checkkit.Config) error {
+	for i, what := range []string{"delivered", "removed"} {
+		keys := make([]string, len(probes))
+		for j := range probes {
+			keys[j], probes[j] = checkkit.Probe(fmt.Sprint("initial-", what, "-", j))
+			f.Emit(Add, keys[j])
+		}
+		p := newProbe(fmt.Sprint("late", i))
+		p.block()
+		cfg.Progress.Op(fmt.Sprintf("a handler added with %d keys in the store, blocked in its first initial add; the keys deleted; the handler %s", len(keys), what))
+		reg, err := f.AddHandler(p)
+		if err != nil {
+			return fmt.Errorf("AddHandler: %w", err)
+		}
+		synctest.Wait()
+		for _, k := range keys {
+			f.Emit(Delete, k)
+		}
+		clear(keys)
+		synctest.Wait()
+		if what == "removed" {
+			if err := f.RemoveHandler(reg); err != nil {
+				return fmt.Errorf("RemoveHandler: %w", err)
+			}
+		}
+		p.unblock()
+		synctest.Wait()
+		if what == "delivered" {
+			if got := len(p.received()); got < 2*len(probes) {
+				return checkkit.Broke(GDelivery, "a handler added with %d keys in the store received %d calls once released, want at least %d (each key's initial add and its delete)", len(probes), got, 2*len(probes))
+			}
+		}
+		if held := checkkit.Held(probes...); len(held) > 0 {
+			return checkkit.Broke(GNoRetention, "%d of %d keys given to a handler added later as its initial list, then deleted, are still referenced once it was %s (key %d first)", len(held), len(probes), what, held[0])
+		}
+		runtime.KeepAlive(reg)
+	}
+	return nil
 }
 
 // CheckBurstMemory is the listener's memory-after-a-burst check.
@@ -135,9 +183,58 @@ func burstMemory(s Subject) func(*testing.T, checkkit.Config) error {
 			if kept := int64(checkkit.LiveHeap()) - int64(before); kept > burstRetainedMax {
 				return checkkit.Broke(GBurstMemory, "after a burst of %d notifications drained, the running fan-out keeps %.1f MiB more live heap than before it (at most %d MiB allowed)", burstUpdates, float64(kept)/(1<<20), burstRetainedMax>>20)
 			}
-			return nil
+			return burstInitial(f, cfg)
 		})
 	}
+}
+
+// The initial-list burst: burstInitialHandlers handlers added to the
+// running fan-out with burstInitialKeys keys in the store, each blocked in
+// its first initial add until all were added: 200,000 notifications
+// pending, in ours in the listeners' own buffers (not the path every
+// handler shares).
+const (
+	burstInitialKeys     = 40_000
+	burstInitialHandlers = 5
+)
+
+// burstInitial checks that initial lists piled up behind blocked handlers
+// give their memory back once delivered: the live heap with the handlers
+// registered, idle and caught up is at most burstRetainedMax above what it
+// was before they were added (the store's keys are in both).
+func burstInitial(f FanOut, cfg checkkit.Config) error {
+	cfg.Progress.Op(fmt.Sprintf("%d keys in the store, then %d handlers added, each blocked in its first initial add", burstInitialKeys, burstInitialHandlers))
+	for i := range burstInitialKeys {
+		f.Emit(Add, fmt.Sprint("initial-", i))
+		if i%10_000 == 0 {
+			cfg.Progress.Beat()
+		}
+	}
+	synctest.Wait()
+	before := checkkit.LiveHeap()
+	hs := make([]*gatedCounter, burstInitialHandlers)
+	for i := range hs {
+		hs[i] = &gatedCounter{gate: make(chan struct{}), addsGated: true}
+		defer hs[i].open()
+		if _, err := f.AddHandler(hs[i]); err != nil {
+			return fmt.Errorf("AddHandler: %w", err)
+		}
+		cfg.Progress.Beat()
+	}
+	synctest.Wait()
+	for _, h := range hs {
+		h.open()
+		synctest.Wait()
+		cfg.Progress.Beat()
+		// The store holds the first burst's key too.
+		if got := h.calls.Load(); got != burstInitialKeys+1 {
+			return checkkit.Broke(GDelivery, "a handler added with %d keys in the store received %d initial adds once released", burstInitialKeys+1, got)
+		}
+	}
+	if kept := int64(checkkit.LiveHeap()) - int64(before); kept > burstRetainedMax {
+		return checkkit.Broke(GBurstMemory, "after %d handlers added later each took an initial list of %d that had piled up behind them, the running fan-out keeps %.1f MiB more live heap than before they were added (at most %d MiB allowed)", burstInitialHandlers, burstInitialKeys, float64(kept)/(1<<20), burstRetainedMax>>20)
+	}
+	return nil
 }
 
 // gatedCounter counts its calls and blocks in its first update, and again
@@ -148,13 +245,20 @@ type gatedCounter struct {
 	updates atomic.Int64
 	gate    chan struct{}
 	once    sync.Once
+	// addsGated makes its first add block until gate is closed, instead
+	// of its updates.
+	addsGated bool
 }
 
 // open lets every call through from now on.
 func (g *gatedCounter) open() { g.once.Do(func() { close(g.gate) }) }
 
-func (g *gatedCounter) OnAdd(string, bool) { g.calls.Add(1) }
-func (g *gatedCounter) OnDelete(string)    { g.calls.Add(1) }
+func (g *gatedCounter) OnAdd(string, bool) {
+	if g.calls.Add(1) == 1 && g.addsGated {
+		<-g.gate
+	}
+}
+func (g *gatedCounter) OnDelete(string) { g.calls.Add(1) }
 func (g *gatedCounter) OnUpdate(string, string) {
 	g.calls.Add(1)
 	if (g.updates.Add(1)-1)%burstStep == 0 {

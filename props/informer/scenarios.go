@@ -288,6 +288,61 @@ const LookaheadN = 64
 // LookaheadBurst is the larger backlog of the lookahead check.
 const LookaheadBurst = 1500
 
+// lookaheadInitial is the lookahead check's last part: a handler added to
+// the running fan-out, blocked in its first initial add, has the rest of
+// the store's keys pending (an initial list goes to its one handler, not
+// through the path every handler shares, in ours), then none once
+// released, with a high-water mark of the whole list or all but the one
+// its goroutine took before the others were added.
+func lookaheadInitial(d *driver, f FanOut) error {
+	adds := make([]string, LookaheadBurst)
+	for i := range adds {
+		adds[i] = fmt.Sprint("init", i)
+	}
+	if !d.call(func() {
+		for _, k := range adds {
+			f.Emit(Add, k)
+		}
+	}) {
+		return checkkit.Broke(GNonBlocking, "Emit did not return")
+	}
+	late := newProbe("late")
+	late.block()
+	defer late.unblock()
+	r, err := addHandler(d, f, late)
+	if err != nil {
+		return err
+	}
+	b, ok := r.(Backlog)
+	if !ok {
+		return errNoBacklog
+	}
+	synctest.Wait()
+	store := len(late.received()) // the call it is blocked in...
+	if store != 1 || late.waiting.Load() != 1 {
+		return checkkit.Broke(GDelivery, "a handler added to the running fan-out is not in its first initial add (%d calls)", store)
+	}
+	// ...and every other key in the store waits behind it: the adds just
+	// emitted, and what the earlier bursts left there.
+	n := b.Pending()
+	if n < int64(len(adds)-1) {
+		return checkkit.Broke(GLookahead, "a handler added with %d or more keys in the store, blocked in its first initial add, has Pending() = %d, want the rest of its initial list", len(adds), n)
+	}
+	late.unblock()
+	synctest.Wait()
+	got := len(late.received())
+	if got != int(n)+1 {
+		return checkkit.Broke(GLookahead, "blocked in its first initial add, the handler had Pending() = %d, then received %d calls in all, want %d", n, got, n+1)
+	}
+	if n := b.Pending(); n != 0 {
+		return checkkit.Broke(GLookahead, "after the late handler caught up with its initial list, Pending() = %d, want 0", n)
+	}
+	if hw := b.HighWater(); hw != int64(got) && hw != int64(got-1) {
+		return checkkit.Broke(GLookahead, "after an initial list of %d piled up behind a blocked handler, HighWater() = %d, want %d or %d", got, hw, got-1, got)
+	}
+	return nil
+}
+
 var errNoBacklog = errors.New("the subject's registrations do not implement Backlog")
 
 func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
@@ -363,6 +418,9 @@ func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 				if msg := (expectation{seq: seq}).conforms(p.received(), true); msg != "" {
 					return checkkit.Broke(GDelivery, "after burst %d: %s", i, msg)
 				}
+			}
+			if err := lookaheadInitial(d, f); err != nil {
+				return err
 			}
 			if !d.call(f.Stop) {
 				return checkkit.Broke(GShutdown, "Stop did not return")

@@ -184,8 +184,14 @@ func (f *oursFanOut) Start() {
 		defer close(f.resyncDone)
 		f.proc.RunResync(ctx, check, &f.emitMu, f.resync)
 	}()
+	// The handlers added before Start get the store's keys as the informer
+	// hands its first list to them: one distribution of each initial-list
+	// add to every listener (the glue's OnAdd), then UpstreamSynced.
+	for _, k := range f.keys() {
+		f.glue.OnAdd(f.store[k], true)
+	}
 	for _, l := range f.pre {
-		f.initialList(l)
+		l.UpstreamSynced()
 	}
 	f.pre = nil
 }
