@@ -1,8 +1,13 @@
 // Package informer is our shared informer's fan-out: a Processor
 // distributes notifications to Listeners, each of which relays them to one
-// handler through a pump (one notification in hand, the rest in an
-// unbounded chunked buffer, all under the listener's lock) and one
-// goroutine that calls the handler serially. It follows client-go's tools/cache/shared_informer.go (v0.37.2)
+// handler through one goroutine that calls the handler serially. An
+// ordinary notification is stored once, in the processor's log, which every
+// listener reads from its own position; a listener's own notifications
+// (its initial list, sync notifications for the handlers due in a resync
+// round) wait in its pump (one in hand, the rest in an unbounded chunked
+// buffer, under the listener's lock), each marked with the log position
+// it follows, so that a listener delivers everything in the order it was
+// handed out. It follows client-go's tools/cache/shared_informer.go (v0.37.2)
 // except where a decision below says otherwise.
 //
 // # Handler faults
@@ -26,7 +31,7 @@
 // cost one notification, not the process or the informer's sync.
 //
 // A handler blocked forever stalls only its own listener: Distribute and the
-// other listeners go on (the backlog grows in its buffer), RemoveListener
+// other listeners go on (its backlog grows in the log), RemoveListener
 // returns at once, and the listener's Done closes only once the blocked
 // call returns. A slow handler gets everything, in order, eventually.
 //
@@ -44,11 +49,18 @@
 //
 // # What a listener keeps
 //
-// A notification is referenced by its listener from Add until the handler
+// A listener's own notification is referenced from Add until the handler
 // call that receives it returns: in the buffer (a chunked ring whose slots
 // are cleared when read and whose chunks are released as it drains), then
 // in the pump's hand, which is emptied when the pump goes idle; Close
-// drops everything undelivered at once. Each listener owns one goroutine
+// drops everything undelivered at once. An entry of the processor's log is
+// referenced until every listener has delivered it and one of them
+// reclaims: a listener that leaves a chunk of the log, the last listener
+// to fall idle, and a listener that closes each clear what all have
+// delivered and release the chunks all have left. So under load a
+// delivered notification may stay referenced until the slowest listener
+// reaches the end of its chunk (at most 1024 of them), and once every
+// listener is idle, or the slow one is removed, none is. Each listener owns one goroutine
 // from Start until Close (RemoveListener or the processor's shutdown) and
 // a handler call in progress; a processor runs once (a second Run returns
 // at once), so it never starts a second set. The suite checks this: listener/retention, informer/lifecycle.

@@ -99,15 +99,18 @@ type Stats struct {
 	HighWater int64
 }
 
-// Listener relays notifications to one handler: Add never waits for the
-// handler; it puts the notification in the pump's hand or, behind it, in an
-// unbounded buffer, under a mutex; one goroutine takes them out of the hand
-// and calls the handler serially. The pump is a state (PumpState, its
-// decisions pure) guarded by the mutex, not a goroutine: a notification
-// costs one short critical section on each side and, only when the handler
-// goroutine sleeps for want of work, one wake-up, where a pump goroutine
-// would cost two channel hand-offs. It starts no goroutine until Start;
-// Close (directly or via the processor) ends it.
+// Listener relays notifications to one handler, from two sources, in the
+// order they were handed out: the processor's log (ordinary notifications,
+// stored once for every listener, read from this listener's position),
+// and its own Adds. Add never waits for the handler; it puts the
+// notification in the pump's hand or, behind it, in an unbounded buffer,
+// under a mutex, with the log position it follows. One goroutine takes the
+// next of either and calls the handler serially. The pump is a state
+// (PumpState, its decisions pure) guarded by the mutex, not a goroutine: a
+// notification costs one short critical section on each side and, only
+// when the handler goroutine sleeps for want of work, one wake-up, where a
+// pump goroutine would cost two channel hand-offs. It starts no goroutine
+// until Start; Close (directly or via the processor) ends it.
 type Listener struct {
 	handler Handler
 	opts    ListenerOptions
@@ -125,8 +128,22 @@ type Listener struct {
 	closeOnce   sync.Once
 	startOnce   sync.Once
 
-	pending   atomic.Int64 // written under mu, read without it by Stats
+	pending   atomic.Int64 // the hand and the buffer; written under mu, read without it by Stats
 	highWater atomic.Int64
+
+	// The processor's log (fanLog), from AddListener to Close. Ordinary
+	// notifications wait there, not in the buffer; runs says where the
+	// buffered ones (sync notifications, this listener's own Adds) go
+	// among them.
+	log      *fanLog                // set once, under mu
+	attached atomic.Pointer[fanLog] // log until Close, for Stats
+	cur      *logChunk              // the chunk that holds seq; under mu
+	seq      atomic.Int64           // the next log entry to deliver; written under mu
+	runs     runQueue               // under mu
+	// sleeping is set while the handler goroutine waits with nothing to
+	// deliver; the distributor clears it and wakes the goroutine.
+	sleeping atomic.Bool
+	logIdle  bool // counted out of the log's awake readers; under mu
 
 	// Sync tracking: initial-list adds not yet returned, and whether the
 	// upstream (the informer's store) has synced.
@@ -191,6 +208,11 @@ func (l *Listener) Add(n Notification) {
 		}
 		l.buf.WriteOne(n)
 	}
+	var pos int64 // n follows the log entries before pos
+	if l.log != nil {
+		pos = l.log.tail.Load()
+	}
+	l.runs.push(pos)
 	l.setPending(int64(l.st.Pending()))
 	wake := l.idle
 	l.idle = false
@@ -220,7 +242,8 @@ func (l *Listener) Close() {
 	})
 }
 
-// close drops what is undelivered and marks the pump closed.
+// close drops what is undelivered, the log's entries included, and marks
+// the pump closed.
 func (l *Listener) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -229,7 +252,26 @@ func (l *Listener) close() {
 		r.Reset()
 	}
 	l.inHand, l.buf, l.idle = Notification{}, nil, false
+	l.runs = runQueue{}
+	if l.attached.Load() != nil {
+		l.attached.Store(nil)
+		l.log.detach(l, l.logIdle)
+		l.cur = nil
+	}
 	l.pending.Store(0)
+}
+
+// attach makes l read the processor's log from now on. A closed listener
+// stays detached.
+func (l *Listener) attach(g *fanLog) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.st.Closed || l.log != nil {
+		return
+	}
+	l.log = g
+	g.attach(l)
+	l.attached.Store(g)
 }
 
 // closeUnstarted finishes a listener that never started.
@@ -245,7 +287,31 @@ func (l *Listener) Done() <-chan struct{} { return l.runFinished }
 
 // Stats reads the backlog without locks.
 func (l *Listener) Stats() Stats {
-	return Stats{Pending: l.pending.Load(), HighWater: l.highWater.Load()}
+	n := l.pendingNow()
+	l.noteHighWater(n)
+	return Stats{Pending: n, HighWater: l.highWater.Load()}
+}
+
+// pendingNow is the backlog: the hand, the buffer and the log entries not
+// yet delivered.
+func (l *Listener) pendingNow() int64 {
+	n := l.pending.Load()
+	if g := l.attached.Load(); g != nil {
+		n += max(g.tail.Load()-l.seq.Load(), 0)
+	}
+	return n
+}
+
+// noteHighWater raises the high water mark to n. The backlog peaks just
+// before a delivery or now, so noting it there, at an Add to the buffer
+// and at Stats finds the largest one without a write per log append.
+func (l *Listener) noteHighWater(n int64) {
+	for {
+		hw := l.highWater.Load()
+		if n <= hw || l.highWater.CompareAndSwap(hw, n) {
+			return
+		}
+	}
 }
 
 // HasSynced reports whether the informer's store has synced and every
@@ -276,12 +342,11 @@ func (l *Listener) checkSynced() {
 	}
 }
 
-// setPending publishes the backlog; called with l.mu held.
+// setPending publishes the backlog of the hand and the buffer; called
+// with l.mu held.
 func (l *Listener) setPending(n int64) {
 	l.pending.Store(n)
-	if n > l.highWater.Load() {
-		l.highWater.Store(n) // written under l.mu only: no lost update
-	}
+	l.noteHighWater(l.pendingNow())
 }
 
 // delivery is a notification taken for the handler, with the number of
@@ -293,9 +358,11 @@ type delivery struct {
 	behind int64
 }
 
-// next takes the notification in hand, refilling the hand from the buffer,
-// or sleeps until Add or Close wakes it. It reports false once the
-// listener is closed.
+// next takes the next notification in order: the one in hand (refilling
+// the hand from the buffer) once the log entries before it are delivered,
+// else the log's next entry; with neither, it sleeps until Add,
+// Distribute or Close wakes it. It reports false once the listener is
+// closed.
 func (l *Listener) next() (delivery, bool) {
 	for {
 		l.mu.Lock()
@@ -303,24 +370,130 @@ func (l *Listener) next() (delivery, bool) {
 			l.mu.Unlock()
 			return delivery{}, false
 		}
-		if !l.st.InHand {
-			l.idle = true
+		seq, tail := l.seq.Load(), int64(0)
+		if l.log != nil {
+			tail = l.log.tail.Load()
+		}
+		if l.st.InHand && l.runs.head() <= seq {
+			l.noteHighWater(l.pendingNow())
+			l.awaken()
+			d := delivery{n: l.inHand, behind: int64(l.st.Buffered) + tail - seq}
+			var act PumpAction
+			l.st, act = l.st.Step(EventDelivered)
+			switch act {
+			case Refill:
+				l.inHand, _ = l.buf.ReadOne()
+			case Idle:
+				l.inHand = Notification{}
+			}
+			l.runs.pop()
+			l.setPending(int64(l.st.Pending()))
 			l.mu.Unlock()
-			<-l.wake
-			continue
+			return d, true
 		}
-		d := delivery{n: l.inHand, behind: int64(l.st.Buffered)}
-		var act PumpAction
-		l.st, act = l.st.Step(EventDelivered)
-		switch act {
-		case Refill:
-			l.inHand, _ = l.buf.ReadOne()
-		case Idle:
-			l.inHand = Notification{}
+		if seq < tail {
+			l.noteHighWater(l.pendingNow())
+			l.awaken()
+			d := delivery{n: l.cur.slots[seq-l.cur.first], behind: int64(l.st.Pending()) + tail - seq - 1}
+			left := seq+1 == l.cur.first+logChunkSize
+			if left {
+				// Move on before publishing the position past this chunk:
+				// reclaim releases a chunk once every position is past it.
+				l.cur = l.cur.next.Load()
+			}
+			l.seq.Store(seq + 1)
+			g := l.log
+			l.mu.Unlock()
+			if left {
+				g.reclaim()
+			}
+			return d, true
 		}
-		l.setPending(int64(l.st.Pending()))
+		g, quiet := l.log, l.sleep(tail)
 		l.mu.Unlock()
-		return d, true
+		if quiet {
+			g.reclaim()
+		}
+		<-l.wake
+	}
+}
+
+// sleep registers the handler goroutine as waiting for Add and, if
+// attached, for the log, whose tail it read; called with l.mu held. It
+// reports whether l was the last of the log's readers to fall idle: then
+// the caller reclaims what they all delivered. If the log grew since tail,
+// a token is left for the goroutine, which goes round again.
+func (l *Listener) sleep(tail int64) (quiet bool) {
+	l.idle = true
+	if l.log == nil {
+		return false
+	}
+	l.sleeping.Store(true)
+	if l.log.tail.Load() != tail {
+		if l.sleeping.CompareAndSwap(true, false) {
+			l.signal()
+		} // else Distribute took it, and signals
+		return false
+	}
+	if !l.logIdle {
+		l.logIdle = true
+		return l.log.awake.Add(-1) == 0
+	}
+	return false
+}
+
+// awaken counts l among the log's awake readers again; called with l.mu
+// held when it delivers.
+func (l *Listener) awaken() {
+	if l.logIdle {
+		l.logIdle = false
+		l.log.awake.Add(1)
+	}
+}
+
+// wakeForLog wakes the handler goroutine if it sleeps waiting for the log;
+// Distribute calls it after an append.
+func (l *Listener) wakeForLog() {
+	if l.sleeping.Load() && l.sleeping.CompareAndSwap(true, false) {
+		l.signal()
+	}
+}
+
+// posRun is count buffered notifications that follow the log's entries
+// before pos.
+type posRun struct {
+	pos   int64
+	count int
+}
+
+// runQueue is a FIFO of runs, one per distinct position: notifications
+// added in a row (a sync round, an initial list) share one.
+type runQueue struct {
+	runs []posRun
+	h    int
+}
+
+func (q *runQueue) push(pos int64) {
+	if n := len(q.runs); n > q.h && q.runs[n-1].pos == pos {
+		q.runs[n-1].count++
+		return
+	}
+	if q.h > 0 && len(q.runs) == cap(q.runs) {
+		q.runs = q.runs[:copy(q.runs, q.runs[q.h:])]
+		q.h = 0
+	}
+	q.runs = append(q.runs, posRun{pos, 1})
+}
+
+// head is the oldest run's position; call it only when one is held.
+func (q *runQueue) head() int64 { return q.runs[q.h].pos }
+
+func (q *runQueue) pop() {
+	if q.runs[q.h].count--; q.runs[q.h].count == 0 {
+		q.h++
+		if q.h == len(q.runs) {
+			q.runs, q.h = q.runs[:0], 0
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,17 +16,24 @@ var ErrStopped = errors.New("informer: processor stopped")
 
 // Processor fans notifications out to listeners. Distribute holds a read
 // lock, so listeners can be added and removed while it runs. It never
-// waits: a listener's Add does not, and before Run the notifications wait
-// in each listener until Run starts it.
+// waits for a handler: an ordinary notification is appended once to the
+// processor's log, which every listener reads from its own position (so a
+// backlog costs one entry per notification, not one per listener), and a
+// sync notification goes to each listener due for a resync by its Add,
+// which does not wait either. Before Run the notifications wait until Run
+// starts the listeners.
 type Processor struct {
 	mu sync.RWMutex
 	// listeners maps each listener to whether it takes sync (resync)
 	// notifications in the current resync round.
 	listeners map[*Listener]bool
-	started   bool
-	stopped   bool
-	clock     clock.Clock
-	wg        sync.WaitGroup
+	// all are the listeners, for Distribute to wake without walking the map.
+	all     []*Listener
+	log     *fanLog
+	started bool
+	stopped bool
+	clock   clock.Clock
+	wg      sync.WaitGroup
 }
 
 // NewProcessor returns a processor using c for resync decisions (real
@@ -34,7 +42,7 @@ func NewProcessor(c clock.Clock) *Processor {
 	if c == nil {
 		c = clock.RealClock{}
 	}
-	return &Processor{listeners: map[*Listener]bool{}, clock: c}
+	return &Processor{listeners: map[*Listener]bool{}, clock: c, log: newFanLog()}
 }
 
 // AddListener registers l. If the processor runs, l starts at once; the
@@ -47,6 +55,10 @@ func (p *Processor) AddListener(l *Listener) (started bool, err error) {
 	defer p.mu.Unlock()
 	if p.stopped {
 		return false, ErrStopped
+	}
+	if _, ok := p.listeners[l]; !ok {
+		p.all = append(p.all, l)
+		l.attach(p.log)
 	}
 	p.listeners[l] = true
 	if p.started {
@@ -65,6 +77,8 @@ func (p *Processor) RemoveListener(l *Listener) {
 		return
 	}
 	delete(p.listeners, l)
+	i := slices.Index(p.all, l)
+	p.all = slices.Delete(p.all, i, i+1)
 	if p.started {
 		l.Close()
 	} else {
@@ -89,9 +103,19 @@ func (p *Processor) Distribute(n Notification, sync bool) {
 	if p.stopped {
 		return
 	}
-	for l, syncing := range p.listeners {
-		if !sync || syncing {
-			l.Add(n)
+	if sync || n.Kind == Add && n.InInitialList {
+		// Each listener counts its initial adds outstanding (it has
+		// synced when they have returned), so they go by its Add.
+		for l, syncing := range p.listeners {
+			if !sync || syncing {
+				l.Add(n)
+			}
+		}
+		return
+	}
+	if p.log.append(n) {
+		for _, l := range p.all {
+			l.wakeForLog()
 		}
 	}
 }
@@ -118,7 +142,7 @@ func (p *Processor) Run(ctx context.Context) {
 	for l := range p.listeners {
 		l.Close()
 	}
-	p.listeners = map[*Listener]bool{}
+	p.listeners, p.all = map[*Listener]bool{}, nil
 	p.started, p.stopped = false, true
 	p.mu.Unlock()
 	p.wg.Wait()
