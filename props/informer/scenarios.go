@@ -309,13 +309,9 @@ func lookaheadInitial(d *driver, f FanOut) error {
 	late := newProbe("late")
 	late.block()
 	defer late.unblock()
-	r, err := addHandler(d, f, late)
+	b, err := addBacklogHandler(d, f, late)
 	if err != nil {
 		return err
-	}
-	b, ok := r.(Backlog)
-	if !ok {
-		return errNoBacklog
 	}
 	synctest.Wait()
 	store := len(late.received()) // the call it is blocked in...
@@ -345,6 +341,20 @@ func lookaheadInitial(d *driver, f FanOut) error {
 
 var errNoBacklog = errors.New("the subject's registrations do not implement Backlog")
 
+// addBacklogHandler adds p and returns its registration's Backlog, or
+// errNoBacklog.
+func addBacklogHandler(d *driver, f FanOut, p *probe) (Backlog, error) {
+	r, err := addHandler(d, f, p)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := r.(Backlog)
+	if !ok {
+		return nil, errNoBacklog
+	}
+	return b, nil
+}
+
 func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
 		err := checkkit.InBubble(t, func() error {
@@ -355,13 +365,9 @@ func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 				p.unblock()
 				d.call(f.Stop)
 			}()
-			r, err := addHandler(d, f, p)
+			b, err := addBacklogHandler(d, f, p)
 			if err != nil {
 				return err
-			}
-			b, ok := r.(Backlog)
-			if !ok {
-				return errNoBacklog
 			}
 			if !d.call(f.Start) {
 				return checkkit.Broke(GNonBlocking, "Start did not return")
