@@ -217,10 +217,6 @@ var informerMutants = []Mutant{
 		Bug: "reclaim clears delivered entries but never releases a chunk: the log holds every chunk it ever filled, a burst's peak for the life of the processor",
 		Old: "	for g.head != nil && g.head.first+logChunkSize <= done && g.head != g.last {",
 		New: "	for false {"},
-	{ID: "inf-log-pool-unbounded", Component: "informer", File: logGo,
-		Bug: "the log's chunk pool keeps every chunk it is given for good, so a drained burst stays in memory",
-		Old: "	kept := len(p.free) < p.max",
-		New: "	kept := true"},
 	{ID: "inf-log-detach-no-reclaim", Component: "informer", File: logGo,
 		Bug: "a listener that closes leaves the log without reclaiming: when it was the slowest, what only it had still to deliver stays referenced until another listener crosses a chunk",
 		Old: "		g.awake.Add(-1)\n	}\n	g.reclaimLocked()",
@@ -234,10 +230,11 @@ var informerMutants = []Mutant{
 		Old: "		if l.st.InHand && l.runs.head() <= seq {",
 		New: "		if l.st.InHand {"},
 
-	// impl/ring/chunked.go: the listener's default buffer and its pool.
-	{ID: "inf-ring-pool-unbounded", Component: "informer", File: "impl/ring/chunked.go",
-		Bug: "the pool keeps every chunk it is given for good, so a drained burst stays in memory",
-		Old: "	kept := len(p.free) < p.max\n", New: "	kept := true\n"},
+	// impl/ring: the listener's default buffer, and the free list behind
+	// its pool and the logs' chunks.
+	{ID: "inf-ring-pool-unbounded", Component: "informer", File: "impl/ring/freelist.go",
+		Bug: "the free list keeps every value it is given for good, so the listeners' chunk pool and the logs' keep a drained burst in memory",
+		Old: "	kept := len(f.free) < f.max\n", New: "	kept := true\n"},
 	{ID: "inf-buffer-reset-keeps-values", Component: "informer", File: "impl/ring/chunked.go",
 		Bug: "a closing listener's buffer gives its chunks back to the shared pool without clearing them, so the pool keeps the notifications a removed handler will never get",
 		Old: "		clear(ch.slots)\n", New: ""},

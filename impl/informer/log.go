@@ -3,6 +3,8 @@ package informer
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/kverify/kverify/impl/ring"
 )
 
 // logChunkSize is the number of notifications in a chunk of a processor's
@@ -61,7 +63,7 @@ func (g *fanLog) append(n Notification) bool {
 	c := g.last
 	c.slots[t-c.first] = n
 	if t+1 == c.first+logChunkSize {
-		next := logChunks.get(t + 1)
+		next := newLogChunk(t + 1)
 		c.next.Store(next)
 		g.last = next
 	}
@@ -75,7 +77,7 @@ func (g *fanLog) attach(l *Listener) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.last == nil {
-		g.last = logChunks.get(g.tail.Load())
+		g.last = newLogChunk(g.tail.Load())
 		g.head = g.last
 	}
 	g.readers[l] = struct{}{}
@@ -123,36 +125,24 @@ func (g *fanLog) reclaimLocked() {
 	for g.head != nil && g.head.first+logChunkSize <= done && g.head != g.last {
 		c := g.head
 		g.head = c.next.Load()
-		logChunks.put(c)
+		releaseLogChunk(c)
 	}
 	if len(g.readers) == 0 {
 		// No reader: the chunk for the tail is not needed either.
 		if g.head != nil {
-			logChunks.put(g.head)
+			releaseLogChunk(g.head)
 		}
 		g.head, g.last, g.cleared = nil, nil, tail
 	}
 }
 
-// logChunkPool keeps free log chunks for the processors of the process:
-// up to max for good, the rest until the garbage collector takes them (a
-// sync.Pool), as ring.Pool does for the listeners' own buffers.
-type logChunkPool struct {
-	max   int
-	mu    sync.Mutex
-	free  []*logChunk
-	spill sync.Pool
-}
+// logChunks keeps free log chunks for the processors of the process: 16
+// (640 KiB) for good, the rest until the garbage collector takes them.
+var logChunks = ring.NewFreeList[logChunk](16)
 
-// logChunks keeps at most 16 free log chunks (640 KiB) for good.
-var logChunks = &logChunkPool{max: 16}
-
-// get returns a chunk whose entries start at first.
-func (p *logChunkPool) get(first int64) *logChunk {
-	c := p.take()
-	if c == nil {
-		c, _ = p.spill.Get().(*logChunk)
-	}
+// newLogChunk returns a chunk whose entries start at first.
+func newLogChunk(first int64) *logChunk {
+	c := logChunks.Get()
 	if c == nil {
 		c = new(logChunk)
 	}
@@ -160,30 +150,9 @@ func (p *logChunkPool) get(first int64) *logChunk {
 	return c
 }
 
-func (p *logChunkPool) take() *logChunk {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.free)
-	if n == 0 {
-		return nil
-	}
-	c := p.free[n-1]
-	p.free[n-1] = nil
-	p.free = p.free[:n-1]
-	return c
-}
-
-// put keeps c, cleared and unlinked.
-func (p *logChunkPool) put(c *logChunk) {
-	clear(c.slots[:])
+// releaseLogChunk unlinks c and gives it back. Its entries are clear:
+// reclaim releases only chunks whose entries it has cleared.
+func releaseLogChunk(c *logChunk) {
 	c.next.Store(nil)
-	p.mu.Lock()
-	kept := len(p.free) < p.max
-	if kept {
-		p.free = append(p.free, c)
-	}
-	p.mu.Unlock()
-	if !kept {
-		p.spill.Put(c)
-	}
+	logChunks.Put(c)
 }

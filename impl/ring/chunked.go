@@ -1,7 +1,5 @@
 package ring
 
-import "sync"
-
 // DefaultChunkSize is the chunk size of a Chunked made with a chunk size
 // <= 0, and of the zero value. It matches the 1024 slots client-go
 // pre-allocates per listener (tools/cache/shared_informer.go:494).
@@ -77,21 +75,13 @@ func (c *Chunked[T]) release(ch *chunk[T]) {
 // its New, so that buffers whose backlogs come and go (the listeners of
 // one informer under steady traffic) reuse each other's chunks instead of
 // allocating and dropping one per 1024 values. It keeps up to its bound
-// of free chunks for good; the free chunks beyond it it keeps only until
-// the garbage collector takes them (a sync.Pool: what has gone unused for
-// two collections). So chunks that circulate are never dropped for want
-// of room, which would make a steady backlog allocate, and a burst still
-// gives its memory back: two collections after a burst has drained, what
+// of free chunks for good and the rest until the garbage collector takes
+// them (a FreeList): two collections after a burst has drained, what
 // stays is at most bound × chunk size empty slots.
 // It is safe for concurrent use; the buffers themselves are not.
 type Pool[T any] struct {
 	size int
-	max  int
-	mu   sync.Mutex
-	free []*chunk[T]
-	// spill holds the free chunks beyond max, as *chunk[T], until the
-	// garbage collector reclaims them.
-	spill sync.Pool
+	free *FreeList[chunk[T]]
 }
 
 // NewPool returns a pool of chunks of chunkSize values (DefaultChunkSize
@@ -101,7 +91,7 @@ func NewPool[T any](chunkSize, maxFree int) *Pool[T] {
 	if chunkSize <= 0 {
 		chunkSize = DefaultChunkSize
 	}
-	return &Pool[T]{size: chunkSize, max: max(maxFree, 0)}
+	return &Pool[T]{size: chunkSize, free: NewFreeList[chunk[T]](maxFree)}
 }
 
 // New returns an empty Chunked whose chunks come from and go back to p.
@@ -112,44 +102,14 @@ func (p *Pool[T]) get() *chunk[T] {
 	if p == nil {
 		return nil
 	}
-	if ch := p.takeKept(); ch != nil {
-		return ch
-	}
-	if ch, ok := p.spill.Get().(*chunk[T]); ok {
-		return ch
-	}
-	return nil
+	return p.free.Get()
 }
 
-// takeKept takes a chunk off the free list kept for good, or returns nil.
-func (p *Pool[T]) takeKept() *chunk[T] {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.free)
-	if n == 0 {
-		return nil
-	}
-	ch := p.free[n-1]
-	p.free[n-1] = nil
-	p.free = p.free[:n-1]
-	return ch
-}
-
-// put keeps ch, unlinked and with every slot zero: on the free list if
-// there is room, else in the spill until the garbage collector takes it. A
-// nil pool keeps nothing.
+// put keeps ch, unlinked and with every slot zero. A nil pool keeps
+// nothing.
 func (p *Pool[T]) put(ch *chunk[T]) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	kept := len(p.free) < p.max
-	if kept {
-		p.free = append(p.free, ch)
-	}
-	p.mu.Unlock()
-	if !kept {
-		p.spill.Put(ch)
+	if p != nil {
+		p.free.Put(ch)
 	}
 }
 

@@ -181,10 +181,10 @@ func TestChunkedReset(t *testing.T) {
 	if _, ok := c.ReadOne(); ok {
 		t.Fatal("ReadOne after Reset returned a value")
 	}
-	if got := len(p.free); got != 3 {
+	if got := len(p.free.free); got != 3 {
 		t.Fatalf("pool holds %d free chunks after Reset, want the buffer's 3", got)
 	}
-	for _, ch := range p.free {
+	for _, ch := range p.free.free {
 		if ch.next != nil || slices.ContainsFunc(ch.slots, func(v *int) bool { return v != nil }) {
 			t.Fatalf("a chunk given back by Reset is linked or holds values: %v", ch.slots)
 		}
@@ -212,8 +212,8 @@ func TestPoolSpill(t *testing.T) {
 	a, b := &chunk[int]{slots: make([]int, 2)}, &chunk[int]{slots: make([]int, 2)}
 	p.put(a)
 	p.put(b) // beyond the bound: spilled
-	if len(p.free) != 1 || p.free[0] != a {
-		t.Fatalf("kept %v, want only the first chunk", p.free)
+	if len(p.free.free) != 1 || p.free.free[0] != a {
+		t.Fatalf("kept %v, want only the first chunk", p.free.free)
 	}
 	if got := p.get(); got != a {
 		t.Fatalf("first get: %p, want the kept chunk %p", got, a)
