@@ -287,18 +287,39 @@ func (l *Listener) Done() <-chan struct{} { return l.runFinished }
 
 // Stats reads the backlog without locks.
 func (l *Listener) Stats() Stats {
-	n := l.pendingNow()
-	l.noteHighWater(n)
+	n, exact := l.backlog()
+	if exact {
+		l.noteHighWater(n)
+	}
 	return Stats{Pending: n, HighWater: l.highWater.Load()}
 }
 
-// pendingNow is the backlog: the hand, the buffer and the log entries not
-// yet delivered.
-func (l *Listener) pendingNow() int64 {
-	n := l.pending.Load()
-	if g := l.attached.Load(); g != nil {
-		n += max(g.tail.Load()-l.seq.Load(), 0)
+// backlog is the backlog, read without the lock. It is exact (what the
+// backlog was at one instant, or less, so it may be noted as a high water
+// mark) when the handler goroutine's log position reads the same before
+// and after: then at the instant the hand and buffer's count is read, the
+// position is the one used and the log's tail, which only grows, is at
+// least the one read before. Else it is a count of a moment that may never
+// have been.
+func (l *Listener) backlog() (n int64, exact bool) {
+	s1 := l.seq.Load()
+	g := l.attached.Load()
+	var tail int64
+	if g != nil {
+		tail = g.tail.Load()
 	}
+	n = l.pending.Load()
+	s2 := l.seq.Load()
+	if g != nil {
+		n += max(tail-s2, 0)
+	}
+	return n, s1 == s2
+}
+
+// pendingNow is the backlog: the hand, the buffer and the log entries not
+// yet delivered. Called with l.mu held, it is exact.
+func (l *Listener) pendingNow() int64 {
+	n, _ := l.backlog()
 	return n
 }
 
