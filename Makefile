@@ -8,14 +8,30 @@ CHECKS    ?= 1000
 FUZZTIME  ?= 60s
 # Runs per mutant in make verify: the kill rate and time to kill.
 REPEAT    ?= 3
+# make gate-loaded: CPU-bound processes beside the gate, and where the
+# two runs' reports and the kverify binary go.
+LOAD_PROCS ?= 8
+REPORTS    ?= $(or $(TMPDIR),/tmp)/kverify-gate-loaded
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate test verify matrix mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
 	$(KVERIFY) verify --subject ours
+
+## gate-loaded: the gate quiet, then again beside LOAD_PROCS CPU-bound processes (kverify load),
+## then kverify compare of the two reports (in REPORTS): every verdict must be the same
+# One binary for the three steps, so that nothing is compiled under load.
+# The comparison runs even when the loaded gate fails, to name the checks
+# that load changed; then the loaded gate's own status counts.
+gate-loaded:
+	mkdir -p $(REPORTS)
+	$(GO) build -o $(REPORTS)/kverify ./cmd/kverify
+	$(REPORTS)/kverify verify --subject ours --json $(REPORTS)/quiet.json
+	$(REPORTS)/kverify load --procs $(LOAD_PROCS) -- $(REPORTS)/kverify verify --subject ours --json $(REPORTS)/loaded.json; \
+	  rc=$$?; $(REPORTS)/kverify compare $(REPORTS)/quiet.json $(REPORTS)/loaded.json && exit $$rc
 
 ## test: every test, with the race detector
 test:

@@ -7,6 +7,8 @@
 //	kverify serve   [--addr HOST:PORT] [--seed N] [--objects N] [--writes D] [--restart-every D] [--log FILE]
 //	kverify matrix  [--releases LIST] [--component LIST] [--out PREFIX] [--race]
 //	kverify findings [--subject S] [--report ID]
+//	kverify compare QUIET.json OTHER.json
+//	kverify load    [--procs N] [--] COMMAND [ARGS...]
 //
 // The checks are Go tests (synctest needs a *testing.T), so kverify drives
 // `go test -json` on the subject suite in package subjects and reads its
@@ -34,6 +36,8 @@ commands:
   serve    serve the model API server over HTTP, with a seed's faults
   matrix   run the checks and the findings' reproducers on every client-go release
   findings list the upstream-ready findings and their status per release
+  compare  print the checks whose result differs between two verify --json reports
+  load     run a command beside CPU-bound processes (default 4 per CPU), then stop them
 
 Run 'kverify <command> -h' for the command's flags.
 `
@@ -85,6 +89,10 @@ func run(args []string) int {
 		"serve":    serve,
 		"matrix":   matrixCmd,
 		"findings": findingsCmd,
+		"compare":  compareCmd,
+		"load":     loadCmd,
+		// Not in the usage: the busy processes kverify load starts.
+		hogCommand: hogMain,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
