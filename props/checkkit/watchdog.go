@@ -2,10 +2,13 @@ package checkkit
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,21 +18,37 @@ import (
 	"github.com/kverify/kverify/internal/kvenv"
 )
 
-// HangAfter is how long a check may go without progress before the runner
-// fails it as a hang: a subject that deadlocks, blocks where it must not,
-// or spins inside a synctest bubble (where synctest.Wait then never
-// returns) is reported within this much wall time, with the check's name,
-// its last operations and the goroutine stacks, instead of waiting for the
-// test binary's global timeout. KVERIFY_HANG_AFTER overrides it.
+// HangAfter is how long a check may go without progress while none of its
+// goroutines can run before the runner fails it as a hang: a subject that
+// deadlocks or blocks where it must not is reported within this much wall
+// time, with the check's name, its last operations and the goroutine
+// stacks, instead of waiting for the test binary's global timeout. The
+// time counts only while every goroutine of the check is blocked, which a
+// starved subject's are not (they are runnable), so load does not bring a
+// hang verdict closer. KVERIFY_HANG_AFTER overrides it.
 const HangAfter = 5 * time.Second
 
-// SpinAfter is how long a check may stay without progress while one of its
-// synctest bubbles cannot become quiescent — a goroutine waits in
-// synctest.Wait and another goroutine of the same bubble keeps running or
-// waits for a mutex — before the runner fails it as a spin. Legitimate work
-// inside one Wait takes milliseconds; a subject that polls instead of
-// blocking never lets the Wait return.
+// SpinAfter is how long, in wall time and in twice as much CPU time given
+// to the process, a check may stay without progress while one of its
+// synctest bubbles cannot become quiescent (a goroutine waits in
+// synctest.Wait while another one of the bubble keeps running) before the
+// runner fails it as a spin; and how long in wall time it may stay so with
+// every goroutine of that bubble blocked (a deadlock on a lock). Legitimate
+// work inside one Wait takes milliseconds of CPU; a subject that polls
+// instead of blocking never lets the Wait return and burns CPU all along.
+// CPU time, not wall time, is the evidence for a spin: a process that waits
+// for a core is given none, so a loaded machine cannot turn a slow step
+// into a spin.
 const SpinAfter = time.Second
+
+// The CPU time, given to the process while a check makes no progress, that
+// makes a spin (with an unquiescent bubble) and a busy hang (without one):
+// twice the wall-time bounds, so that on two cores neither fires before the
+// wall-time bounds did on a quiet machine.
+const (
+	spinCPU = 2 * SpinAfter
+	burnCPU = 2 * HangAfter
+)
 
 // Progress is a check's heartbeat and the tail of the operations it drove.
 // The runner hands every check one in Config.Progress; the rapid driver's
@@ -187,15 +206,17 @@ func (errGoexit) Error() string { return "the check ended with runtime.Goexit" }
 
 // guard runs c in its own goroutine under the hang watchdog. A panic of the
 // check (or of a subject call it made on its goroutine) becomes a
-// violation; so does a check that makes no progress for hangAfter, which
-// also taints the process.
+// violation; so does a check that makes no progress while the evidence
+// says it cannot (see watch), which also taints the process.
 func guard(t *testing.T, c Check, cfg Config) error {
+	labelTracebacks()
 	p := &Progress{}
 	cfg.Progress = p
 	abandoned := &atomic.Bool{}
 	cfg.abandoned = abandoned
+	label := strconv.FormatUint(checkSerial.Add(1), 10)
 	done := make(chan error, 1)
-	go func() {
+	go pprof.Do(context.Background(), pprof.Labels(checkLabel, label), func(context.Context) {
 		returned := false
 		defer func() {
 			if r := recover(); r != nil {
@@ -209,13 +230,14 @@ func guard(t *testing.T, c Check, cfg Config) error {
 		err := c.Run(t, cfg)
 		returned = true
 		done <- err
-	}()
-	limit := hangAfter()
-	spin := min(SpinAfter, limit)
-	tick := time.NewTicker(min(limit/20, 100*time.Millisecond))
+	})
+	w := newWatch(p, label, hangAfter())
+	// The watchdog's thread is its own, so that the CPU time of its stack
+	// dumps can be measured and kept out of the check's clocks.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tick := time.NewTicker(w.tick())
 	defer tick.Stop()
-	last, since := p.count(), time.Now()
-	spinSeen := "" // a bubble that could not quiesce at the previous tick
 	for {
 		select {
 		case err := <-done:
@@ -227,69 +249,167 @@ func guard(t *testing.T, c Check, cfg Config) error {
 				abandoned.Store(true)
 				return *v
 			}
-			if n := p.count(); n != last || p.analyses.Load() > 0 {
-				last, since, spinSeen = n, now, ""
-				continue
-			}
-			idle := now.Sub(since)
-			var why, dump string
-			switch {
-			case idle >= limit:
-				why = fmt.Sprintf("no progress for %v of wall time: the subject hangs, deadlocks or spins", idle.Round(100*time.Millisecond))
-			case idle >= spin:
-				dump = allStacks()
-				b, ok := unquiescent(dump)
-				if !ok || b != spinSeen {
-					spinSeen = b
-					continue
-				}
-				why = fmt.Sprintf("no progress for %v of wall time, and synctest bubble %s cannot become quiescent: a goroutine waits in synctest.Wait while another one of the bubble keeps running or waits for a mutex (the subject spins instead of blocking, or deadlocks on a lock)", idle.Round(100*time.Millisecond), b)
-			default:
+			why, dump := w.sample(now)
+			if why == "" {
 				continue
 			}
 			name := t.Name()
 			tainted.CompareAndSwap(nil, &name)
 			abandoned.Store(true)
-			return hangViolation(cfg, c, p, why, dump)
+			return hangViolation(cfg, c, p, why, dump, label)
 		}
 	}
 }
 
-// unquiescent finds, in a stack dump, a synctest bubble that has a
-// goroutine in synctest.Wait and another goroutine that is running,
-// runnable or waiting for a mutex (not durably blocked), and returns its
-// number.
-func unquiescent(dump string) (string, bool) {
-	waiting := map[string]bool{}
-	busy := map[string]bool{}
-	for _, g := range strings.Split(dump, "\n\n") {
-		header, _, _ := strings.Cut(g, "\n")
-		_, state, ok := strings.Cut(header, "[")
-		if !ok {
-			continue
-		}
-		state, _, _ = strings.Cut(state, "]")
-		_, bubble, ok := strings.Cut(state, "synctest bubble ")
-		if !ok {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(state, "synctest.Wait"):
-			waiting[bubble] = true
-		case strings.HasPrefix(state, "running"), strings.HasPrefix(state, "runnable"),
-			strings.HasPrefix(state, "sync.Mutex.Lock"), strings.HasPrefix(state, "sync.RWMutex"), strings.HasPrefix(state, "semacquire"):
-			busy[bubble] = true
-		}
-	}
-	for b := range waiting {
-		if busy[b] {
-			return b, true
-		}
-	}
-	return "", false
+// checkSerial numbers the checks of a process for their labels.
+var checkSerial atomic.Uint64
+
+// watch is the watchdog's state for one check. Its verdicts rest on
+// evidence that load does not fake:
+//   - a spin: no progress while the process was given spinCPU of CPU time
+//     (and SpinAfter of wall time passed), and one of the check's bubbles
+//     has a goroutine in synctest.Wait and another running or runnable in
+//     two dumps in a row;
+//   - a deadlock on a lock: the same kind of bubble, with none of the
+//     check's goroutines able to run, for SpinAfter of wall time;
+//   - a hang: none of the check's goroutines able to run for limit of wall
+//     time (a starved goroutine is runnable, so starvation stops this
+//     clock);
+//   - a busy hang: no progress while the process was given burnCPU of CPU
+//     time, whatever the dumps say (a subject that polls outside a bubble).
+//
+// The stack dumps' own CPU time and wall time are measured and kept out of
+// the clocks.
+type watch struct {
+	p     *Progress
+	label string
+	limit time.Duration
+	spin  time.Duration
+
+	last      uint64    // progress count at the last sample
+	since     time.Time // when progress was last seen
+	cpu       time.Duration
+	haveCPU   bool
+	idleCPU   time.Duration // CPU time given to the process since then, less the dumps'
+	blocked   time.Duration // wall time between dumps that both found nothing of the check able to run
+	lastDump  time.Time     // when the last dump ended
+	dumpStart time.Time     // when the last dump began
+	lastIdle  bool          // the last dump since progress found nothing of the check able to run
+	nextDump  time.Time     // no dump before this (dumps cost at most a fifth of the time)
+	spinSeen  string        // the unquiescent bubble of the last dump
+
+	// The clocks and the dump, real ones but in the watchdog's own tests.
+	cpuNow    func() (time.Duration, bool)
+	threadNow func() (time.Duration, bool)
+	stacks    func() string
+	wallNow   func() time.Time
+
+	dumps    int           // stack dumps taken for this check
+	dumpCPU  time.Duration // their CPU time
+	dumpWall time.Duration // their wall time
 }
 
-func hangViolation(cfg Config, c Check, p *Progress, why, all string) error {
+func newWatch(p *Progress, label string, limit time.Duration) *watch {
+	w := &watch{p: p, label: label, limit: limit, spin: min(SpinAfter, limit), since: time.Now(),
+		cpuNow: processCPU, threadNow: threadCPU, stacks: allStacks, wallNow: time.Now}
+	w.cpu, w.haveCPU = w.cpuNow()
+	return w
+}
+
+// tick is the sampling period: at most a twentieth of the hang bound.
+func (w *watch) tick() time.Duration { return min(w.limit/20, 100*time.Millisecond) }
+
+// reset starts the clocks again after progress.
+func (w *watch) reset(now time.Time) {
+	w.since, w.idleCPU, w.blocked, w.lastIdle, w.spinSeen = now, 0, 0, false, ""
+}
+
+// sample takes one look at the check and returns why it is stuck (with the
+// dump that showed it), or "" while it is not.
+func (w *watch) sample(now time.Time) (why, dump string) {
+	cpu, ok := w.cpuNow()
+	if ok && w.haveCPU {
+		w.idleCPU += cpu - w.cpu
+	}
+	w.cpu, w.haveCPU = cpu, ok
+	if n := w.p.count(); n != w.last || w.p.analyses.Load() > 0 {
+		w.last = n
+		w.reset(now)
+		return "", ""
+	}
+	wall := now.Sub(w.since)
+	idleCPU := w.idleCPU
+	if !w.haveCPU {
+		idleCPU = wall // no CPU clock here: wall time stands in for it
+	}
+	if idleCPU >= burnCPU {
+		return fmt.Sprintf("no progress while the process was given %v of CPU time (%v of wall time): the subject spins or polls instead of blocking%s",
+			idleCPU.Round(100*time.Millisecond), wall.Round(100*time.Millisecond), w.cost()), ""
+	}
+	if wall < min(w.limit, w.spin)/4 || now.Before(w.nextDump) {
+		return "", ""
+	}
+	prevEnd := w.lastDump
+	dump, gs := w.dump()
+	mine := owned(gs, w.label)
+	idle := !anyActive(mine)
+	if idle && w.lastIdle {
+		w.blocked += w.dumpStart.Sub(prevEnd) // between the dumps: neither dump's own time counts
+	}
+	w.lastIdle = idle
+	b, busy, unq := unquiescent(mine)
+	seen := w.spinSeen
+	w.spinSeen = ""
+	if unq {
+		w.spinSeen = b
+	}
+	switch {
+	case unq && b == seen && busy && idleCPU >= spinCPU && wall >= w.spin:
+		return fmt.Sprintf("no progress while the process was given %v of CPU time (%v of wall time), and synctest bubble %s cannot become quiescent: a goroutine waits in synctest.Wait while another one of the bubble keeps running (the subject spins instead of blocking)%s",
+			idleCPU.Round(100*time.Millisecond), wall.Round(100*time.Millisecond), b, w.cost()), dump
+	case unq && b == seen && idle && w.blocked >= w.spin:
+		return fmt.Sprintf("no progress for %v of wall time with none of the check's goroutines able to run, and synctest bubble %s cannot become quiescent: a goroutine waits in synctest.Wait while another one of the bubble waits for a lock (the subject deadlocks on a lock)%s",
+			w.blocked.Round(100*time.Millisecond), b, w.cost()), dump
+	case idle && w.blocked >= w.limit:
+		return fmt.Sprintf("no progress for %v of wall time with none of the check's goroutines able to run: the subject hangs or deadlocks%s",
+			w.blocked.Round(100*time.Millisecond), w.cost()), dump
+	}
+	return "", ""
+}
+
+// dump takes a stack dump of every goroutine and parses it, measuring what
+// that costs: its CPU time on this (locked) thread comes off the check's
+// CPU clock, its wall time off the blocked clock, and the next dump waits
+// four times its wall time, so that the dumps of a process full of
+// goroutines do not crowd out the subject.
+func (w *watch) dump() (string, []grt) {
+	w.dumpStart = w.wallNow()
+	c0, ok0 := w.threadNow()
+	dump := w.stacks()
+	gs := parseDump(dump)
+	c1, ok1 := w.threadNow()
+	w.lastDump = w.wallNow()
+	took := w.lastDump.Sub(w.dumpStart)
+	w.dumps++
+	w.dumpWall += took
+	if ok0 && ok1 {
+		w.dumpCPU += c1 - c0
+		w.idleCPU -= c1 - c0
+	}
+	w.nextDump = w.lastDump.Add(4 * took)
+	return dump, gs
+}
+
+// cost says what the watchdog's own dumps took, which its clocks left out.
+func (w *watch) cost() string {
+	if w.dumps == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the watchdog's %d stack dumps took %v of CPU time and %v of wall time, not counted)",
+		w.dumps, w.dumpCPU.Round(time.Millisecond), w.dumpWall.Round(time.Millisecond))
+}
+
+func hangViolation(cfg Config, c Check, p *Progress, why, all, label string) error {
 	if all == "" {
 		all = allStacks()
 	}
@@ -303,7 +423,8 @@ func hangViolation(cfg Config, c Check, p *Progress, why, all string) error {
 	if s := p.context(); s != "" {
 		fmt.Fprintf(&b, "\n  state: %s", s)
 	}
-	rel := subjectStack(all)
+	// The check's own goroutines, less the harness's frames-only ones.
+	rel := subjectStack(joinEntries(owned(parseDump(all), label)))
 	fmt.Fprintf(&b, "\n  goroutines of the subject and the check:\n%s", indentLines(truncateLines(rel, 120), "    "))
 	if path := saveStacks(cfg, c.Name, all); path != "" {
 		fmt.Fprintf(&b, "\n  every goroutine: %s", path)

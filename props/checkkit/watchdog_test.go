@@ -139,3 +139,123 @@ func isClosed(ch chan struct{}) bool {
 		return false
 	}
 }
+
+// fakeWatch is a watch on synthetic clocks and dumps: every sample moves
+// wall time by a tick and the process's CPU time by cpuPerTick.
+type fakeWatch struct {
+	*watch
+	wall, cpu  time.Time
+	cpuPerTick time.Duration
+	stacks     string
+}
+
+func newFakeWatch(stacks string, cpuPerTick time.Duration) *fakeWatch {
+	f := &fakeWatch{wall: time.Unix(0, 0), cpu: time.Unix(0, 0), cpuPerTick: cpuPerTick, stacks: stacks}
+	w := newWatch(&Progress{}, "1", HangAfter)
+	w.since = f.wall
+	w.cpuNow = func() (time.Duration, bool) { return f.cpu.Sub(time.Unix(0, 0)), true }
+	w.threadNow = func() (time.Duration, bool) { return 0, true }
+	w.stacks = func() string { return f.stacks }
+	w.wallNow = func() time.Time { return f.wall }
+	w.cpu, w.haveCPU = w.cpuNow()
+	f.watch = w
+	return f
+}
+
+// run samples for at most d of wall time and returns the first verdict and
+// when it came.
+func (f *fakeWatch) run(d time.Duration) (string, time.Duration) {
+	start := f.wall
+	for f.wall.Sub(start) < d {
+		f.wall = f.wall.Add(f.tick())
+		f.cpu = f.cpu.Add(f.cpuPerTick)
+		if why, _ := f.sample(f.wall); why != "" {
+			return why, f.wall.Sub(start)
+		}
+	}
+	return "", d
+}
+
+const (
+	waiter  = "goroutine 10 [synctest.Wait (durable), synctest bubble 3 labels:{\"kverify-check\": \"1\"}]:\nmain.f()\n\t/x.go:1"
+	runner  = "goroutine 11 [runnable, synctest bubble 3 labels:{\"kverify-check\": \"1\"}]:\nexample.com/subject.(*Q).loop()\n\t/q.go:9"
+	locker  = "goroutine 12 [sync.Mutex.Lock, synctest bubble 3 labels:{\"kverify-check\": \"1\"}]:\nexample.com/subject.(*Q).Add()\n\t/q.go:20"
+	blocked = "goroutine 13 [chan receive, 2 minutes labels:{\"kverify-check\": \"1\"}]:\nexample.com/check.run()\n\t/c.go:3"
+	other   = "goroutine 14 [runnable, labels:{\"kverify-check\": \"0\"}]:\nexample.com/leftover.spin()\n\t/l.go:1"
+)
+
+// The watchdog's evidence, case by case, on synthetic dumps and clocks.
+func TestWatchEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		stacks     []string
+		cpuPerTick time.Duration
+		want       string // "" for no verdict within a minute
+		within     time.Duration
+	}{
+		// A goroutine of the bubble wants a CPU and the process is given
+		// almost none (8 hogs beside it): starved, not spinning.
+		{"starved work inside a Wait", []string{waiter, runner}, time.Millisecond, "", 0},
+		// The same bubble with the process given a whole core: a spin,
+		// reported once 2 s of CPU time went by.
+		{"spin inside a Wait", []string{waiter, runner}, 100 * time.Millisecond, "keeps running", 3 * time.Second},
+		// Nothing of the check can run and the bubble cannot quiesce: a
+		// deadlock on a lock, reported after SpinAfter.
+		{"deadlock on a lock", []string{waiter, locker}, 0, "deadlocks on a lock", 2 * time.Second},
+		// Blocked outside any bubble: a hang after HangAfter.
+		{"blocked", []string{blocked}, 0, "hangs or deadlocks", HangAfter + time.Second},
+		// Another check's leftover goroutine that keeps running does not
+		// hide this check's hang.
+		{"blocked beside a leftover", []string{blocked, other}, 0, "hangs or deadlocks", HangAfter + time.Second},
+		// A check that gets no CPU while its goroutine is runnable is
+		// waiting for a core, however long.
+		{"starved outside a bubble", []string{strings.Replace(blocked, "chan receive, 2 minutes", "runnable", 1)}, 0, "", 0},
+		// Given CPU time with no progress and no bubble: a busy hang after
+		// 10 s of CPU time.
+		{"busy outside a bubble", []string{strings.Replace(blocked, "chan receive, 2 minutes", "running", 1)}, 100 * time.Millisecond, "spins or polls", 11 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeWatch(strings.Join(tc.stacks, "\n\n"), tc.cpuPerTick)
+			why, at := f.run(time.Minute)
+			switch {
+			case tc.want == "" && why != "":
+				t.Fatalf("verdict after %v: %s", at, why)
+			case tc.want != "" && !strings.Contains(why, tc.want):
+				t.Fatalf("verdict %q, want one saying %q", why, tc.want)
+			case tc.want != "" && at > tc.within:
+				t.Fatalf("verdict after %v, want within %v", at, tc.within)
+			}
+		})
+	}
+}
+
+// A check whose bubble deadlocks on a lock is named as such, well before
+// HangAfter, although it uses no CPU.
+func TestGuardNamesLockDeadlock(t *testing.T) {
+	defer tainted.Store(nil)
+	var mu sync.Mutex
+	mu.Lock()
+	var wg sync.WaitGroup
+	c := Check{Name: "x/lock", Run: func(t *testing.T, cfg Config) error {
+		wg.Add(1)
+		defer wg.Done()
+		synctest.Test(t, func(*testing.T) {
+			cfg.Progress.Op("Add(a)")
+			go func() { mu.Lock(); mu.Unlock() }()
+			synctest.Wait()
+		})
+		return nil
+	}}
+	start := time.Now()
+	err := guard(t, c, Config{TraceDir: t.TempDir(), Subject: "test"})
+	took := time.Since(start)
+	mu.Unlock()
+	wg.Wait()
+	var v *Violation
+	if !errors.As(err, &v) || !strings.Contains(v.Detail, "deadlocks on a lock") {
+		t.Fatalf("guard = %v, want a deadlock on a lock", err)
+	}
+	if took >= HangAfter {
+		t.Errorf("reported after %v, want well under HangAfter (%v)", took, HangAfter)
+	}
+}
