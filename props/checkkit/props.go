@@ -353,16 +353,25 @@ func Save(t *testing.T, cfg Config, component string, c string, err error) error
 	return err
 }
 
-// Watchdog bounds, in real time, a call that must return promptly, so that
-// a hang becomes a violation instead of a test timeout.
+// Watchdog bounds a call that must return promptly, so that a hang
+// becomes a violation instead of a test timeout. Inside a synctest bubble
+// it is fake time; outside one, it counts only the wall time during which
+// none of the check's goroutines could run (see ReturnsWithin), so that a
+// call starved of CPU on a loaded machine is not taken for a blocked one.
 const Watchdog = 5 * time.Second
 
-// ReturnsWithin reports whether f returns within d. If it does not, the
-// goroutine running f is abandoned (and reported by goleak at exit). If f
-// panics, the panic is raised again on the caller's goroutine, with the
-// stack where it happened, so that the check running there reports it (a
-// panic on a goroutine of its own would end the whole test binary: a
-// subject whose second ShutDown closes a closed channel did so).
+// ReturnsWithin reports whether f returns within d. Inside a synctest
+// bubble d is fake time. Outside one, under props.Run, d counts only while
+// none of the check's goroutines can run (every one blocked, none running,
+// runnable or in a system call), looked at between growing pauses: a call
+// that is slow because the machine is loaded has a runnable goroutine
+// somewhere, and waits; one that blocks for good runs the count out. Run
+// elsewhere (no check label), d is wall time. If f does not return in
+// time, the goroutine running f is abandoned. If f panics, the panic is
+// raised again on the caller's goroutine, with the stack where it
+// happened, so that the check running there reports it (a panic on a
+// goroutine of its own would end the whole test binary: a subject whose
+// second ShutDown closes a closed channel did so).
 func ReturnsWithin(d time.Duration, f func()) bool {
 	done := make(chan struct{})
 	var p *goPanic
@@ -375,17 +384,45 @@ func ReturnsWithin(d time.Duration, f func()) bool {
 		}()
 		f()
 	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
+	returned := func() bool {
 		if p != nil {
 			panic(*p)
 		}
 		return true
+	}
+	if me := self(); me.bubble == "" && me.label != "" {
+		if stuck(done, nil, me, d) {
+			return false
+		}
+		return returned()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return returned()
 	case <-t.C:
 		return false
 	}
+}
+
+// Eventually reports whether cond becomes true within d, polling it. Like
+// ReturnsWithin it counts, outside a bubble under props.Run, only the time
+// during which none of the check's goroutines could run, so a slow
+// delivery on a loaded machine is waited for and a lost one is not; run
+// elsewhere, d is wall time.
+func Eventually(d time.Duration, cond func() bool) bool {
+	if me := self(); me.bubble == "" && me.label != "" {
+		return !stuck(nil, cond, me, d) || cond()
+	}
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return true
 }
 
 // goPanic is a panic of a call made on a helper goroutine, raised again on

@@ -266,7 +266,7 @@ func startRace(s Subject) func(*testing.T, checkkit.Config) error {
 			if !checkkit.ReturnsWithin(StartEmitBound, func() { f.Emit(Add, "a") }) {
 				return checkkit.Broke(GStart, "round %d: Emit right after Start did not return within %v", round, StartEmitBound)
 			}
-			if !eventually(func() bool { return len(p.received()) > 0 }) {
+			if !checkkit.Eventually(checkkit.Watchdog, func() bool { return len(p.received()) > 0 }) {
 				return checkkit.Broke(GStart, "round %d: an event emitted right after Start was not delivered within %v", round, checkkit.Watchdog)
 			}
 			if !checkkit.ReturnsWithin(checkkit.Watchdog, f.Stop) {

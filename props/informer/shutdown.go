@@ -5,10 +5,8 @@ import (
 	"slices"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
-	"go.uber.org/goleak"
 )
 
 func shutdown(s Subject) func(*testing.T, checkkit.Config) error {
@@ -184,11 +182,11 @@ func removeAndStop(s Subject) error {
 	return nil
 }
 
-// leak runs a fan-out in real time, outside any bubble (goleak cannot run
-// in one), and checks that Stop leaves no goroutine: once started, and once
-// never started.
+// leak runs a fan-out in real time, outside any bubble, and checks that
+// Stop leaves no goroutine of the check behind (checkkit.FindLeaks): once
+// started, and once never started.
 func leak(s Subject) error {
-	before := goleak.IgnoreCurrent()
+	before := checkkit.CurrentGoroutines()
 	for _, start := range []bool{true, false} {
 		f := s.New()
 		p := newProbe("h")
@@ -202,7 +200,7 @@ func leak(s Subject) error {
 			if err := within("Emit right after Start", func() { f.Emit(Add, "x") }); err != nil {
 				return err
 			}
-			if !eventually(func() bool { return len(p.received()) > 0 }) {
+			if !checkkit.Eventually(checkkit.Watchdog, func() bool { return len(p.received()) > 0 }) {
 				return checkkit.Broke(GLiveness, "an event was not delivered within %v", checkkit.Watchdog)
 			}
 			late := newProbe("late")
@@ -220,7 +218,7 @@ func leak(s Subject) error {
 		if err := within(fmt.Sprintf("Stop (started: %v)", start), f.Stop); err != nil {
 			return err
 		}
-		if err := goleak.Find(before); err != nil {
+		if err := checkkit.FindLeaks(before); err != nil {
 			return checkkit.Broke(GNoLeak, "after Stop (started: %v): %v", start, err)
 		}
 	}
@@ -247,16 +245,4 @@ func addHandlerWithin(f FanOut, p *probe) (Registration, error) {
 		return nil, fmt.Errorf("AddHandler: %w", err)
 	}
 	return reg, nil
-}
-
-// eventually polls cond in real time for up to checkkit.Watchdog.
-func eventually(cond func() bool) bool {
-	deadline := time.Now().Add(checkkit.Watchdog)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(200 * time.Microsecond)
-	}
-	return true
 }

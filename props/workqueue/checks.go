@@ -11,7 +11,6 @@ import (
 	"github.com/kverify/kverify/props/ratelimit"
 	wq "github.com/kverify/kverify/spec/workqueue"
 	"github.com/kverify/kverify/traces"
-	"go.uber.org/goleak"
 	"k8s.io/utils/clock"
 	"pgregory.net/rapid"
 )
@@ -316,7 +315,7 @@ func retention(s Subject) func(*testing.T, checkkit.Config) error {
 
 func leak(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		before := goleak.IgnoreCurrent()
+		before := checkkit.CurrentGoroutines()
 		for _, drain := range []bool{false, true} {
 			q := s.New(Deps{Clock: clock.RealClock{}, Metrics: true})
 			q.Add("a")
@@ -329,7 +328,7 @@ func leak(s Subject) func(*testing.T, checkkit.Config) error {
 			if !checkkit.ReturnsWithin(checkkit.Watchdog, stop) {
 				return checkkit.Broke(GShutdownReturns, "ShutDown (drain=%v) did not return within %v with nothing queued or processing", drain, checkkit.Watchdog)
 			}
-			if err := goleak.Find(before); err != nil {
+			if err := checkkit.FindLeaks(before); err != nil {
 				return checkkit.Broke(GNoLeak, "after ShutDown (drain=%v): %v", drain, err)
 			}
 		}

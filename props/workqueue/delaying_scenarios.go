@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
-	"go.uber.org/goleak"
 	"k8s.io/utils/clock"
 	"pgregory.net/rapid"
 )
@@ -377,13 +376,13 @@ func returned(ch chan struct{}) bool {
 // out and marked done, and items waiting (one with a huge delay), then looks
 // for goroutines that outlive it. It runs in a synctest bubble, so that the
 // queue has taken in every AddAfter before the shutdown (synctest.Wait) and
-// goleak's retries (about half a second) pass on the fake clock, well short
+// FindLeaks' retries (about half a second) pass on the fake clock, well short
 // of client-go's 10s heartbeat.
 func delayingLeak(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
 		for _, drain := range []bool{false, true} {
 			err := checkkit.InBubble(t, func() error {
-				before := goleak.IgnoreCurrent()
+				before := checkkit.CurrentGoroutines()
 				q := s.NewDelaying(Deps{Clock: clock.RealClock{}, Metrics: true})
 				// Release what the stop left running, so that a leak is
 				// reported as such and not as the bubble's deadlock.
@@ -404,7 +403,7 @@ func delayingLeak(s Subject) func(*testing.T, checkkit.Config) error {
 				if !checkkit.ReturnsWithin(checkkit.Watchdog, stop) {
 					return checkkit.Broke(GShutdownReturns, "%s did not return within %v with nothing queued or processing", name, checkkit.Watchdog)
 				}
-				if err := goleak.Find(before); err != nil {
+				if err := checkkit.FindLeaks(before); err != nil {
 					return checkkit.Broke(GNoLeak, "after %s returned: %v", name, err)
 				}
 				return nil
