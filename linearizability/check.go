@@ -13,18 +13,14 @@ import (
 	wq "github.com/kverify/kverify/spec/workqueue"
 )
 
-// Check reports whether history is linearizable under model, giving up
-// after timeout (zero: no limit) with porcupine.Unknown. The search runs
-// without collecting visualisation data; only an Illegal history is
-// searched again, verbosely, so that the returned info can be drawn by
-// SaveFailure. For Ok and Unknown the info is empty.
-func Check(model porcupine.Model, history []porcupine.Operation, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
-	res := porcupine.CheckOperationsTimeout(model, history, timeout)
-	if res != porcupine.Illegal {
-		return res, porcupine.LinearizationInfo{}
-	}
-	// The search is deterministic, so this finds the same violation.
-	return porcupine.CheckOperationsVerbose(model, history, timeout)
+// Check is CheckSteps with DefaultSteps. Its last argument was once
+// porcupine's wall-clock timeout and is ignored: a search that ran out of
+// time gave a verdict that depended on the machine's load. It is kept so
+// that callers not yet moved to CheckSteps compile; they get the step
+// budget (and, as before, porcupine.Unknown for a search that runs out,
+// which is not a verdict on the subject).
+func Check(model porcupine.Model, history []porcupine.Operation, _ time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
+	return CheckSteps(model, history, DefaultSteps)
 }
 
 // SaveFailure writes dir/name.json, the history in the format LoadHistory

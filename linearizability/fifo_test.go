@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 	spec "github.com/kverify/kverify/spec/fifo"
@@ -116,7 +115,7 @@ var fifoCases = []struct {
 func TestFIFOModel(t *testing.T) {
 	for _, c := range fifoCases {
 		t.Run(c.name, func(t *testing.T) {
-			res, info := Check(FIFOModel(c.c), c.h, 5*time.Second)
+			res, info := CheckSteps(FIFOModel(c.c), c.h, DefaultSteps)
 			if res != c.want {
 				t.Fatalf("%s on\n%s\nwant %s", res, DescribeFIFOHistory(c.h), c.want)
 			}
@@ -138,7 +137,7 @@ func TestFIFOModel(t *testing.T) {
 			if got, want := DescribeFIFOHistory(h), DescribeFIFOHistory(c.h); got != want {
 				t.Fatalf("loaded history\n%s\nsaved\n%s", got, want)
 			}
-			if res, _ := Check(FIFOModel(f.Config), h, 5*time.Second); res != porcupine.Illegal {
+			if res, _ := CheckSteps(FIFOModel(f.Config), h, DefaultSteps); res != porcupine.Illegal {
 				t.Fatalf("the loaded history checks %s", res)
 			}
 			if filepath.Dir(html) != dir || !strings.HasSuffix(html, ".html") {

@@ -23,6 +23,7 @@ package linearizability
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -262,11 +263,14 @@ func partitionByListener(h []porcupine.Operation) [][]porcupine.Operation {
 	return parts
 }
 
-// ListenerError is a listener history that breaks the contract.
+// ListenerError is a listener history that breaks the contract, or whose
+// search was inconclusive.
 type ListenerError struct {
 	Listener int
-	// Result is Illegal, or Unknown when the check timed out; Ok when the
-	// history is linearizable but was required to be drained and is not.
+	// Result is Illegal; or Unknown when the search ran out of its step
+	// budget before finding a linearization or showing there is none
+	// (Inconclusive: not a verdict on the subject); or Ok when the history
+	// was required to be drained and is not (whatever its search found).
 	Result porcupine.CheckResult
 	// Info is porcupine's search for an Illegal result (for
 	// SaveListenerFailure); empty otherwise.
@@ -280,38 +284,77 @@ func (e *ListenerError) Error() string {
 	return fmt.Sprintf("listener %d: %s (%d ops): %s", e.Listener, e.Result, len(e.Ops), e.Detail)
 }
 
-// CheckListener checks each listener's part of history on its own against
-// the delivery contract: every Deliver is the oldest value added and not
-// yet delivered, for some order of the calls inside their intervals, so no
-// value is delivered twice, out of add order, or without being added. It
-// returns nil, or a *ListenerError for the first listener that fails. A
-// history cut short (values added and never delivered) can pass: see
-// CheckListenerDrained. timeout bounds each listener's search (zero: no
-// limit); running out of it is an error too.
-func CheckListener(history []porcupine.Operation, timeout time.Duration) error {
-	m := ListenerModel()
-	m.Partition = nil // one listener at a time, to name the one that fails
-	for _, ops := range partitionByListener(StampListener(history)) {
-		l := ops[0].Input.(ListenerInput).Listener
-		res, info := Check(m, ops, timeout)
-		switch res {
-		case porcupine.Ok:
-			continue
-		case porcupine.Illegal:
-			return &ListenerError{Listener: l, Result: res, Info: info, Ops: ops, Detail: diagnoseListener(ops)}
-		default:
-			return &ListenerError{Listener: l, Result: res, Ops: ops, Detail: fmt.Sprintf("no verdict within %v", timeout)}
-		}
-	}
-	return nil
+// Inconclusive reports whether e says only that a search ran out of steps:
+// no verdict either way.
+func (e *ListenerError) Inconclusive() bool { return e.Result == porcupine.Unknown }
+
+// Inconclusive reports whether err is a *ListenerError that says only that
+// a search ran out of steps (see ListenerError.Inconclusive). A check moves
+// on to its next workload on such an error, and counts it; it fails only
+// on the others.
+func Inconclusive(err error) bool {
+	var le *ListenerError
+	return errors.As(err, &le) && le.Inconclusive()
 }
 
-// CheckListenerDrained is CheckListener for a history recorded until every
-// handler had caught up: besides, every value added to a listener must
-// have been delivered to it (exactly once, with CheckListener's at most
-// once).
-func CheckListenerDrained(history []porcupine.Operation, timeout time.Duration) error {
-	if err := CheckListener(history, timeout); err != nil {
+// CheckListener is CheckListenerSteps with DefaultSteps. Its last
+// argument, once a wall-clock timeout, is ignored (see Check).
+func CheckListener(history []porcupine.Operation, _ time.Duration) error {
+	return CheckListenerSteps(history, DefaultSteps)
+}
+
+// CheckListenerSteps checks each listener's part of history on its own
+// against the delivery contract: every Deliver is the oldest value added
+// and not yet delivered, for some order of the calls inside their
+// intervals, so no value is delivered twice, out of add order, or without
+// being added. Each listener's search takes at most steps model steps
+// (<= 0: DefaultSteps). It returns nil; or a *ListenerError with Result
+// Illegal for the first listener, in listener order, that fails; or, when
+// none fails but some search ran out of steps, a *ListenerError with
+// Result Unknown for the first such listener (Inconclusive). A history cut
+// short (values added and never delivered) can pass: see
+// CheckListenerDrainedSteps.
+func CheckListenerSteps(history []porcupine.Operation, steps int) error {
+	if steps <= 0 {
+		steps = DefaultSteps
+	}
+	m := ListenerModel()
+	m.Partition = nil // one listener at a time, to name the one that fails
+	var unknown error
+	for _, ops := range partitionByListener(StampListener(history)) {
+		l := ops[0].Input.(ListenerInput).Listener
+		res, info := CheckSteps(m, ops, steps)
+		switch res {
+		case porcupine.Ok:
+		case porcupine.Illegal:
+			// A genuine violation decides, whatever an earlier listener's
+			// inconclusive search would have found.
+			return &ListenerError{Listener: l, Result: res, Info: info, Ops: ops, Detail: diagnoseListener(ops)}
+		default:
+			if unknown == nil {
+				unknown = &ListenerError{Listener: l, Result: res, Ops: ops,
+					Detail: fmt.Sprintf("inconclusive: the search found neither a linearization nor a violation within %d steps", steps)}
+			}
+		}
+	}
+	return unknown
+}
+
+// CheckListenerDrained is CheckListenerDrainedSteps with DefaultSteps. Its
+// last argument, once a wall-clock timeout, is ignored (see Check).
+func CheckListenerDrained(history []porcupine.Operation, _ time.Duration) error {
+	return CheckListenerDrainedSteps(history, DefaultSteps)
+}
+
+// CheckListenerDrainedSteps is CheckListenerSteps for a history recorded
+// until every handler had caught up: besides, every value added to a
+// listener must have been delivered to it (exactly once, with
+// CheckListenerSteps' at most once). A value never delivered is a
+// violation even when a search was inconclusive; an inconclusive search
+// is returned (Inconclusive) only when nothing else is wrong.
+func CheckListenerDrainedSteps(history []porcupine.Operation, steps int) error {
+	err := CheckListenerSteps(history, steps)
+	if err != nil && !Inconclusive(err) {
 		return err
 	}
 	for _, ops := range partitionByListener(history) {
@@ -340,7 +383,7 @@ func CheckListenerDrained(history []porcupine.Operation, timeout time.Duration) 
 				Detail: fmt.Sprintf("%d added values never delivered: %v", len(added), lost)}
 		}
 	}
-	return nil
+	return err
 }
 
 // diagnoseListener says in words what is wrong with an Illegal listener
@@ -442,9 +485,38 @@ type ListenerWorkload struct {
 	Distributors int
 	// Adds is the number of Distribute calls each makes; default 50.
 	Adds int
-	// Drain bounds the wait for the handlers to catch up; default 10 s.
+	// Drain is ignored. It bounded, in wall time, the wait for the
+	// handlers to catch up, which on a loaded machine cut a correct
+	// fan-out's history short, and CheckListenerDrained then failed it;
+	// IdlePolls bounds the wait now. It is kept so that callers compile.
 	Drain time.Duration
+	// IdlePolls bounds the wait for the handlers to catch up once the
+	// distributors are done: the workload polls every 100 µs and gives up
+	// after this many polls in a row in which no handler was called;
+	// default 2000 (a fifth of a second at the least; about 2 s, like the
+	// wall-time bound it replaces, where a 100 µs sleep takes a
+	// millisecond, as on the 2-core machine it was measured on). A count,
+	// not a deadline, and restarted by every delivery: a correct fan-out
+	// keeps calling its handlers until they have caught up, however slowly
+	// the machine runs it, so only one that has stopped delivering (it
+	// lost values) ends the wait short; and a starved process starves the
+	// poller too, so load lengthens the wait instead of cutting it.
+	IdlePolls int
+	// Beat, if set, is called after every recorded call and on every poll
+	// of the wait: a heartbeat for a watchdog (checkkit's Progress.Beat),
+	// which then reports a Distribute call that never returns. It must be
+	// safe for concurrent use.
+	Beat func()
+	// AwaitStop, if set, waits for the fan-out's Run to return once the
+	// workload has cancelled its context: the workload calls it with wait,
+	// which returns when Run has, and if it returns false (Run did not
+	// stop), returns the history at once, leaving Run's goroutine behind
+	// for the caller to report. Unset, the workload waits for Run.
+	AwaitStop func(wait func()) bool
 }
+
+// pollEvery is the workload's pause between polls of the handlers' calls.
+const pollEvery = 100 * time.Microsecond
 
 func (w ListenerWorkload) withDefaults() ListenerWorkload {
 	if w.Listeners <= 0 {
@@ -456,8 +528,14 @@ func (w ListenerWorkload) withDefaults() ListenerWorkload {
 	if w.Adds <= 0 {
 		w.Adds = 50
 	}
-	if w.Drain <= 0 {
-		w.Drain = 10 * time.Second
+	if w.IdlePolls <= 0 {
+		w.IdlePolls = 2000
+	}
+	if w.Beat == nil {
+		w.Beat = func() {}
+	}
+	if w.AwaitStop == nil {
+		w.AwaitStop = func(wait func()) bool { wait(); return true }
 	}
 	return w
 }
@@ -467,6 +545,7 @@ func (w ListenerWorkload) withDefaults() ListenerWorkload {
 // build up and drain.
 type recordingHandler struct {
 	rec      *Recorder
+	beat     func()
 	listener int
 	client   int
 	lastEnd  atomic.Int64 // when the previous call returned
@@ -481,6 +560,7 @@ func (h *recordingHandler) deliver(v string) {
 	h.rec.appendOp(porcupine.Operation{ClientId: h.client, Call: call, Return: ret,
 		Input: ListenerInput{Listener: h.listener, Op: ListenerDeliver}, Output: ListenerOutput{Value: v}})
 	h.calls.Add(1)
+	h.beat()
 	h.rngMu.Lock()
 	r := h.rng.IntN(100)
 	h.rngMu.Unlock()
@@ -506,15 +586,17 @@ func (r *Recorder) appendOp(op porcupine.Operation) {
 // call recorded as an Add on every listener (client id = distributor). The
 // handlers record every call as a Deliver (client id = Distributors +
 // listener) and now and then stall, so the listeners buffer. Once the
-// distributors are done it waits (up to cfg.Drain) for every handler to
-// have been called once per Add, then stops f and returns the history,
-// ready for CheckListenerDrained. It joins every goroutine it started.
+// distributors are done it waits for every handler to have been called
+// once per Add, for as long as some handler is still being called (see
+// ListenerWorkload.IdlePolls), then stops f and returns the history, ready
+// for CheckListenerDrained. It joins every goroutine it started, unless
+// cfg.AwaitStop gives up on Run.
 func RunListenerWorkload(f FanOut, cfg ListenerWorkload) []porcupine.Operation {
 	cfg = cfg.withDefaults()
 	rec := &Recorder{}
 	hs := make([]*recordingHandler, cfg.Listeners)
 	for i := range hs {
-		hs[i] = &recordingHandler{rec: rec, listener: i, client: cfg.Distributors + i,
+		hs[i] = &recordingHandler{rec: rec, beat: cfg.Beat, listener: i, client: cfg.Distributors + i,
 			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.Distributors+i)))}
 		hs[i].lastEnd.Store(rec.clk.Add(1)) // before Run: the first delivery is later
 		f.AddHandler(hs[i].deliver)
@@ -540,6 +622,7 @@ func RunListenerWorkload(f FanOut, cfg ListenerWorkload) []porcupine.Operation {
 					rec.appendOp(porcupine.Operation{ClientId: d, Call: start, Return: end,
 						Input: ListenerInput{Listener: l, Op: ListenerAdd, Value: v}, Output: ListenerOutput{}})
 				}
+				cfg.Beat()
 				if rng.IntN(8) == 0 {
 					runtime.Gosched()
 				}
@@ -548,22 +631,29 @@ func RunListenerWorkload(f FanOut, cfg ListenerWorkload) []porcupine.Operation {
 	}
 	wg.Wait()
 
+	// Wait while the handlers catch up. Not against a deadline: a
+	// loaded machine would cut a correct fan-out short, and the drained
+	// check would fail it for values it was still delivering. The bound
+	// is a count of polls without a single delivery, restarted by each.
 	want := int64(cfg.Distributors * cfg.Adds)
-	deadline := time.Now().Add(cfg.Drain)
-	for time.Now().Before(deadline) {
-		caught := true
+	var last int64 = -1
+	for idle := 0; idle < cfg.IdlePolls; idle++ {
+		caught, total := true, int64(0)
 		for _, h := range hs {
-			if h.calls.Load() < want {
-				caught = false
-				break
-			}
+			n := h.calls.Load()
+			total += n
+			caught = caught && n >= want
 		}
 		if caught {
 			break
 		}
-		time.Sleep(100 * time.Microsecond)
+		if total != last {
+			last, idle = total, 0
+		}
+		cfg.Beat()
+		time.Sleep(pollEvery)
 	}
 	cancel()
-	<-runDone
+	cfg.AwaitStop(func() { <-runDone }) // if it gives up, Run's goroutine stays behind
 	return rec.History()
 }

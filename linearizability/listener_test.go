@@ -25,8 +25,8 @@ func TestListenerModel(t *testing.T) {
 	cases := []struct {
 		name    string
 		h       []porcupine.Operation
-		ok      bool // CheckListener
-		drained bool // CheckListenerDrained
+		ok      bool // CheckListenerSteps
+		drained bool // CheckListenerDrainedSteps
 		detail  string
 	}{
 		{"in order", []porcupine.Operation{
@@ -67,13 +67,13 @@ func TestListenerModel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := CheckListener(c.h, time.Second)
+			err := CheckListenerSteps(c.h, DefaultSteps)
 			if (err == nil) != c.ok {
-				t.Errorf("CheckListener: %v, want ok=%v", err, c.ok)
+				t.Errorf("CheckListenerSteps: %v, want ok=%v", err, c.ok)
 			}
-			derr := CheckListenerDrained(c.h, time.Second)
+			derr := CheckListenerDrainedSteps(c.h, DefaultSteps)
 			if (derr == nil) != c.drained {
-				t.Errorf("CheckListenerDrained: %v, want ok=%v", derr, c.drained)
+				t.Errorf("CheckListenerDrainedSteps: %v, want ok=%v", derr, c.drained)
 			}
 			if c.detail != "" && (derr == nil || !strings.Contains(derr.Error(), c.detail)) {
 				t.Errorf("error %v, want it to say %q", derr, c.detail)

@@ -2,9 +2,10 @@
 // against the reference model in spec/workqueue with porcupine.
 //
 // A workload (RunWorkload) drives a queue from several goroutines and
-// records every call with a logical clock (Recorder); Check asks porcupine
-// whether some sequential order of the calls, each placed inside its
-// [Call, Return] interval, is a run of the model. Two models are offered:
+// records every call with a logical clock (Recorder); CheckSteps asks
+// porcupine whether some sequential order of the calls, each placed inside
+// its [Call, Return] interval, is a run of the model, within a budget of
+// model steps (never of time: see budget.go). Two models are offered:
 //
 //   - QueueModel is the whole queue: one FIFO, dirty and processing sets,
 //     shutdown. It cannot be partitioned (FIFO order ties the keys

@@ -99,7 +99,7 @@ func TestModels(t *testing.T) {
 				model porcupine.Model
 				want  porcupine.CheckResult
 			}{{"fifo", QueueModel(), c.fifo}, {"per-key", PerKeyModel(), c.perKey}} {
-				if got, _ := Check(m.model, c.h, 0); got != m.want {
+				if got, _ := CheckSteps(m.model, c.h, DefaultSteps); got != m.want {
 					t.Errorf("%s model: %s, want %s", m.name, got, m.want)
 				}
 			}

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -42,7 +41,7 @@ func TestSavedHistories(t *testing.T) {
 				if !ok {
 					t.Fatalf("unknown model %q", m)
 				}
-				got, _ := Check(model(), h, 10*time.Second)
+				got, _ := CheckSteps(model(), h, DefaultSteps)
 				if got != want {
 					t.Errorf("%s model: %s, want %s (%s)", m, got, want, f.Note)
 				}

@@ -1,8 +1,10 @@
 package linearizability
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,7 +34,7 @@ func TestCorrectQueuesAreLinearizable(t *testing.T) {
 			for i := range uint64(20) {
 				h := RunWorkload(s.new(), Workload{Seed: seed + i})
 				ops += len(h)
-				if res, info := Check(QueueModel(), h, 10*time.Second); res != porcupine.Ok {
+				if res, info := CheckSteps(QueueModel(), h, DefaultSteps); res != porcupine.Ok {
 					fail(t, "fifo", seed+i, QueueModel(), h, res, info)
 				}
 			}
@@ -40,7 +42,7 @@ func TestCorrectQueuesAreLinearizable(t *testing.T) {
 			start = time.Now()
 			h := RunWorkload(s.new(), Workload{Seed: seed, Ops: 2000})
 			run := time.Since(start)
-			if res, info := Check(PerKeyModel(), h, 30*time.Second); res != porcupine.Ok {
+			if res, info := CheckSteps(PerKeyModel(), h, DefaultSteps); res != porcupine.Ok {
 				fail(t, "per-key", seed, PerKeyModel(), h, res, info)
 			}
 			t.Logf("per-key: %d ops, run %v, check %v", len(h), run, time.Since(start)-run)
@@ -74,7 +76,7 @@ func TestBrokenQueuesAreCaught(t *testing.T) {
 		t.Run(c.name+"/"+c.model, func(t *testing.T) {
 			for i := range uint64(20) {
 				h := RunWorkload(newToy(c.d), Workload{Seed: seed + i, Ops: c.ops})
-				res, info := Check(c.m, h, 10*time.Second)
+				res, info := CheckSteps(c.m, h, DefaultSteps)
 				if res == porcupine.Ok {
 					continue
 				}
@@ -99,7 +101,7 @@ func TestBrokenQueuesAreCaught(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res, _ := Check(c.m, again, 10*time.Second); res != porcupine.Illegal || len(again) != len(h) {
+				if res, _ := CheckSteps(c.m, again, DefaultSteps); res != porcupine.Illegal || len(again) != len(h) {
 					t.Errorf("replayed %d of %d ops: %s, want Illegal", len(again), len(h), res)
 				}
 				return
@@ -153,19 +155,21 @@ func TestWorkloadShape(t *testing.T) {
 			}
 		}
 	}
-	if res, _ := Check(QueueModel(), h, 10*time.Second); res != porcupine.Ok {
+	if res, _ := CheckSteps(QueueModel(), h, DefaultSteps); res != porcupine.Ok {
 		t.Errorf("toy queue: %s", res)
 	}
 }
 
 // A queue whose Add never wakes a blocked Get cannot hang the workload:
-// the coordinator stops adding and shuts the queue down.
+// the coordinator stops adding and shuts the queue down. That it gave up
+// is told by a count, not by how long the run took (which depends on the
+// machine's load): at most 20 of its wake-up Adds in a row with nothing
+// else happening in between, then ShutDown (a hang would meet the test's
+// own timeout).
 func TestWorkloadEndsWhenAddDoesNotWake(t *testing.T) {
 	start := time.Now()
-	h := RunWorkload(newToy(defects{addNoWake: true}), Workload{Seed: 3, Ops: 2000})
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v", d)
-	}
+	cfg := Workload{Seed: 3, Ops: 2000}.withDefaults()
+	h := RunWorkload(newToy(defects{addNoWake: true}), cfg)
 	shutdowns := 0
 	for _, op := range h {
 		if op.Input.(Input).Op == wq.ShutDown {
@@ -175,5 +179,36 @@ func TestWorkloadEndsWhenAddDoesNotWake(t *testing.T) {
 	if shutdowns != 1 {
 		t.Errorf("%d ShutDowns recorded, want 1", shutdowns)
 	}
-	t.Logf("%d ops in %v", len(h), time.Since(start))
+	// The clock ticks once at each call and once at each return, so the
+	// events in clock order are the history's, each tick one event.
+	type event struct {
+		at       int64
+		coordAdd bool // a call or return of the coordinator's Add
+		ret      bool
+		shutDown bool // ShutDown's call
+	}
+	var evs []event
+	for _, op := range h {
+		in := op.Input.(Input)
+		coordAdd := op.ClientId == cfg.Clients && in.Op == wq.Add
+		evs = append(evs, event{op.Call, coordAdd, false, in.Op == wq.ShutDown}, event{op.Return, coordAdd, true, false})
+	}
+	slices.SortFunc(evs, func(a, b event) int { return cmp.Compare(a.at, b.at) })
+	run, longest := 0, 0
+	for _, e := range evs {
+		if e.shutDown {
+			break
+		}
+		switch {
+		case !e.coordAdd:
+			run = 0
+		case e.ret:
+			run++
+			longest = max(longest, run)
+		}
+	}
+	if longest > 20 {
+		t.Errorf("the longest run of wake-up Adds that woke nobody is %d, want at most 20", longest)
+	}
+	t.Logf("%d ops in %v; longest run of fruitless wake-up Adds %d", len(h), time.Since(start), longest)
 }

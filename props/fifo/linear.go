@@ -1,6 +1,7 @@
 package fifo
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -21,7 +22,9 @@ import (
 
 // Sizes of the linear check: many short workloads, each small enough for
 // porcupine's unpartitioned search (FIFO order ties the keys together) to
-// take well under a millisecond.
+// take well under a millisecond. The search is bounded by
+// lin.DefaultSteps, a count of model steps, not by time: its verdict does
+// not depend on the machine's load.
 const (
 	linearClients = 3
 	linearMinOps  = 6 // calls per client in the random part, at least
@@ -29,9 +32,14 @@ const (
 	// linearLimit bounds, in wall time, how long the check adds workloads
 	// to reach linearTargets' count of parallel ones on a machine too busy
 	// to give the clients two CPUs (the budget, if longer, replaces it).
-	linearLimit   = 5 * time.Second
-	linearTimeout = 10 * time.Second // porcupine's search, per history
+	// It decides only how many workloads run, never a verdict.
+	linearLimit = 5 * time.Second
 )
+
+// linearSteps is the step budget of each porcupine search
+// (lin.DefaultSteps); a variable so that a test can make every
+// search run out.
+var linearSteps = lin.DefaultSteps
 
 // linearTargets are the least number of workloads the check runs, and the
 // least number of them in which two clients ran at once (the spans from
@@ -82,27 +90,55 @@ func linearCheck(s Subject) func(*testing.T, checkkit.Config) error {
 		defer limit.Stop()
 		start := time.Now()
 		calls, parallel := 0, 0
+		var unknown []uint64 // seeds of the inconclusive searches
 		for i := 0; ; i++ {
 			p := newLinearPlan(s, seed+uint64(i), i)
 			n, par, err := pool.run(t, s, cfg, p)
-			if err != nil {
+			switch {
+			case errors.Is(err, errInconclusive):
+				// No verdict on this workload: count it and go on. It does
+				// not count as a parallel workload checked.
+				unknown = append(unknown, p.seed)
+				if len(unknown) <= 3 {
+					t.Logf("%v (%d calls); going on", err, n)
+				}
+			case err != nil:
 				return err
-			}
-			calls += n
-			if par {
+			case par:
 				parallel++
 			}
+			calls += n
 			if i+1 >= wantWorkloads && (parallel >= wantParallel && budget.Expired() || limit.Expired()) {
 				short := ""
 				if parallel < wantParallel {
-					short = fmt.Sprintf(", short of the %d wanted: the machine is busy", wantParallel)
+					why := "the machine is busy"
+					if len(unknown) > 0 {
+						why = "workloads whose search was inconclusive do not count, or the machine is busy"
+					}
+					short = fmt.Sprintf(", short of the %d wanted: %s", wantParallel, why)
 				}
-				t.Logf("%d workloads (%d with two clients running at once%s), %d calls, first seed %d, in %v",
-					i+1, parallel, short, calls, seed, time.Since(start).Round(time.Millisecond))
+				t.Logf("%d workloads (%d with two clients running at once%s), %d calls, first seed %d, in %v%s",
+					i+1, parallel, short, calls, seed, time.Since(start).Round(time.Millisecond), inconclusiveNote(unknown, i+1))
 				return nil
 			}
 		}
 	}
+}
+
+// errInconclusive is pool.run's error for a workload whose search ran out
+// of its step budget (porcupine.Unknown): no verdict, not a failure.
+var errInconclusive = errors.New("inconclusive: the search found neither a linearization nor a violation within its step budget")
+
+// inconclusiveNote is the end of the check's summary line: how many of
+// its runs workloads had an inconclusive search (seeds lists them all).
+func inconclusiveNote(seeds []uint64, runs int) string {
+	switch {
+	case len(seeds) == 0:
+		return ""
+	case len(seeds) == runs:
+		return fmt.Sprintf("; every search was inconclusive (out of %d steps; first seed %d), so this run checked nothing: no verdict", linearSteps, seeds[0])
+	}
+	return fmt.Sprintf("; %d inconclusive search(es) (out of %d steps; first seed %d), no verdict on the subject", len(seeds), linearSteps, seeds[0])
 }
 
 // linearPlan is one workload, drawn from its seed: the FIFO's mode, an
@@ -317,7 +353,7 @@ func (r *linearRun) parallel() bool {
 
 // run runs workload p on a fresh FIFO and checks its history. It returns
 // the number of calls and whether two clients ran at once, or the
-// violation.
+// violation, or errInconclusive when the search ran out of steps.
 func (pool *linearPool) run(t *testing.T, s Subject, cfg checkkit.Config, p *linearPlan) (int, bool, error) {
 	f, _, err := newFIFO(s, p.mode)
 	if err != nil {
@@ -391,7 +427,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg checkkit.Config, p *lin
 	c := lin.FIFOConfig{Real: s.Real, EmitReplaced: p.mode.EmitReplaced, Transform: p.mode.Transform}
 	var res porcupine.CheckResult
 	var info porcupine.LinearizationInfo
-	cfg.Progress.Analyse(func() { res, info = lin.Check(lin.FIFOModel(c), h, linearTimeout) })
+	cfg.Progress.Analyse(func() { res, info = lin.CheckSteps(lin.FIFOModel(c), h, linearSteps) })
 	switch res {
 	case porcupine.Ok:
 		return len(h), r.parallel(), nil
@@ -399,8 +435,7 @@ func (pool *linearPool) run(t *testing.T, s Subject, cfg checkkit.Config, p *lin
 		return len(h), false, checkkit.Broke(GLinear, "%s: no sequential order of these %d calls (each placed inside its [call, return] interval of a logical clock; client %d is the coordinator) is a run of the %s model:\n%s%s",
 			name, len(h), coord, c, indent(lin.DescribeFIFOHistory(h)), p.save(t, cfg, s, c, h, info))
 	}
-	return len(h), false, fmt.Errorf("inconclusive: porcupine found neither a linearization nor a violation within %v for %s (%d calls)%s",
-		linearTimeout, name, len(h), p.save(t, cfg, s, c, h, info))
+	return len(h), false, fmt.Errorf("%s: %w", name, errInconclusive)
 }
 
 // save writes the history (and porcupine's visualisation, if any) to
@@ -414,7 +449,7 @@ func (p *linearPlan) save(t *testing.T, cfg checkkit.Config, s Subject, c lin.FI
 	}
 	name := fmt.Sprintf("%s-linear-%s-seed%d", component(s), subject, p.seed)
 	html, js, err := lin.SaveFIFOFailure(dir, name, c, h, info)
-	return lin.FailureNote(html, js, err, "linearizability.LoadFIFOHistory, then linearizability.Check with FIFOModel",
+	return lin.FailureNote(html, js, err, "linearizability.LoadFIFOHistory, then linearizability.CheckSteps with FIFOModel",
 		checkkit.LinearSeedHint(p.seed))
 }
 
