@@ -35,8 +35,13 @@ func TestGuardWaitsForAnalysis(t *testing.T) {
 	defer tainted.Store(nil)
 	for _, analysed := range []bool{true, false} {
 		release := make(chan struct{})
-		// The watchdog measures wall time, so the long analysis is too.
-		timer := time.AfterFunc(500*time.Millisecond, func() { close(release) })
+		// The analysis ends by itself after 500ms of wall time; the wait
+		// outside Analyse only once the guard has given its verdict, so
+		// that a watchdog starved on a loaded machine cannot miss it.
+		var timer *time.Timer
+		if analysed {
+			timer = time.AfterFunc(500*time.Millisecond, func() { close(release) })
+		}
 		c := Check{Name: "x/analyse", Run: func(_ *testing.T, cfg Config) error {
 			cfg.Progress.Op("workload")
 			if analysed {
@@ -52,10 +57,14 @@ func TestGuardWaitsForAnalysis(t *testing.T) {
 		}
 		var v *Violation
 		if !analysed && (!errors.As(err, &v) || v.Guarantee != GTermination) {
-			t.Fatalf("a 500ms wait outside Analyse: guard = %v, want a %s violation", err, GTermination)
+			t.Fatalf("a wait outside Analyse: guard = %v, want a %s violation", err, GTermination)
 		}
-		<-release
-		timer.Stop()
+		if analysed {
+			<-release
+			timer.Stop()
+		} else {
+			close(release)
+		}
 	}
 }
 
@@ -80,8 +89,9 @@ func spinCheck(stop chan struct{}, wg *sync.WaitGroup) Check {
 	}}
 }
 
-// A spin inside a bubble is told from a slow step by the bubble's state, so
-// it is reported after SpinAfter, well before HangAfter.
+// A spin inside a bubble is told from a slow step by the bubble's state and
+// the CPU time it burns: it is reported by the spin rule (after SpinAfter
+// of wall time and twice that of CPU time), not as a hang.
 func TestGuardNamesSpinWithStacks(t *testing.T) {
 	defer tainted.Store(nil)
 	stop := make(chan struct{})
@@ -95,10 +105,10 @@ func TestGuardNamesSpinWithStacks(t *testing.T) {
 	if !errors.As(err, &v) || v.Guarantee != GTermination {
 		t.Fatalf("guard = %v, want a %s violation", err, GTermination)
 	}
-	if took >= HangAfter {
-		t.Errorf("the spin was reported after %v, want well under HangAfter (%v)", took, HangAfter)
-	}
-	for _, want := range []string{"cannot become quiescent", "Add(a)\n    Spin()", "spinCheck.func1.1.1", "every goroutine: "} {
+	// Which rule fired, not how long it took: on a loaded machine the
+	// spin rule waits for 2s of CPU time given to the process.
+	t.Logf("reported after %v of wall time", took)
+	for _, want := range []string{"keeps running (the subject spins", "Add(a)\n    Spin()", "spinCheck.func1.1.1", "every goroutine: "} {
 		if !strings.Contains(v.Detail, want) {
 			t.Errorf("violation lacks %q:\n%s", want, v.Detail)
 		}
@@ -229,8 +239,9 @@ func TestWatchEvidence(t *testing.T) {
 	}
 }
 
-// A check whose bubble deadlocks on a lock is named as such, well before
-// HangAfter, although it uses no CPU.
+// A check whose bubble deadlocks on a lock is named as such (after
+// SpinAfter of time with nothing of the check able to run, not HangAfter),
+// although it uses no CPU.
 func TestGuardNamesLockDeadlock(t *testing.T) {
 	defer tainted.Store(nil)
 	var mu sync.Mutex
@@ -255,7 +266,5 @@ func TestGuardNamesLockDeadlock(t *testing.T) {
 	if !errors.As(err, &v) || !strings.Contains(v.Detail, "deadlocks on a lock") {
 		t.Fatalf("guard = %v, want a deadlock on a lock", err)
 	}
-	if took >= HangAfter {
-		t.Errorf("reported after %v, want well under HangAfter (%v)", took, HangAfter)
-	}
+	t.Logf("reported after %v of wall time", took) // the rule, not the time, is the test: load stretches it
 }
