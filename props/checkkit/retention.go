@@ -21,6 +21,8 @@ func Probe(name string) (string, weak.Pointer[byte]) {
 // heap objects then (runtime.MemStats.HeapAlloc): what a structure still
 // holds, as the checks that measure memory after a burst read it.
 func LiveHeap() uint64 {
+	stacksMu.Lock() // not while the watchdog holds a stack dump
+	defer stacksMu.Unlock()
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats

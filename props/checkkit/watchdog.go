@@ -261,6 +261,12 @@ func guard(t *testing.T, c Check, cfg Config) error {
 	}
 }
 
+// stacksMu keeps the watchdog's stack dumps and LiveHeap's measurements
+// apart: a dump's buffers were once counted in a retention check's heap
+// (ring/chunked/shrink: "the heap still holds 1072128 bytes") on a loaded
+// machine, where a check goes long enough without progress to be looked at.
+var stacksMu sync.Mutex
+
 // checkSerial numbers the checks of a process for their labels.
 var checkSerial atomic.Uint64
 
@@ -349,6 +355,11 @@ func (w *watch) sample(now time.Time) (why, dump string) {
 	if wall < min(w.limit, w.spin)/4 || now.Before(w.nextDump) {
 		return "", ""
 	}
+	// The dump (a megabyte or more) must not be in a heap a check
+	// measures: LiveHeap waits for stacksMu, and no reference to the dump
+	// outlives it unless it is a verdict's (the check is over then).
+	stacksMu.Lock()
+	defer stacksMu.Unlock()
 	prevEnd := w.lastDump
 	dump, gs := w.dump()
 	mine := owned(gs, w.label)
