@@ -252,7 +252,10 @@ func TestGuardNamesLockDeadlock(t *testing.T) {
 		defer wg.Done()
 		synctest.Test(t, func(*testing.T) {
 			cfg.Progress.Op("Add(a)")
-			go func() { mu.Lock(); mu.Unlock() }()
+			go func() {
+				mu.Lock()
+				defer mu.Unlock() // blocks on the test's lock: the deadlock under test
+			}()
 			synctest.Wait()
 		})
 		return nil
