@@ -30,6 +30,23 @@ type Trace struct {
 	Guarantee string `json:"guarantee,omitempty"`
 	Message   string `json:"message,omitempty"`
 	Steps     []Step `json:"steps"`
+	// Race, in a probe trace of a race probe, is the round that failed:
+	// replaying it races the same pair of calls at the same offset again.
+	Race *Race `json:"race,omitempty"`
+}
+
+// Race is the round of a race probe that failed: the pair of calls, the
+// round's number, the offset (in spin iterations: one call was held back
+// by that many after both were released; positive holds back the racer's,
+// the second call) and the seed the probe's offsets were drawn from. The
+// operating system's scheduling within the round is not recorded (it
+// cannot be chosen); replaying the round tries the same pair at the same
+// offset until the violation occurs again or the replay's rounds run out.
+type Race struct {
+	Seed   uint64 `json:"seed"`
+	Pair   string `json:"pair"`
+	Round  int    `json:"round"`
+	Offset int    `json:"offset"`
 }
 
 // Step is one operation of a trace. Op is the operation in the component's

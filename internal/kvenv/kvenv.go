@@ -54,6 +54,11 @@ type Config struct {
 	// says it was set.
 	LinearSeed    uint64
 	HasLinearSeed bool
+	// RaceSeed (KVERIFY_RACE_SEED, an unsigned integer) fixes the seed
+	// the race probes draw their offsets from; HasRaceSeed says it was
+	// set.
+	RaceSeed    uint64
+	HasRaceSeed bool
 }
 
 // variable is one KVERIFY_* variable: how to read it into a Config and
@@ -123,6 +128,19 @@ var variables = []variable{
 			return ""
 		}
 		return strconv.FormatUint(c.LinearSeed, 10)
+	}},
+	{"KVERIFY_RACE_SEED", func(c *Config, v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return errors.New("want an unsigned integer (the race seed a failure printed)")
+		}
+		c.RaceSeed, c.HasRaceSeed = n, true
+		return nil
+	}, func(c Config) string {
+		if !c.HasRaceSeed {
+			return ""
+		}
+		return strconv.FormatUint(c.RaceSeed, 10)
 	}},
 }
 

@@ -40,7 +40,7 @@ func TestRoundTrip(t *testing.T) {
 	want := Config{Budget: 30 * time.Second, Checks: 200, TraceDir: "/tmp/t", Subject: "s",
 		Components: []string{"workqueue", "ring"}, Subjects: []string{"ours"}, Only: []string{"ring/fifo"},
 		List: true, Replay: "f.json", ReplaySubject: "upstream", Mutant: "wq-lifo",
-		HangAfter: time.Minute, LinearSeed: 0, HasLinearSeed: true}
+		HangAfter: time.Minute, LinearSeed: 0, HasLinearSeed: true, RaceSeed: 7, HasRaceSeed: true}
 	m := map[string]string{}
 	for _, kv := range want.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -54,7 +54,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got.Components, want.Components) || !slices.Equal(got.Only, want.Only) ||
-		got.Budget != want.Budget || got.Checks != want.Checks || got.List != want.List || !got.HasLinearSeed || got.HangAfter != want.HangAfter || got.Mutant != want.Mutant {
+		got.Budget != want.Budget || got.Checks != want.Checks || got.List != want.List || !got.HasLinearSeed || got.RaceSeed != 7 || !got.HasRaceSeed || got.HangAfter != want.HangAfter || got.Mutant != want.Mutant {
 		t.Errorf("round trip: got %+v, want %+v", got, want)
 	}
 	if e := (Config{}).Environ(); len(e) != 0 {

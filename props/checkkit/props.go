@@ -114,6 +114,9 @@ type Config struct {
 	// calls in rapidCalls.
 	fuzz       *[]byte
 	rapidCalls *atomic.Int32
+	// race, when set, is the race round a probe trace replays (see
+	// WithProbeReplay and NewRaceSchedule).
+	race *traces.Race
 }
 
 // Abandoned reports whether the runner has given up on the check as hung.
@@ -129,6 +132,20 @@ type runOptions struct {
 
 // WithBudget lets randomized checks explore for up to d each.
 func WithBudget(d time.Duration) Option { return func(o *runOptions) { o.cfg.Budget = d } }
+
+// WithProbeReplay configures Run to replay probe trace tr (one without
+// steps) by running its check again: a race probe's trace races only its
+// failing pair, at its offset, for up to RaceReplayRounds hot rounds;
+// another probe's runs the whole check exploring for ProbeReplayBudget.
+func WithProbeReplay(tr *traces.Trace) Option {
+	return func(o *runOptions) {
+		if tr.Race != nil {
+			o.cfg.race = tr.Race
+			return
+		}
+		o.cfg.Budget = ProbeReplayBudget
+	}
+}
 
 // WithChecks sets the number of rapid cases per round.
 func WithChecks(n int) Option { return func(o *runOptions) { o.cfg.Checks = n } }
@@ -245,7 +262,7 @@ func saveProbe(t *testing.T, cfg Config, check string, err error) error {
 	if cfg.Component == "" || !errors.As(err, &v) || v.Trace != nil || v.TracePath != "" {
 		return err
 	}
-	v.Trace = &traces.Trace{}
+	v.Trace = &traces.Trace{Race: v.Race}
 	err = Save(t, cfg, cfg.Component, check, err)
 	v.Trace = nil // the message is the counterexample; a probe has no steps to print
 	return err
@@ -291,6 +308,9 @@ type Violation struct {
 	Detail    string
 	Trace     *traces.Trace
 	TracePath string // where the trace was saved, if it was
+	// Race, for a violation found by a race probe, is the round that
+	// failed (see RaceAt.Broke): its probe trace records it.
+	Race *traces.Race
 	// ReplayCommand replays the saved trace where the check ran (see
 	// DefaultTraceDir and -kverify.replay).
 	ReplayCommand string
@@ -312,6 +332,9 @@ func (v *Violation) Error() string {
 	fmt.Fprintf(&b, "broke %s: %s", v.Guarantee, v.Detail)
 	if v.Trace != nil {
 		fmt.Fprintf(&b, "\ncounterexample (%s)", v.Trace)
+	}
+	if r := v.Race; r != nil {
+		fmt.Fprintf(&b, "\nrace seed %d (KVERIFY_RACE_SEED=%d draws the same offsets; replaying the trace races %s at offset %d again)", r.Seed, r.Seed, r.Pair, r.Offset)
 	}
 	if v.TracePath != "" {
 		fmt.Fprintf(&b, "\nsaved: %s\nreplay: %s", v.TracePath, v.replay())

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
-	"testing"
 	"testing/synctest"
-	"time"
 )
 
 // Race probes look for bugs inside one call: a call that releases its lock
@@ -264,19 +262,14 @@ func (r *Racer) Close() {
 	<-r.exited
 }
 
-// RaceRound names a round for progress reports and violations.
-func RaceRound(pair string, round int) string {
-	return fmt.Sprintf("race %s, round %d (offset %d)", pair, round, RaceOffset(round))
-}
-
 // RaceChecked is Race with what every probe checks after it: a panic of
 // either call becomes a "No panic" violation naming the round, also handed
 // to p.Abandon (a subject that panicked holding its lock can block the
 // probe's cleanup for ever); and blocked reports a b still in flight once
 // a has returned and the bubble has settled.
-func (r *Racer) RaceChecked(p *Progress, round string, offset int, a, b func()) (blocked bool, err error) {
+func (r *Racer) RaceChecked(p *Progress, at RaceAt, a, b func()) (blocked bool, err error) {
 	var aPanic any
-	r.Race(offset, func() {
+	r.Race(at.Offset, func() {
 		defer func() { aPanic = recover() }()
 		a()
 	}, b)
@@ -288,96 +281,11 @@ func (r *Racer) RaceChecked(p *Progress, round string, offset int, a, b func()) 
 		v = r.Panicked()
 	}
 	if v != nil {
-		err := Broke(GNoPanic, "%s: a call panicked: %v", round, v)
+		err := at.Broke(GNoPanic, "a call panicked: %v", v)
 		p.Abandon(err)
 		return false, err
 	}
 	return false, nil
-}
-
-// RaceLimit bounds, in wall time, how long a probe keeps adding rounds to
-// reach its count of overlapping rounds on a machine too busy to give the
-// racer a CPU.
-const RaceLimit = 20 * time.Second
-
-// WallTimer tells, inside a synctest bubble too (where time.Now is fake),
-// whether some real time has passed since it was made. Make it outside any
-// bubble; Stop it when done.
-type WallTimer struct {
-	expired atomic.Bool
-	t       *time.Timer
-}
-
-// NewWallTimer starts a WallTimer of d.
-func NewWallTimer(d time.Duration) *WallTimer {
-	w := &WallTimer{}
-	if d <= 0 {
-		w.expired.Store(true)
-		return w
-	}
-	w.t = time.AfterFunc(d, func() { w.expired.Store(true) })
-	return w
-}
-
-// Expired reports whether the time has passed.
-func (w *WallTimer) Expired() bool { return w.expired.Load() }
-
-// Stop releases the timer.
-func (w *WallTimer) Stop() {
-	if w.t != nil {
-		w.t.Stop()
-	}
-}
-
-// RaceSchedule decides when a probe has run enough rounds: when its racer
-// has run want hot rounds (see Racer.Hot) and the budget has passed, or
-// when RaceLimit (or the budget, if longer) has passed whatever the count.
-// Make it outside the probe's bubble.
-type RaceSchedule struct {
-	want          int64
-	budget, limit *WallTimer
-}
-
-// NewRaceSchedule returns the schedule of a probe of pairs pairs of calls,
-// each to race in rounds hot rounds, exploring for budget.
-func NewRaceSchedule(pairs, rounds int, budget time.Duration) *RaceSchedule {
-	return NewRaceScheduleWithin(pairs, rounds, budget, RaceLimit)
-}
-
-// NewRaceScheduleWithin is NewRaceSchedule with a wall-time limit other
-// than RaceLimit: for a short probe that runs before the long ones and
-// must not hold them up on a busy machine.
-func NewRaceScheduleWithin(pairs, rounds int, budget, limit time.Duration) *RaceSchedule {
-	return &RaceSchedule{want: int64(pairs * rounds), budget: NewWallTimer(budget), limit: NewWallTimer(max(limit, budget))}
-}
-
-// Done reports whether the probe may stop.
-func (s *RaceSchedule) Done(r *Racer) bool {
-	return r.Hot() >= s.want && s.budget.Expired() || s.limit.Expired()
-}
-
-// Loop runs a probe's rounds inside the caller's synctest bubble: it
-// starts a Racer, calls round with it for rounds 0, step, 2*step, ... until
-// round fails or the schedule is done, logs the racer's counts to t, and
-// closes the racer.
-func (s *RaceSchedule) Loop(t *testing.T, step int, round func(r *Racer, n int) error) error {
-	r := NewRacer()
-	defer r.Close()
-	for n := 0; ; n += step {
-		if err := round(r, n); err != nil {
-			return err
-		}
-		if s.Done(r) {
-			t.Logf("%v", r)
-			return nil
-		}
-	}
-}
-
-// Stop releases the schedule's timers.
-func (s *RaceSchedule) Stop() {
-	s.budget.Stop()
-	s.limit.Stop()
 }
 
 // Released is the number of rounds released so far.

@@ -15,7 +15,7 @@ func TestRacerRunsBothCalls(t *testing.T) {
 		defer r.Close()
 		var a, b atomic.Int64
 		for round := range 200 {
-			blocked, err := r.RaceChecked(nil, RaceRound("a/b", round), RaceOffset(round), func() { a.Add(1) }, func() { b.Add(1) })
+			blocked, err := r.RaceChecked(nil, RaceAt{Pair: "a/b", Round: round, Offset: RaceOffset(round)}, func() { a.Add(1) }, func() { b.Add(1) })
 			if blocked || err != nil {
 				t.Fatalf("round %d: blocked %v, err %v", round, blocked, err)
 			}
@@ -34,20 +34,20 @@ func TestRacerTellsBlockedAndPanics(t *testing.T) {
 		r := NewRacer()
 		defer r.Close()
 		release := make(chan struct{})
-		blocked, err := r.RaceChecked(nil, "x", 0, func() {}, func() { <-release })
+		blocked, err := r.RaceChecked(nil, RaceAt{Pair: "x"}, func() {}, func() { <-release })
 		if !blocked || err != nil {
 			t.Fatalf("a b waiting on a channel: blocked %v, err %v", blocked, err)
 		}
 		close(release)
 		synctest.Wait()
 		var p Progress
-		_, err = r.RaceChecked(&p, "round 1", 0, func() {}, func() { panic("boom") })
+		_, err = r.RaceChecked(&p, RaceAt{Pair: "p", Round: 1}, func() {}, func() { panic("boom") })
 		var v *Violation
 		if !errors.As(err, &v) || !strings.Contains(v.Detail, "boom") || p.verdict.Load() == nil {
 			t.Fatalf("b panicked: err %v, verdict %v", err, p.verdict.Load())
 		}
-		_, err = r.RaceChecked(nil, "round 2", 0, func() { panic("bang") }, func() {})
-		if !errors.As(err, &v) || !strings.Contains(v.Detail, "bang") {
+		_, err = r.RaceChecked(nil, RaceAt{Pair: "p", Round: 2}, func() { panic("bang") }, func() {})
+		if !errors.As(err, &v) || !strings.Contains(v.Detail, "bang") || v.Race == nil || v.Race.Pair != "p" || v.Race.Round != 2 {
 			t.Fatalf("a panicked: err %v", err)
 		}
 	})

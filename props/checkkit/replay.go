@@ -33,11 +33,25 @@ var replayFlag = flag.String(ReplayFlag, "", "kverify: replay this saved counter
 const DefaultTraceDir = "testdata/kverify"
 
 // ProbeReplayBudget is how long a check explores when a probe trace (one
-// without steps: a race, a lifecycle sweep, a concurrent history) is
-// replayed: it cannot be replayed step by step, so the check runs again,
-// stopping at its first violation; a window that a race hits now and then
-// needs more rounds than the gate's default run gives it.
+// without steps: a lifecycle sweep, a concurrent history) that names no
+// race round is replayed: it cannot be replayed step by step, so the check
+// runs again, stopping at its first violation. (A race probe's trace names
+// its round, and its replay is counted in rounds: RaceReplayRounds.)
 const ProbeReplayBudget = 20 * time.Second
+
+// ProbeReplayPlan says how a probe trace is replayed, for a log line.
+func ProbeReplayPlan(tr *traces.Trace) string {
+	if r := tr.Race; r != nil {
+		return fmt.Sprintf("racing %s at offset %d (round %d of seed %d) again, for up to %d hot rounds", r.Pair, r.Offset, r.Round, r.Seed, RaceReplayRounds)
+	}
+	return fmt.Sprintf("running the check again, exploring for up to %v", ProbeReplayBudget)
+}
+
+func probeReplayConfig(cfg Config, tr *traces.Trace) Config {
+	o := runOptions{cfg: cfg}
+	WithProbeReplay(tr)(&o)
+	return o.cfg
+}
 
 // replayTrace is the trace -kverify.replay names, read once.
 func replayTrace() (*traces.Trace, string, error) {
@@ -72,8 +86,8 @@ func runReplay(t *testing.T, checks []Check, cfg Config, tr *traces.Trace, path 
 			case len(tr.Steps) > 0:
 				t.Fatalf("check %s cannot replay a trace step by step (Check.Replay is nil)", c.Name)
 			default:
-				t.Logf("%s is a probe trace: running the check again, exploring for up to %v (recorded: %s)", path, ProbeReplayBudget, firstLine(errors.New(tr.Message)))
-				cfg.Budget = ProbeReplayBudget
+				t.Logf("%s is a probe trace: %s (recorded: %s)", path, ProbeReplayPlan(tr), firstLine(errors.New(tr.Message)))
+				cfg = probeReplayConfig(cfg, tr)
 				cfg.TraceDir = t.TempDir() // the replay's own trace is not news
 				var ended bool
 				if ended, err = guarded(t, c, cfg); ended {

@@ -29,11 +29,12 @@ const (
 	linearClients = 3
 	linearMinOps  = 6 // calls per client in the random part, at least
 	linearMaxOps  = 10
-	// linearLimit bounds, in wall time, how long the check adds workloads
-	// to reach linearTargets' count of parallel ones on a machine too busy
-	// to give the clients two CPUs (the budget, if longer, replaces it).
-	// It decides only how many workloads run, never a verdict.
-	linearLimit = 5 * time.Second
+	// linearCap bounds, as a multiple of linearTargets' workloads, how
+	// many the check runs to reach its count of parallel ones on a machine
+	// too busy to give the clients two CPUs. A count, not a time: the
+	// same seed runs the same workloads at any load, short of the
+	// parallel ones that load denies.
+	linearCap = 4
 )
 
 // linearSteps is the step budget of each porcupine search
@@ -85,9 +86,8 @@ func linearCheck(s Subject) func(*testing.T, checkkit.Config) error {
 		wantWorkloads, wantParallel := linearTargets()
 		pool := newLinearPool()
 		defer pool.close()
-		budget, limit := checkkit.NewWallTimer(cfg.Budget), checkkit.NewWallTimer(max(linearLimit, cfg.Budget))
+		budget := checkkit.NewWallTimer(cfg.Budget)
 		defer budget.Stop()
-		defer limit.Stop()
 		start := time.Now()
 		calls, parallel := 0, 0
 		var unknown []uint64 // seeds of the inconclusive searches
@@ -108,7 +108,7 @@ func linearCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				parallel++
 			}
 			calls += n
-			if i+1 >= wantWorkloads && (parallel >= wantParallel && budget.Expired() || limit.Expired()) {
+			if i+1 >= wantWorkloads && parallel >= wantParallel && budget.Expired() || i+1 >= linearCap*wantWorkloads && budget.Expired() {
 				short := ""
 				if parallel < wantParallel {
 					why := "the machine is busy"
@@ -225,10 +225,10 @@ func newLinearPlan(s Subject, seed uint64, round int) *linearPlan {
 		p.clients = append(p.clients, calls)
 	}
 	// Start offsets: clients 1 and 2 start off client 0 by a quarter of
-	// checkkit.RaceOffset and by half that, so that the rounds walk its
-	// sweeps, scaled to calls that come in runs: the same instant, a few
+	// checkkit.RaceOffset of a round drawn from the seed, and by half
+	// that, so that workloads walk its sweeps, scaled to calls that come in runs: the same instant, a few
 	// hundred nanoseconds apart, a microsecond apart.
-	off := checkkit.RaceOffset(round) / 4
+	off := checkkit.RaceOffset(rng.IntN(1<<20)) / 4
 	p.start = []int{0, off, -off / 2}
 	low := slices.Min(p.start)
 	for c := range p.start {

@@ -195,14 +195,17 @@ const raceStep = 20
 
 func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		sched := checkkit.NewRaceSchedule(len(fpairs), checkkit.RaceRounds/2, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(cfg, len(fpairs), checkkit.RaceRounds/2)
 		defer sched.Stop()
 		var err error
 		checkkit.Bubble(t, func() {
 			err = sched.Loop(t, raceStep, func(r *checkkit.Racer, first int) error {
 				for _, p := range fpairs {
+					if !sched.Runs(p.name) {
+						continue
+					}
 					for round := first; round < first+raceStep; round++ {
-						if err := raceRound(s, r, p, round, cfg); err != nil {
+						if err := raceRound(s, r, p, sched.At(p.name, round), cfg); err != nil {
 							return err
 						}
 					}
@@ -255,7 +258,7 @@ func outcome(a, b, rest string) string {
 	return fmt.Sprintf("a=%q b=%q then [%s]", a, b, rest)
 }
 
-func raceRound(s Subject, r *checkkit.Racer, p fpair, round int, cfg checkkit.Config) error {
+func raceRound(s Subject, r *checkkit.Racer, p fpair, at checkkit.RaceAt, cfg checkkit.Config) error {
 	f, st, err := newFIFO(s, raceMode())
 	if err != nil {
 		return err
@@ -267,17 +270,17 @@ func raceRound(s Subject, r *checkkit.Racer, p fpair, round int, cfg checkkit.Co
 	for _, o := range p.setup {
 		o.subj(f)
 	}
-	name := checkkit.RaceRound(p.name, round)
+	name := at.String()
 	cfg.Progress.Op(name)
 	var ra, rb string
-	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), func() { ra = p.a.subj(f) }, func() { rb = p.b.subj(f) })
+	blocked, err := r.RaceChecked(cfg.Progress, at, func() { ra = p.a.subj(f) }, func() { rb = p.b.subj(f) })
 	if err != nil {
 		return err
 	}
 	if blocked {
 		f.Close()
 		r.Settle()
-		return checkkit.Broke(GLiveness, "%s: %s is still blocked after %s returned", name, p.b.name, p.a.name)
+		return at.Broke(GLiveness, "%s is still blocked after %s returned", p.b.name, p.a.name)
 	}
 	var rest []string
 	f.Close()
@@ -296,7 +299,7 @@ func raceRound(s Subject, r *checkkit.Racer, p fpair, round int, cfg checkkit.Co
 	got := outcome(ra, rb, strings.Join(rest, "; "))
 	ab, ba := serial(s, p, true), serial(s, p, false)
 	if got != ab && got != ba {
-		return checkkit.Broke(GAtomic, "%s: %s raced with %s: got %s; one after the other gives %s (a first) or %s (b first)", name, p.a.name, p.b.name, got, ab, ba)
+		return at.Broke(GAtomic, "%s raced with %s: got %s; one after the other gives %s (a first) or %s (b first)", p.a.name, p.b.name, got, ab, ba)
 	}
 	return nil
 }

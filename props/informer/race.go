@@ -125,17 +125,20 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 		if s.Linear != nil {
 			pairs += 2 // Distribute/Distribute and Distribute/shutdown
 		}
-		sched := checkkit.NewRaceSchedule(pairs, InformerRaceRounds, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(cfg, pairs, InformerRaceRounds)
 		defer sched.Stop()
 		return checkkit.InBubble(t, func() error {
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, fr := range fanRaces {
-					if err := fanRaceRound(s, r, fr, round, cfg); err != nil {
+					if !sched.Runs(fr.name) {
+						continue
+					}
+					if err := fanRaceRound(s, r, fr, sched.At(fr.name, round), cfg); err != nil {
 						return err
 					}
 				}
 				if s.Linear != nil {
-					return processorRaceRound(s.Linear, r, round, cfg)
+					return processorRaceRound(s.Linear, r, sched, round, cfg)
 				}
 				return nil
 			})
@@ -143,9 +146,8 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
-func fanRaceRound(s Subject, r *checkkit.Racer, fr fanRace, round int, cfg checkkit.Config) error {
-	name := checkkit.RaceRound(fr.name, round)
-	cfg.Progress.Op(name)
+func fanRaceRound(s Subject, r *checkkit.Racer, fr fanRace, at checkkit.RaceAt, cfg checkkit.Config) error {
+	cfg.Progress.Op(at.String())
 	r.Park()
 	x := &fanRound{f: s.New(), h1: newProbe("h1"), h2: newProbe("h2"), h3: newProbe("h3")}
 	defer func() {
@@ -171,13 +173,13 @@ func fanRaceRound(s Subject, r *checkkit.Racer, fr fanRace, round int, cfg check
 		synctest.Wait()
 	}
 	settle()
-	if err := raceChecked(r, cfg, name, round, func() { fr.a(x) }, func() { fr.b(x) }); err != nil {
+	if err := raceChecked(r, cfg, at, func() { fr.a(x) }, func() { fr.b(x) }); err != nil {
 		return err
 	}
 	r.Park()
 	settle()
 	if msg := fr.check(x); msg != "" {
-		return checkkit.Broke(GAtomic, "%s, on a started fan-out with a and b stored and h1, h2 added before Start: %s", name, msg)
+		return at.Broke(GAtomic, "on a started fan-out with a and b stored and h1, h2 added before Start: %s", msg)
 	}
 	return nil
 }
@@ -187,14 +189,17 @@ func fanRaceRound(s Subject, r *checkkit.Racer, fr fanRace, round int, cfg check
 // and with another Distribute: both must return, Run too, and each
 // handler gets each value at most once (exactly once without the
 // shutdown).
-func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Racer, round int, cfg checkkit.Config) error {
+func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Racer, sched *checkkit.RaceSchedule, round int, cfg checkkit.Config) error {
 	for _, stop := range []bool{true, false} {
 		pair := "Distribute/Distribute"
 		if stop {
 			pair = "Distribute/shutdown"
 		}
-		name := checkkit.RaceRound(pair, round)
-		cfg.Progress.Op(name)
+		if !sched.Runs(pair) {
+			continue
+		}
+		at := sched.At(pair, round)
+		cfg.Progress.Op(at.String())
 		r.Park()
 		f := newFanOut()
 		var mu sync.Mutex
@@ -219,7 +224,7 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Rac
 		if stop {
 			second = func() { cancel(); <-ran }
 		}
-		if err := raceChecked(r, cfg, name, round, func() { f.Distribute("v1") }, second); err != nil {
+		if err := raceChecked(r, cfg, at, func() { f.Distribute("v1") }, second); err != nil {
 			return err
 		}
 		r.Park()
@@ -233,12 +238,12 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Rac
 		for h, g := range [][]string{g0, g1} {
 			if stop {
 				if len(g) == 0 || g[0] != "v0" || len(g) > 2 || (len(g) == 2 && g[1] != "v1") {
-					return checkkit.Broke(GAtomic, "%s: handler %d received %v: want v0, then v1 at most once", name, h, g)
+					return at.Broke(GAtomic, "handler %d received %v: want v0, then v1 at most once", h, g)
 				}
 				continue
 			}
 			if len(g) != 3 || g[0] != "v0" || !slices.Equal(slices.Sorted(slices.Values(g)), want) {
-				return checkkit.Broke(GAtomic, "%s: handler %d received %v: want v0, then v1 and v2 once each", name, h, g)
+				return at.Broke(GAtomic, "handler %d received %v: want v0, then v1 and v2 once each", h, g)
 			}
 		}
 		// Two Distributes at once may reach the listeners in different
@@ -249,10 +254,10 @@ func processorRaceRound(newFanOut func() linearizability.FanOut, r *checkkit.Rac
 }
 
 // raceChecked races a and b; both must return.
-func raceChecked(r *checkkit.Racer, cfg checkkit.Config, name string, round int, a, b func()) error {
-	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), a, b)
+func raceChecked(r *checkkit.Racer, cfg checkkit.Config, at checkkit.RaceAt, a, b func()) error {
+	blocked, err := r.RaceChecked(cfg.Progress, at, a, b)
 	if err == nil && blocked {
-		err = checkkit.Broke(GLiveness, "%s: a call is still blocked after the other returned", name)
+		err = at.Broke(GLiveness, "a call is still blocked after the other returned")
 		cfg.Progress.Abandon(err) // its lock may be held: no cleanup
 	}
 	return err

@@ -93,13 +93,17 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		ls := raceLimiters(s)
 		var err error
-		sched := checkkit.NewRaceSchedule(len(ls)*len(lracePairs), checkkit.RaceRounds/2, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(cfg, len(ls)*len(lracePairs), checkkit.RaceRounds/2)
 		defer sched.Stop()
 		checkkit.Bubble(t, func() {
 			err = sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, l := range ls {
 					for _, p := range lracePairs {
-						if err := raceRound(l, p, r, round, cfg); err != nil {
+						pair := fmt.Sprintf("%s/%s on %s", p[0], p[1], l.name)
+						if !sched.Runs(pair) {
+							continue
+						}
+						if err := raceRound(l, p, r, sched.At(pair, round), cfg); err != nil {
 							return err
 						}
 					}
@@ -111,9 +115,9 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
-func raceRound(l raceLimiter, p [2]lcall, r *checkkit.Racer, round int, cfg checkkit.Config) error {
-	name := checkkit.RaceRound(fmt.Sprintf("%s/%s on %s", p[0], p[1], l.name), round)
-	cfg.Progress.Op(name)
+func raceRound(l raceLimiter, p [2]lcall, r *checkkit.Racer, at checkkit.RaceAt, cfg checkkit.Config) error {
+	round := at.Round
+	cfg.Progress.Op(at.String())
 	lim, err := l.make()
 	if err != nil {
 		return fmt.Errorf("%s: %v", l.name, err)
@@ -129,12 +133,12 @@ func raceRound(l raceLimiter, p [2]lcall, r *checkkit.Racer, round int, cfg chec
 		}
 	}
 	var ra, rb string
-	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), func() { ra = p[0].do(lim) }, func() { rb = p[1].do(lim) })
+	blocked, err := r.RaceChecked(cfg.Progress, at, func() { ra = p[0].do(lim) }, func() { rb = p[1].do(lim) })
 	if err != nil {
 		return err
 	}
 	if blocked {
-		err := checkkit.Broke(GLiveness, "%s: %v is still blocked after %v returned", name, p[1], p[0])
+		err := at.Broke(GLiveness, "%v is still blocked after %v returned", p[1], p[0])
 		cfg.Progress.Abandon(err)
 		return err
 	}
@@ -165,6 +169,6 @@ func raceRound(l raceLimiter, p [2]lcall, r *checkkit.Racer, round int, cfg chec
 		}
 		wants = append(wants, want)
 	}
-	return checkkit.Broke(GAtomic, "%s, after %v: the limiter gave\n    %s\n  the serial orders allow:\n    %s",
-		name, setup, got, strings.Join(wants, "\n    "))
+	return at.Broke(GAtomic, "after %v: the limiter gave\n    %s\n  the serial orders allow:\n    %s",
+		setup, got, strings.Join(wants, "\n    "))
 }

@@ -105,12 +105,15 @@ var delayingRacePairs = []delayingRacePair{
 // more than a plain queue's.
 func delayingRaceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		sched := checkkit.NewRaceSchedule(len(delayingRacePairs), checkkit.RaceRounds/2, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(cfg, len(delayingRacePairs), checkkit.RaceRounds/2)
 		defer sched.Stop()
 		return checkkit.InBubble(t, func() error {
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for _, p := range delayingRacePairs {
-					if err := delayingRaceRound(s, r, p, round, cfg); err != nil {
+					if !sched.Runs(p.name) {
+						continue
+					}
+					if err := delayingRaceRound(s, r, p, sched.At(p.name, round), cfg); err != nil {
 						return err
 					}
 				}
@@ -123,9 +126,8 @@ func delayingRaceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 // delayingRaceRound runs one round of p on a fresh queue and compares what the
 // subject does afterwards with both serial orders of a and b: Len at every
 // ready time and 1ns before it, then the order in which the items come out.
-func delayingRaceRound(s Subject, r *checkkit.Racer, p delayingRacePair, round int, cfg checkkit.Config) error {
-	name := checkkit.RaceRound(p.name, round)
-	cfg.Progress.Op(name)
+func delayingRaceRound(s Subject, r *checkkit.Racer, p delayingRacePair, at checkkit.RaceAt, cfg checkkit.Config) error {
+	cfg.Progress.Op(at.String())
 	q := s.NewDelaying(Deps{Clock: clock.RealClock{}})
 	defer func() {
 		r.Park()
@@ -148,17 +150,17 @@ func delayingRaceRound(s Subject, r *checkkit.Racer, p delayingRacePair, round i
 	}
 	now := time.Now()
 	b := func() { rb = p.b.do(q) }
-	if round%4 >= 2 && !p.atFire && p.b.kind != DGet {
+	if at.Round%4 >= 2 && !p.atFire && p.b.kind != DGet {
 		a, b = b, a // neither blocks: the calls also trade goroutines
 	}
-	blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), a, b)
+	blocked, err := r.RaceChecked(cfg.Progress, at, a, b)
 	if err != nil {
 		return err
 	}
 	if blocked {
 		stop(s.Profile, q)
 		r.Settle()
-		return checkkit.Broke(GLiveness, "%s: %v is still blocked after %v returned", name, p.b, p.a)
+		return at.Broke(GLiveness, "%v is still blocked after %v returned", p.b, p.a)
 	}
 	r.Park()
 	// The serial orders the model allows; at the fire instant the loop's
@@ -210,8 +212,8 @@ func delayingRaceRound(s Subject, r *checkkit.Racer, p delayingRacePair, round i
 		}
 		wants = append(wants, w)
 	}
-	return checkkit.Broke(GAtomic, "%s: after setup %v, %v raced with %v at t0+%v; the subject gave\n    %s\n  the serial orders allow:\n    %s",
-		name, p.setup, fireName(p), p.b, now.Sub(bubbleStart), got, strings.Join(wants, "\n    "))
+	return at.Broke(GAtomic, "after setup %v, %v raced with %v at t0+%v; the subject gave\n    %s\n  the serial orders allow:\n    %s",
+		p.setup, fireName(p), p.b, now.Sub(bubbleStart), got, strings.Join(wants, "\n    "))
 }
 
 func fireName(p delayingRacePair) string {

@@ -17,14 +17,10 @@ const (
 	CheckDelayingLifecycle = "delaying/lifecycle"
 )
 
-// The lifecycle probes' hot rounds per pair and wall-time limit: a
+// lifecycleRounds is the lifecycle probes' hot rounds per pair: a
 // shutdown's windows are wide (a check, then a close), so a few hundred
-// rounds find them, and the limit keeps a busy machine from spending the
-// time the queue's main race probe needs.
-const (
-	lifecycleRounds = checkkit.RaceRounds / 4
-	lifecycleLimit  = 3 * time.Second
-)
+// rounds find them.
+const lifecycleRounds = checkkit.RaceRounds / 4
 
 // stopCall is ShutDown or ShutDownWithDrain.
 type stopCall struct {
@@ -63,9 +59,8 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 		return nil
 	}
 	return func(t *testing.T, cfg checkkit.Config) error {
-		// Outside the bubble: wall time. Short: the queue's other probes
-		// run after this one.
-		sched := checkkit.NewRaceScheduleWithin(len(pairs)-1, lifecycleRounds, cfg.Budget, lifecycleLimit)
+		// Outside the bubble: the budget's timer is of wall time.
+		sched := checkkit.NewRaceSchedule(cfg, len(pairs)-1, lifecycleRounds)
 		defer sched.Stop()
 		// declared[i]: pair i's second call broke the subject's declared
 		// divergence in order; racing it would only observe that again,
@@ -101,22 +96,23 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 			}
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for i, p := range pairs[:3] {
-					if declared[i] {
+					pair := p[0].name + "/" + p[1].name
+					if declared[i] || !sched.Runs(pair) {
 						continue
 					}
-					name := checkkit.RaceRound(p[0].name+"/"+p[1].name, round)
-					cfg.Progress.Op(name)
+					at := sched.At(pair, round)
+					cfg.Progress.Op(at.String())
 					q := fresh()
 					setup(q)
-					blocked, err := r.RaceChecked(cfg.Progress, name, checkkit.RaceOffset(round), func() { p[0].call(q) }, func() { p[1].call(q) })
+					blocked, err := r.RaceChecked(cfg.Progress, at, func() { p[0].call(q) }, func() { p[1].call(q) })
 					if err != nil && !cfg.Excused(err) {
 						return err
 					}
 					if blocked {
-						return checkkit.Broke(GLifecycle, "%s, %s: the second call does not return once the first has", what, name)
+						return at.Broke(GLifecycle, "%s: the second call does not return once the first has", what)
 					}
-					if err := after(q, name); err != nil && !cfg.Excused(err) {
-						return err
+					if err := after(q, at.String()); err != nil && !cfg.Excused(err) {
+						return at.Mark(err)
 					}
 					r.Park()
 					quietShutDown(q)

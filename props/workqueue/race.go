@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kverify/kverify/linearizability"
@@ -87,44 +86,53 @@ const raceBatch = 50
 // cfg.Budget lasts), then the drain probes.
 func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		sched := checkkit.NewRaceSchedule(len(racePairs), checkkit.RaceRounds, cfg.Budget)
+		sched := checkkit.NewRaceSchedule(cfg, len(racePairs), checkkit.RaceRounds)
 		defer sched.Stop()
-		return checkkit.InBubble(t, func() error {
+		inconclusive := 0
+		err := checkkit.InBubble(t, func() error {
 			return sched.Loop(t, raceBatch, func(r *checkkit.Racer, round int) error {
 				for _, p := range racePairs {
-					if err := raceRounds(s, r, p, round, cfg); err != nil {
+					if !sched.Runs(p.name) {
+						continue
+					}
+					if err := raceRounds(s, sched, r, p, round, cfg, &inconclusive); err != nil {
 						return err
 					}
 				}
-				if s.Profile.DrainIsShutDown {
+				if s.Profile.DrainIsShutDown || !sched.Runs(drainPair) {
 					return nil // a drain that waits for nothing has no race
 				}
-				return drainRace(s, r, round, cfg)
+				return drainRace(s, sched, r, round, cfg)
 			})
 		})
+		if inconclusive > 0 {
+			t.Logf("%d batch(es) of rounds had an inconclusive search (out of %d steps): no verdict on those", inconclusive, linearSteps)
+		}
+		return err
 	}
 }
 
 // raceRounds runs rounds [first, first+raceBatch) of p: on one queue, or
 // on a fresh queue each for a pair that shuts it down.
-func raceRounds(s Subject, r *checkkit.Racer, p racePair, first int, cfg checkkit.Config) error {
+func raceRounds(s Subject, sched *checkkit.RaceSchedule, r *checkkit.Racer, p racePair, first int, cfg checkkit.Config, inconclusive *int) error {
 	if p.shuts {
 		for round := first; round < first+raceBatch; round++ {
-			if err := raceOn(s, r, p, round, round+1, cfg); err != nil {
+			if err := raceOn(s, sched, r, p, round, round+1, cfg, inconclusive); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return raceOn(s, r, p, first, first+raceBatch, cfg)
+	return raceOn(s, sched, r, p, first, first+raceBatch, cfg, inconclusive)
 }
 
 // raceOn runs rounds [from, to) of p on one fresh queue. A round is the
 // setup from client 0, a and b from clients 1 and 2 at the same instant,
 // then client 0 marks Done what is held and drains the queue; the queue is
 // shut down and drained at the end. The whole history must be
-// linearizable against the whole-queue model.
-func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit.Config) error {
+// linearizable against the whole-queue model; a search that runs out of
+// its step budget gives no verdict and is counted in inconclusive.
+func raceOn(s Subject, sched *checkkit.RaceSchedule, r *checkkit.Racer, p racePair, from, to int, cfg checkkit.Config, inconclusive *int) error {
 	q := s.New(Deps{Clock: clock.RealClock{}})
 	// One ShutDown per queue: a pair that shuts down has done it. A second
 	// is the lifecycle check's; a subject that panics on it is judged here
@@ -152,7 +160,7 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 	// items for ever.
 	drain := func(round int) error {
 		return checkkit.Bounded(checkkit.DrainLimit, func() string {
-			return fmt.Sprintf("draining the queue after %s: Len is still %d", checkkit.RaceRound(p.name, round), c0.Len())
+			return fmt.Sprintf("draining the queue after %s: Len is still %d", sched.At(p.name, round), c0.Len())
 		}, func() (bool, error) {
 			for len(held) > 0 {
 				k := held[0]
@@ -173,9 +181,10 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 		for _, o := range p.setup {
 			apply(o(c0))
 		}
-		cfg.Progress.Op(checkkit.RaceRound(p.name, round))
+		at := sched.At(p.name, round)
+		cfg.Progress.Op(at.String())
 		var ea, eb effect
-		blocked, err := r.RaceChecked(cfg.Progress, checkkit.RaceRound(p.name, round), checkkit.RaceOffset(round), func() { ea = p.a(ca) }, func() { eb = p.b(cb) })
+		blocked, err := r.RaceChecked(cfg.Progress, at, func() { ea = p.a(ca) }, func() { eb = p.b(cb) })
 		if err != nil {
 			return err
 		}
@@ -187,7 +196,7 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 				shut = true
 			}
 			r.Settle()
-			return raceViolation(p, round, rec.History(), GLiveness, "%s is still blocked after %s returned",
+			return raceViolation(at, rec.History(), GLiveness, "%s is still blocked after %s returned",
 				linearizability.Describe(lastCall(rec, 2)), linearizability.Describe(lastCall(rec, 1)))
 		}
 		apply(ea)
@@ -214,14 +223,18 @@ func raceOn(s Subject, r *checkkit.Racer, p racePair, from, to int, cfg checkkit
 	}
 	h := rec.History()
 	var res porcupine.CheckResult
-	cfg.Progress.Analyse(func() { res, _ = linearizability.Check(linearizability.QueueModelFor(s.Profile), h, 10*time.Second) })
+	cfg.Progress.Analyse(func() { res, _ = linearizability.CheckSteps(linearizability.QueueModelFor(s.Profile), h, linearSteps) })
+	if res == porcupine.Unknown {
+		*inconclusive++
+		return nil
+	}
 	if res != porcupine.Ok {
 		// Each round starts and ends with an empty queue and nothing
 		// held: report the first round that fails on its own.
 		var first int
 		var sub []porcupine.Operation
 		cfg.Progress.Analyse(func() { first, sub = firstFailingRound(s.Profile, h, starts) })
-		return raceViolation(p, from+first, sub, GAtomic, "the history has no linearization: some call did not take effect atomically (result %s)", res)
+		return raceViolation(sched.At(p.name, from+first), sub, GAtomic, "the history has no linearization: some call did not take effect atomically (result %s)", res)
 	}
 	return nil
 }
@@ -239,7 +252,8 @@ func lastCall(rec *linearizability.Recorder, client int) porcupine.Operation {
 
 // firstFailingRound splits a batch's history at the rounds' start times and
 // returns the first round whose part is not linearizable on its own (the
-// last part also holds the final shutdown and drain), with its part.
+// last part also holds the final shutdown and drain), with its part. A
+// part whose search runs out of steps is passed over: no verdict.
 func firstFailingRound(p wq.Profile, h []porcupine.Operation, starts []int64) (int, []porcupine.Operation) {
 	for i := range starts {
 		var part []porcupine.Operation
@@ -248,7 +262,7 @@ func firstFailingRound(p wq.Profile, h []porcupine.Operation, starts []int64) (i
 				part = append(part, o)
 			}
 		}
-		if res, _ := linearizability.Check(linearizability.QueueModelFor(p), part, 10*time.Second); res != porcupine.Ok {
+		if res, _ := linearizability.CheckSteps(linearizability.QueueModelFor(p), part, linearSteps); res == porcupine.Illegal {
 			return i, part
 		}
 	}
@@ -256,19 +270,22 @@ func firstFailingRound(p wq.Profile, h []porcupine.Operation, starts []int64) (i
 }
 
 // raceViolation reports a round's history as the counterexample.
-func raceViolation(p racePair, round int, h []porcupine.Operation, guarantee, format string, args ...any) error {
+func raceViolation(at checkkit.RaceAt, h []porcupine.Operation, guarantee, format string, args ...any) error {
 	var b strings.Builder
 	for _, o := range h {
 		fmt.Fprintf(&b, "\n    client %d [%d,%d] %s", o.ClientId, o.Call, o.Return, linearizability.Describe(o))
 	}
-	return checkkit.Broke(guarantee, "race %s, round %d (offset %d): %s; history (client 0 sets up and drains, clients 1 and 2 race; [call, return] in logical time):%s",
-		p.name, round, checkkit.RaceOffset(round), fmt.Sprintf(format, args...), b.String())
+	return at.Broke(guarantee, "%s; history (client 0 sets up and drains, clients 1 and 2 race; [call, return] in logical time):%s",
+		fmt.Sprintf(format, args...), b.String())
 }
+
+// drainPair names drainRace's pair.
+const drainPair = "ShutDownWithDrain/Done"
 
 // drainRace races ShutDownWithDrain with the Done (or the Get and Done)
 // that completes the work: the drain must return once the last item is
 // Done.
-func drainRace(s Subject, r *checkkit.Racer, round int, cfg checkkit.Config) error {
+func drainRace(s Subject, sched *checkkit.RaceSchedule, r *checkkit.Racer, round int, cfg checkkit.Config) error {
 	for i, queued := range []bool{false, true} {
 		round := round + i
 		q := s.New(Deps{Clock: clock.RealClock{}})
@@ -284,8 +301,9 @@ func drainRace(s Subject, r *checkkit.Racer, round int, cfg checkkit.Config) err
 				q.Done(y)
 			}
 		}
-		cfg.Progress.Op(checkkit.RaceRound("ShutDownWithDrain/Done", round))
-		r.Race(checkkit.RaceOffset(round), work, q.ShutDownWithDrain)
+		at := sched.At(drainPair, round)
+		cfg.Progress.Op(at.String())
+		r.Race(at.Offset, work, q.ShutDownWithDrain)
 		blocked := r.Pending() && r.Settle()
 		q.ShutDown()
 		if blocked {
@@ -294,7 +312,7 @@ func drainRace(s Subject, r *checkkit.Racer, round int, cfg checkkit.Config) err
 			if queued {
 				what = " and the queued y handed out and marked Done"
 			}
-			return checkkit.Broke(GDrain, "%s: ShutDownWithDrain is still blocked after %q was marked Done%s, with nothing queued or processing", checkkit.RaceRound("ShutDownWithDrain/Done", round), k, what)
+			return at.Broke(GDrain, "ShutDownWithDrain is still blocked after %q was marked Done%s, with nothing queued or processing", k, what)
 		}
 	}
 	return nil

@@ -93,8 +93,8 @@ func RunReplay(t *testing.T, entries []Entry) {
 			if !ok {
 				t.Fatalf("component %s has no check %q", e.Component, tr.Check)
 			}
-			t.Logf("%s is a probe trace: running the check again on %s, exploring for up to %v (recorded: %s)", tr.Check, subjectName(subject), checkkit.ProbeReplayBudget, firstLine(tr.Message))
-			checkkit.Run(t, []checkkit.Check{c}, checkkit.WithSubject(subjectName(subject)), checkkit.WithBudget(checkkit.ProbeReplayBudget))
+			t.Logf("%s is a probe trace, on %s: %s (recorded: %s)", tr.Check, subjectName(subject), checkkit.ProbeReplayPlan(tr), firstLine(tr.Message))
+			checkkit.Run(t, []checkkit.Check{c}, checkkit.WithSubject(subjectName(subject)), checkkit.WithProbeReplay(tr))
 			return
 		}
 		if e.Replay == nil {
