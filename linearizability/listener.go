@@ -502,6 +502,13 @@ type ListenerWorkload struct {
 	// lost values) ends the wait short; and a starved process starves the
 	// poller too, so load lengthens the wait instead of cutting it.
 	IdlePolls int
+	// CatchUp, if set, replaces the IdlePolls wait: the workload calls it
+	// with caughtUp (every handler has been called once per Add), and it
+	// returns once that holds or it gives up. checkkit.Eventually is one
+	// that counts only the time in which none of the check's goroutines
+	// could run, so that a starved handler is waited for and a fan-out
+	// that stopped delivering is not.
+	CatchUp func(caughtUp func() bool)
 	// Beat, if set, is called after every recorded call and on every poll
 	// of the wait: a heartbeat for a watchdog (checkkit's Progress.Beat),
 	// which then reports a Distribute call that never returns. It must be
@@ -636,8 +643,18 @@ func RunListenerWorkload(f FanOut, cfg ListenerWorkload) []porcupine.Operation {
 	// check would fail it for values it was still delivering. The bound
 	// is a count of polls without a single delivery, restarted by each.
 	want := int64(cfg.Distributors * cfg.Adds)
+	if cfg.CatchUp != nil {
+		cfg.CatchUp(func() bool {
+			for _, h := range hs {
+				if h.calls.Load() < want {
+					return false
+				}
+			}
+			return true
+		})
+	}
 	var last int64 = -1
-	for idle := 0; idle < cfg.IdlePolls; idle++ {
+	for idle := 0; cfg.CatchUp == nil && idle < cfg.IdlePolls; idle++ {
 		caught, total := true, int64(0)
 		for _, h := range hs {
 			n := h.calls.Load()

