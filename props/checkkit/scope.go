@@ -28,10 +28,8 @@ func self() (g grt) {
 // made outside any bubble, which a wall-clock timer would decide by load.
 func stuck(done <-chan struct{}, cond func() bool, me grt, d time.Duration) bool {
 	var (
-		blocked  time.Duration
-		lastIdle bool
-		lastEnd  time.Time
-		wait     = time.Millisecond
+		clock idleClock
+		wait  = time.Millisecond
 	)
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -45,14 +43,11 @@ func stuck(done <-chan struct{}, cond func() bool, me grt, d time.Duration) bool
 			return false
 		}
 		start := time.Now()
-		mine := owned(parseDump(allStacks()), me.label)
+		mine := owned(lookAtStacks(), me.label)
 		end := time.Now()
 		idle := !anyActive(slices.DeleteFunc(mine, func(g grt) bool { return g.id == me.id })) // the looker runs
-		if idle && lastIdle {
-			blocked += start.Sub(lastEnd)
-		}
-		lastIdle, lastEnd = idle, end
-		if blocked >= d {
+		clock.look(start, end, idle)
+		if clock.blocked >= d {
 			return true
 		}
 		// Look more rarely as the wait grows, and never spend more than a
@@ -74,7 +69,7 @@ type Goroutines map[string]bool
 // outside props.Run, it returns every goroutine.
 func CurrentGoroutines() Goroutines {
 	me := self()
-	gs := parseDump(allStacks())
+	gs := lookAtStacks()
 	if me.label != "" {
 		gs = owned(gs, me.label)
 	}
@@ -102,7 +97,7 @@ func FindLeaks(before Goroutines) error {
 	me := self()
 	sleep := time.Microsecond
 	for looks, tries := 0, 0; ; tries++ {
-		gs := parseDump(allStacks())
+		gs := lookAtStacks()
 		if me.label != "" {
 			gs = owned(gs, me.label)
 		}

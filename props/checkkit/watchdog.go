@@ -297,11 +297,10 @@ type watch struct {
 	cpu       time.Duration
 	haveCPU   bool
 	idleCPU   time.Duration // CPU time given to the process since then, less the dumps'
-	blocked   time.Duration // wall time between dumps that both found nothing of the check able to run
-	lastDump  time.Time     // when the last dump ended
-	dumpStart time.Time     // when the last dump began
-	lastIdle  bool          // the last dump since progress found nothing of the check able to run
-	nextDump  time.Time     // no dump before this (dumps cost at most a fifth of the time)
+	idle      idleClock // wall time between dumps that both found nothing of the check able to run
+	lastDump  time.Time // when the last dump ended
+	dumpStart time.Time // when the last dump began
+	nextDump  time.Time // no dump before this (dumps cost at most a fifth of the time)
 	spinSeen  string        // the unquiescent bubble of the last dump
 
 	// The clocks and the dump, real ones but in the watchdog's own tests.
@@ -327,7 +326,7 @@ func (w *watch) tick() time.Duration { return min(w.limit/20, 100*time.Milliseco
 
 // reset starts the clocks again after progress.
 func (w *watch) reset(now time.Time) {
-	w.since, w.idleCPU, w.blocked, w.lastIdle, w.spinSeen = now, 0, 0, false, ""
+	w.since, w.idleCPU, w.idle, w.spinSeen = now, 0, idleClock{}, ""
 }
 
 // sample takes one look at the check and returns why it is stuck (with the
@@ -360,14 +359,10 @@ func (w *watch) sample(now time.Time) (why, dump string) {
 	// outlives it unless it is a verdict's (the check is over then).
 	stacksMu.Lock()
 	defer stacksMu.Unlock()
-	prevEnd := w.lastDump
 	dump, gs := w.dump()
 	mine := owned(gs, w.label)
 	idle := !anyActive(mine)
-	if idle && w.lastIdle {
-		w.blocked += w.dumpStart.Sub(prevEnd) // between the dumps: neither dump's own time counts
-	}
-	w.lastIdle = idle
+	w.idle.look(w.dumpStart, w.lastDump, idle)
 	b, busy, unq := unquiescent(mine)
 	seen := w.spinSeen
 	w.spinSeen = ""
@@ -378,12 +373,12 @@ func (w *watch) sample(now time.Time) (why, dump string) {
 	case unq && b == seen && busy && idleCPU >= spinCPU && wall >= w.spin:
 		return fmt.Sprintf("no progress while the process was given %v of CPU time (%v of wall time), and synctest bubble %s cannot become quiescent: a goroutine waits in synctest.Wait while another one of the bubble keeps running (the subject spins instead of blocking)%s",
 			idleCPU.Round(100*time.Millisecond), wall.Round(100*time.Millisecond), b, w.cost()), dump
-	case unq && b == seen && idle && w.blocked >= w.spin:
+	case unq && b == seen && idle && w.idle.blocked >= w.spin:
 		return fmt.Sprintf("no progress for %v of wall time with none of the check's goroutines able to run, and synctest bubble %s cannot become quiescent: a goroutine waits in synctest.Wait while another one of the bubble waits for a lock (the subject deadlocks on a lock)%s",
-			w.blocked.Round(100*time.Millisecond), b, w.cost()), dump
-	case idle && w.blocked >= w.limit:
+			w.idle.blocked.Round(100*time.Millisecond), b, w.cost()), dump
+	case idle && w.idle.blocked >= w.limit:
 		return fmt.Sprintf("no progress for %v of wall time with none of the check's goroutines able to run: the subject hangs or deadlocks%s",
-			w.blocked.Round(100*time.Millisecond), w.cost()), dump
+			w.idle.blocked.Round(100*time.Millisecond), w.cost()), dump
 	}
 	return "", ""
 }
@@ -441,6 +436,34 @@ func hangViolation(cfg Config, c Check, p *Progress, why, all, label string) err
 		fmt.Fprintf(&b, "\n  every goroutine: %s", path)
 	}
 	return &Violation{Guarantee: GTermination, Detail: b.String()}
+}
+
+// idleClock adds up the wall time between consecutive looks (stack dumps)
+// that both found none of a check's goroutines able to run: the evidence
+// of a hang, which a starved goroutine (runnable) stops instead of
+// running out. A look's own time is not counted: it runs from the end of
+// one look to the start of the next.
+type idleClock struct {
+	blocked  time.Duration
+	lastIdle bool
+	lastEnd  time.Time
+}
+
+// look records a look that began at start, ended at end and found idle
+// (nothing of the check able to run) or not.
+func (c *idleClock) look(start, end time.Time, idle bool) {
+	if idle && c.lastIdle {
+		c.blocked += start.Sub(c.lastEnd)
+	}
+	c.lastIdle, c.lastEnd = idle, end
+}
+
+// lookAtStacks takes a stack dump of every goroutine and parses it, under
+// stacksMu, so that neither is in a heap LiveHeap measures.
+func lookAtStacks() []grt {
+	stacksMu.Lock()
+	defer stacksMu.Unlock()
+	return parseDump(allStacks())
 }
 
 func allStacks() string {
