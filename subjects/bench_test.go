@@ -13,7 +13,6 @@ package subjects
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -24,12 +23,19 @@ import (
 
 	"github.com/kverify/kverify/impl/ratelimit"
 	wq "github.com/kverify/kverify/impl/workqueue"
+	"github.com/kverify/kverify/internal/kvenv"
 	"k8s.io/client-go/util/workqueue"
 )
 
 // benchRound is the round of `kverify bench` this process runs (its
 // KVERIFY_BENCH_ROUND, counted from 0); 0 outside it.
-var benchRound, _ = strconv.Atoi(os.Getenv("KVERIFY_BENCH_ROUND"))
+var benchRound = func() int {
+	c, err := kvenv.Lookup("KVERIFY_BENCH_ROUND")
+	if err != nil {
+		panic(err) // a malformed round is kverify bench's bug: never a silent 0
+	}
+	return c.BenchRound
+}()
 
 // inRoundOrder returns the implementations rotated by the round, so that
 // over kverify bench's rounds each runs first in its process as often as

@@ -68,7 +68,7 @@ func (s Subject) SuiteDir(root string, log io.Writer) (string, error) {
 // Env is what the subject adds to the suite binary's environment.
 func (s Subject) Env() []string {
 	if s.Mutant != nil {
-		return kvenv.Config{Mutant: s.Mutant.ID}.Environ()
+		return kvenv.Config{Mutant: s.Mutant.ID, MutantSubject: s.Target}.Environ()
 	}
 	return nil
 }

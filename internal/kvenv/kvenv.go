@@ -59,6 +59,20 @@ type Config struct {
 	// set.
 	RaceSeed    uint64
 	HasRaceSeed bool
+	// ActiveMutant (KVERIFY_ACTIVE_MUTANT, a non-negative integer) is the
+	// mutant a schema build runs (its number in mutants.Schema.Index; 0:
+	// none). Read by the build's generated dispatch through Lookup.
+	ActiveMutant int
+	// BenchRound (KVERIFY_BENCH_ROUND, a non-negative integer) is the
+	// round of kverify bench a benchmark process runs.
+	BenchRound int
+	// MutantSubject (KVERIFY_MUTANT_SUBJECT) is the registry subject
+	// Mutant is built into (empty: ours): the subject whose traces and
+	// reports are labelled with the mutant.
+	MutantSubject string
+	// Cache (KVERIFY_CACHE, a directory) is where the modules generated
+	// for client-go releases are kept; empty: the user's cache directory.
+	Cache string
 }
 
 // variable is one KVERIFY_* variable: how to read it into a Config and
@@ -142,6 +156,25 @@ var variables = []variable{
 		}
 		return strconv.FormatUint(c.RaceSeed, 10)
 	}},
+	{"KVERIFY_ACTIVE_MUTANT", func(c *Config, v string) (err error) {
+		c.ActiveMutant, err = natural(v, "the mutant's number in the schema build")
+		return err
+	}, func(c Config) string { return positive(c.ActiveMutant) }},
+	{"KVERIFY_BENCH_ROUND", func(c *Config, v string) (err error) {
+		c.BenchRound, err = natural(v, "kverify bench's round, from 0")
+		return err
+	}, func(c Config) string { return positive(c.BenchRound) }},
+	{"KVERIFY_CACHE", func(c *Config, v string) error { c.Cache = v; return nil }, func(c Config) string { return c.Cache }},
+	{"KVERIFY_MUTANT_SUBJECT", func(c *Config, v string) error { c.MutantSubject = v; return nil }, func(c Config) string { return c.MutantSubject }},
+}
+
+// natural parses a non-negative integer; what says what it counts.
+func natural(v, what string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("want a non-negative integer (%s)", what)
+	}
+	return n, nil
 }
 
 // Names lists every variable, in table order.
@@ -168,6 +201,18 @@ func Parse(getenv func(string) string) (Config, error) {
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// Lookup parses the one variable name of the process's environment (a
+// malformed value is an error naming it), for code that must not depend on
+// the others: a schema build's dispatch, which runs before any test.
+func Lookup(name string) (Config, error) {
+	return Parse(func(n string) string {
+		if n != name {
+			return ""
+		}
+		return os.Getenv(n)
+	})
 }
 
 // Load is Parse of the process's environment. It reads the environment at

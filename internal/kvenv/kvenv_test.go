@@ -40,7 +40,8 @@ func TestRoundTrip(t *testing.T) {
 	want := Config{Budget: 30 * time.Second, Checks: 200, TraceDir: "/tmp/t", Subject: "s",
 		Components: []string{"workqueue", "ring"}, Subjects: []string{"ours"}, Only: []string{"ring/fifo"},
 		List: true, Replay: "f.json", ReplaySubject: "upstream", Mutant: "wq-lifo",
-		HangAfter: time.Minute, LinearSeed: 0, HasLinearSeed: true, RaceSeed: 7, HasRaceSeed: true}
+		HangAfter: time.Minute, LinearSeed: 0, HasLinearSeed: true, RaceSeed: 7, HasRaceSeed: true,
+		ActiveMutant: 3, BenchRound: 2, Cache: "/c", MutantSubject: "upstream"}
 	m := map[string]string{}
 	for _, kv := range want.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -54,7 +55,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got.Components, want.Components) || !slices.Equal(got.Only, want.Only) ||
-		got.Budget != want.Budget || got.Checks != want.Checks || got.List != want.List || !got.HasLinearSeed || got.RaceSeed != 7 || !got.HasRaceSeed || got.HangAfter != want.HangAfter || got.Mutant != want.Mutant {
+		got.Budget != want.Budget || got.Checks != want.Checks || got.List != want.List || !got.HasLinearSeed || got.RaceSeed != 7 || !got.HasRaceSeed || got.ActiveMutant != 3 || got.BenchRound != 2 || got.Cache != "/c" || got.MutantSubject != "upstream" || got.HangAfter != want.HangAfter || got.Mutant != want.Mutant {
 		t.Errorf("round trip: got %+v, want %+v", got, want)
 	}
 	if e := (Config{}).Environ(); len(e) != 0 {
@@ -72,5 +73,19 @@ func TestLoadFollowsTheEnvironment(t *testing.T) {
 		if want, _ := time.ParseDuration(v); err != nil || c.HangAfter != want {
 			t.Errorf("KVERIFY_HANG_AFTER=%s: Load gave %v, %v", v, c.HangAfter, err)
 		}
+	}
+}
+
+// Lookup parses only the variable it is asked for: a malformed other one
+// does not fail it, a malformed one does.
+func TestLookup(t *testing.T) {
+	t.Setenv("KVERIFY_BUDGET", "30")
+	t.Setenv("KVERIFY_ACTIVE_MUTANT", "12")
+	if c, err := Lookup("KVERIFY_ACTIVE_MUTANT"); err != nil || c.ActiveMutant != 12 {
+		t.Fatalf("Lookup = %+v, %v; want ActiveMutant 12", c, err)
+	}
+	t.Setenv("KVERIFY_ACTIVE_MUTANT", "x")
+	if _, err := Lookup("KVERIFY_ACTIVE_MUTANT"); err == nil || !strings.Contains(err.Error(), "KVERIFY_ACTIVE_MUTANT") {
+		t.Fatalf("malformed KVERIFY_ACTIVE_MUTANT: err %v, want one naming it", err)
 	}
 }

@@ -28,9 +28,8 @@ const freshProcessLimit = 10 * time.Minute
 // skipped as NOT RUN. It relays the child's verdict: pass, skip (with the
 // child's reason: a declared divergence, not offered) or failure (with its
 // output).
-func inFreshProcess(t *testing.T, hung string) bool {
+func inFreshProcess(t *testing.T, env kvenv.Config, hung string) bool {
 	t.Helper()
-	env, _ := kvenv.Load() // a malformed environment failed Run already
 	if len(env.Subjects) > 0 || len(env.Only) > 0 || env.List {
 		return false // the kverify command reruns it, in a process of its own
 	}

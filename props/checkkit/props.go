@@ -117,6 +117,20 @@ type Config struct {
 	// race, when set, is the race round a probe trace replays (see
 	// WithProbeReplay and NewRaceSchedule).
 	race *traces.Race
+	// env is the KVERIFY_* environment, parsed once by Run (nil: a Config
+	// made elsewhere, which reads it when asked; see environ).
+	env *kvenv.Config
+}
+
+// environ is the KVERIFY_* environment the check runs under: Run's,
+// parsed once per run, or, for a Config made outside Run, the process's
+// now. (A malformed environment failed Run before any check started.)
+func (c Config) environ() kvenv.Config {
+	if c.env != nil {
+		return *c.env
+	}
+	env, _ := kvenv.Load()
+	return env
 }
 
 // Abandoned reports whether the runner has given up on the check as hung.
@@ -217,7 +231,7 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 				SkipNotOffered(t, "%s", c.NotOffered)
 			}
 			if by := tainted.Load(); by != nil {
-				if inFreshProcess(t, *by) {
+				if inFreshProcess(t, o.cfg.environ(), *by) {
 					return
 				}
 				t.Skipf("%s: %s hung in this process and its goroutines may still run; run this check in a fresh process (kverify does)", NotRunPrefix, *by)
@@ -298,6 +312,7 @@ func envOptions(cfg *Config) error {
 		cfg.Checks = env.Checks
 	}
 	cfg.TraceDir, cfg.Subject = env.TraceDir, env.Subject
+	cfg.env = &env
 	return nil
 }
 
@@ -369,7 +384,7 @@ func Save(t *testing.T, cfg Config, component string, c string, err error) error
 	v.Trace.Guarantee, v.Trace.Message = v.Guarantee, v.Detail
 	if path, werr := traces.Write(dir, v.Trace); werr == nil {
 		v.TracePath = path
-		v.ReplayCommand = replayHint(t.Name(), path)
+		v.ReplayCommand = replayHint(cfg.environ(), t.Name(), path)
 	} else {
 		t.Logf("could not save trace: %v", werr)
 	}

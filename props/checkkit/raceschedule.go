@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -80,9 +79,9 @@ func (a RaceAt) Mark(err error) error {
 // RaceSeed is the seed of the race probes' offsets: KVERIFY_RACE_SEED when
 // set, else random. (A malformed KVERIFY_RACE_SEED fails Run before any
 // check starts.)
-func RaceSeed() uint64 {
-	if c, err := kvenv.Load(); err == nil && c.HasRaceSeed {
-		return c.RaceSeed
+func (c Config) RaceSeed() uint64 {
+	if env := c.environ(); env.HasRaceSeed {
+		return env.RaceSeed
 	}
 	return rand.Uint64()
 }
@@ -102,7 +101,7 @@ type RaceSchedule struct {
 // cfg replays a race trace (WithProbeReplay), the schedule runs only the
 // trace's pair, as its round, for RaceReplayRounds hot rounds.
 func NewRaceSchedule(cfg Config, pairs, rounds int) *RaceSchedule {
-	s := &RaceSchedule{seed: RaceSeed(), want: int64(pairs * rounds), budget: NewWallTimer(cfg.Budget)}
+	s := &RaceSchedule{seed: cfg.RaceSeed(), want: int64(pairs * rounds), budget: NewWallTimer(cfg.Budget)}
 	if f := cfg.race; f != nil {
 		s.seed, s.focus, s.want = f.Seed, f, RaceReplayRounds
 		s.budget = NewWallTimer(0)

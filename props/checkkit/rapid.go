@@ -148,7 +148,7 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 				// No check recorded it: a panic or a deadlock in the subject.
 				v = &Violation{Guarantee: GTermination, Detail: reportCause(tb.report.String())}
 			}
-			v.Detail += "\n" + rapidHint(strings.TrimSpace(tb.report.String()))
+			v.Detail += "\n" + rapidHint(cfg.environ().Mutant, strings.TrimSpace(tb.report.String()))
 			return v
 		}
 		if time.Since(start) >= cfg.Budget {
@@ -300,9 +300,7 @@ func (r *Recorder) Attach(err error) error {
 // it would mislead: on a mutant (kverify mutants, kverify verify --subject
 // mutant:ID) the test it names runs our code without the mutant's overlay,
 // so the seed reproduces nothing there.
-func rapidHint(report string) string {
-	env, _ := kvenv.Load() // a malformed environment failed Run already
-	m := env.Mutant
+func rapidHint(m, report string) string {
 	if m == "" {
 		return report
 	}
@@ -326,11 +324,12 @@ func FuzzCheck(t *testing.T, c Check, data []byte) {
 	if c.NotOffered != "" {
 		SkipNotOffered(t, "%s", c.NotOffered)
 	}
-	if _, err := kvenv.Load(); err != nil {
+	env, err := kvenv.Load()
+	if err != nil {
 		t.Fatalf("kverify's environment: %v", err)
 	}
 	calls := new(atomic.Int32)
-	cfg := Config{Subject: DefaultSubject, TraceDir: t.TempDir(), fuzz: &data, rapidCalls: calls}
+	cfg := Config{Subject: DefaultSubject, TraceDir: t.TempDir(), fuzz: &data, rapidCalls: calls, env: &env}
 	ended, err := guarded(t, c, cfg)
 	if ended {
 		return

@@ -123,7 +123,7 @@ func keep(t *testing.T, cfg Config, err error) {
 		t.Logf("could not keep the trace in %s: %v", DefaultTraceDir, cerr)
 		return
 	}
-	v.TracePath, v.ReplayCommand = dst, replayHint(t.Name(), dst)
+	v.TracePath, v.ReplayCommand = dst, replayHint(cfg.environ(), t.Name(), dst)
 }
 
 func copyInto(dir, src string) (string, error) {
@@ -154,8 +154,7 @@ func copyInto(dir, src string) (string, error) {
 // happened: kverify replay inside the kverify command's runs (with the
 // mutant, when the subject was one), go test -kverify.replay in any other
 // module, naming the top-level test that called Run.
-func replayHint(testName, path string) string {
-	env, _ := kvenv.Load() // a malformed environment failed Run already
+func replayHint(env kvenv.Config, testName, path string) string {
 	if m := env.Mutant; m != "" {
 		return fmt.Sprintf("kverify replay %s --subject mutant:%s", path, m)
 	}

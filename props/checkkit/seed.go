@@ -11,9 +11,9 @@ import (
 // KVERIFY_LINEAR_SEED when set, else random. A seed repeats each client's
 // choices, not the scheduling: the saved history is the exact replay.
 // (A malformed KVERIFY_LINEAR_SEED fails Run before any check starts.)
-func LinearSeed() uint64 {
-	if c, err := kvenv.Load(); err == nil && c.HasLinearSeed {
-		return c.LinearSeed
+func (c Config) LinearSeed() uint64 {
+	if env := c.environ(); env.HasLinearSeed {
+		return env.LinearSeed
 	}
 	return rand.Uint64()
 }

@@ -176,8 +176,8 @@ var tainted atomic.Pointer[string]
 // again in a fresh process.
 const NotRunPrefix = "NOT RUN"
 
-func hangAfter() time.Duration {
-	if env, _ := kvenv.Load(); env.HangAfter > 0 { // a malformed one failed Run already
+func hangAfter(env kvenv.Config) time.Duration {
+	if env.HangAfter > 0 {
 		return env.HangAfter
 	}
 	return HangAfter
@@ -231,7 +231,7 @@ func guard(t *testing.T, c Check, cfg Config) error {
 		returned = true
 		done <- err
 	})
-	w := newWatch(p, label, hangAfter())
+	w := newWatch(p, label, hangAfter(cfg.environ()))
 	// The watchdog's thread is its own, so that the CPU time of its stack
 	// dumps can be measured and kept out of the check's clocks.
 	runtime.LockOSThread()

@@ -82,7 +82,7 @@ func raceEnabled() bool {
 // it and drains it, and its history is checked on its own.
 func linearCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := checkkit.LinearSeed()
+		seed := cfg.LinearSeed()
 		wantWorkloads, wantParallel := linearTargets()
 		pool := newLinearPool()
 		defer pool.close()

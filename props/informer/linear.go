@@ -35,7 +35,7 @@ const listenerCatchUp = 2 * time.Second
 // machine cannot cut a correct fan-out's history short.
 func linear(newFanOut func() linearizability.FanOut) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := checkkit.LinearSeed()
+		seed := cfg.LinearSeed()
 		start := time.Now()
 		var unknown []uint64 // seeds of the inconclusive searches
 		for i := uint64(0); ; i++ {

@@ -51,7 +51,7 @@ func linearChecks(s Subject) []checkkit.Check {
 // time, but it decides only how many scenarios run, never a verdict.
 func linearFIFO(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := checkkit.LinearSeed()
+		seed := cfg.LinearSeed()
 		start := time.Now()
 		ops := 0
 		var tally inconclusive
@@ -73,7 +73,7 @@ func linearFIFO(s Subject) func(*testing.T, checkkit.Config) error {
 // while cfg.Budget lasts (wall time, deciding only how many run).
 func linearPerKey(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		seed := checkkit.LinearSeed()
+		seed := cfg.LinearSeed()
 		start := time.Now()
 		var tally inconclusive
 		for i := uint64(0); ; i++ {

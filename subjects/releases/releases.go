@@ -52,6 +52,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/subjects/upstream"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
@@ -134,7 +135,11 @@ func keepFile(src []byte, release string) (keep, strip bool, line string, err er
 // Dir is where the module for release is generated: under
 // $KVERIFY_CACHE, or the user's cache directory.
 func Dir(release string) (string, error) {
-	base := os.Getenv("KVERIFY_CACHE")
+	env, err := kvenv.Lookup("KVERIFY_CACHE")
+	if err != nil {
+		return "", err
+	}
+	base := env.Cache
 	if base == "" {
 		c, err := os.UserCacheDir()
 		if err != nil {

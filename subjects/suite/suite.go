@@ -7,6 +7,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -53,7 +54,7 @@ func RunSuite(t *testing.T, entries []Entry) {
 			continue
 		}
 		t.Run(e.Component+"/"+e.Subject, func(t *testing.T) {
-			checkkit.Run(t, checks, checkkit.WithDivergences(divs...), checkkit.WithSubject(subjectName(e.Subject)), checkkit.WithComponent(e.Component))
+			checkkit.Run(t, checks, checkkit.WithDivergences(divs...), checkkit.WithSubject(subjectName(env, e.Subject)), checkkit.WithComponent(e.Component))
 		})
 	}
 }
@@ -93,27 +94,33 @@ func RunReplay(t *testing.T, entries []Entry) {
 			if !ok {
 				t.Fatalf("component %s has no check %q", e.Component, tr.Check)
 			}
-			t.Logf("%s is a probe trace, on %s: %s (recorded: %s)", tr.Check, subjectName(subject), checkkit.ProbeReplayPlan(tr), firstLine(tr.Message))
-			checkkit.Run(t, []checkkit.Check{c}, checkkit.WithSubject(subjectName(subject)), checkkit.WithProbeReplay(tr))
+			t.Logf("%s is a probe trace, on %s: %s (recorded: %s)", tr.Check, subjectName(env, subject), checkkit.ProbeReplayPlan(tr), firstLine(tr.Message))
+			checkkit.Run(t, []checkkit.Check{c}, checkkit.WithSubject(subjectName(env, subject)), checkkit.WithProbeReplay(tr))
 			return
 		}
 		if e.Replay == nil {
 			t.Fatalf("component %s cannot replay traces", e.Component)
 		}
 		if err := e.Replay(t, tr); err != nil {
-			t.Fatalf("%s on %s: %v", tr.Check, subjectName(subject), err)
+			t.Fatalf("%s on %s: %v", tr.Check, subjectName(env, subject), err)
 		}
-		t.Logf("%s on %s: no violation", tr.Check, subjectName(subject))
+		t.Logf("%s on %s: no violation", tr.Check, subjectName(env, subject))
 		return
 	}
 	t.Fatalf("no subject %q for component %q", subject, tr.Component)
 }
 
-// ours is the subject a mutant is built into (subjects.Ours).
+// ours is the subject a mutant is built into unless it says otherwise
+// (subjects.Ours).
 const ours = "ours"
 
-func subjectName(s string) string {
-	if env, _ := kvenv.Load(); env.Mutant != "" && s == ours { // a malformed one failed the run already
+// subjectName is how traces and messages name subject s: as the mutant
+// when the binary was built with one into s.
+func subjectName(env kvenv.Config, s string) string {
+	// The mutant's own subject: ours, or client-go's adapter for a mutant
+	// of subjects/upstream, whose traces were labelled "upstream" and
+	// replayed there without the mutant.
+	if env.Mutant != "" && s == cmp.Or(env.MutantSubject, ours) {
 		return "mutant:" + env.Mutant
 	}
 	return s
