@@ -297,10 +297,10 @@ type watch struct {
 	cpu       time.Duration
 	haveCPU   bool
 	idleCPU   time.Duration // CPU time given to the process since then, less the dumps'
-	idle      idleClock // wall time between dumps that both found nothing of the check able to run
-	lastDump  time.Time // when the last dump ended
-	dumpStart time.Time // when the last dump began
-	nextDump  time.Time // no dump before this (dumps cost at most a fifth of the time)
+	idle      idleClock     // wall time between dumps that both found nothing of the check able to run
+	lastDump  time.Time     // when the last dump ended
+	dumpStart time.Time     // when the last dump began
+	nextDump  time.Time     // no dump before this (dumps cost at most a fifth of the time)
 	spinSeen  string        // the unquiescent bubble of the last dump
 
 	// The clocks and the dump, real ones but in the watchdog's own tests.
