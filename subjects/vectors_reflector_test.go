@@ -11,6 +11,7 @@ import (
 
 	"github.com/kverify/kverify/subjects/ours"
 
+	"github.com/kverify/kverify/props/modelserver"
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/subjects/upstream"
@@ -19,7 +20,7 @@ import (
 )
 
 // replayReflectorVector runs a reflector vector on a reflector the
-// subject builds, against props/reflector's Server (spec/apiserver's model
+// subject builds, against props/modelserver's Server (spec/apiserver's model
 // served through client-go's ListerWatcher), inside a synctest bubble:
 // after every step the bubble is let settle, so that the reflector has
 // handled every event the step made the server deliver. Before comparing
@@ -31,13 +32,13 @@ func replayReflectorVector(t *testing.T, s prefl.Subject, v traces.Vector) (err 
 	// The server's answers: the list's version ("" or "0") on the first
 	// request, the initial events' order on the watch (the first request,
 	// streaming).
-	list := prefl.Fault{BlankRV: on("blank_rv"), ZeroRV: on("zero_rv")}
-	faults := []prefl.Fault{list, {Reverse: on("reverse")}}
+	list := modelserver.Fault{BlankRV: on("blank_rv"), ZeroRV: on("zero_rv")}
+	faults := []modelserver.Fault{list, {Reverse: on("reverse")}}
 	if on("stream") {
-		faults = []prefl.Fault{{Reverse: on("reverse")}}
+		faults = []modelserver.Fault{{Reverse: on("reverse")}}
 	}
 	synctest.Test(t, func(*testing.T) {
-		srv := prefl.NewServer(apiserver.Config{NoWatchList: !on("watch_list")}, faults)
+		srv := modelserver.NewServer(apiserver.Config{NoWatchList: !on("watch_list")}, faults)
 		defer srv.Close()
 		for i := range int(v.Header.Params["objects"]) {
 			if err = srv.Create(fmt.Sprintf("default/o%03d", i)); err != nil {
@@ -114,16 +115,16 @@ func replayReflectorVector(t *testing.T, s prefl.Subject, v traces.Vector) (err 
 // sameEvents checks that the server's one watch delivered, after the
 // first seen events, exactly want (types and versions: a version names
 // one write, so it names the key too), and returns how many it delivered.
-func sameEvents(srv *prefl.Server, seen int, want []traces.VDelta) (int, error) {
+func sameEvents(srv *modelserver.Server, seen int, want []traces.VDelta) (int, error) {
 	from, evs := srv.Delivered()
 	if len(from) > 1 {
 		return seen, fmt.Errorf("the reflector opened %d watches (from %q); the vector assumes one that stays open", len(from), from)
 	}
-	var got []prefl.Event
+	var got []modelserver.Event
 	if len(evs) == 1 {
 		got = evs[0][seen:]
 	}
-	var wantEvs []prefl.Event
+	var wantEvs []modelserver.Event
 	for _, e := range want {
 		rv := e.RV
 		if rv == nil {
@@ -132,7 +133,7 @@ func sameEvents(srv *prefl.Server, seen int, want []traces.VDelta) (int, error) 
 		if rv == nil {
 			return seen, fmt.Errorf("event %s without a version", e.Type)
 		}
-		wantEvs = append(wantEvs, prefl.Event{Type: watch.EventType(e.Type), RV: *rv})
+		wantEvs = append(wantEvs, modelserver.Event{Type: watch.EventType(e.Type), RV: *rv})
 	}
 	if !slices.Equal(got, wantEvs) {
 		return seen, fmt.Errorf("the server delivered %v, the vector's step lists %v: the reflector asked other requests than client-go's, or the vector is not the model server's", got, wantEvs)

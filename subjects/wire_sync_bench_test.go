@@ -26,7 +26,7 @@ import (
 
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/impl/reflector"
-	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/props/wire"
 	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/subjects/upstream"
@@ -67,7 +67,7 @@ var wireImpls = []struct {
 }
 
 func BenchmarkWireSync100k(b *testing.B) {
-	model := prefl.NewServer(apiserver.Config{}, nil)
+	model := modelserver.NewServer(apiserver.Config{}, nil)
 	defer model.Close()
 	srv := wire.NewServer(model)
 	if err := srv.Populate(syncObjects); err != nil {

@@ -14,7 +14,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/props/wire"
 	"github.com/kverify/kverify/spec/apiserver"
 )
@@ -67,7 +67,7 @@ func serveUntil(ctx context.Context, args []string, out io.Writer) int {
 		defer f.Close()
 		logw = f
 	}
-	model := reflector.NewServer(apiserver.Config{NoWatchList: !*watchList}, sc.Faults)
+	model := modelserver.NewServer(apiserver.Config{NoWatchList: !*watchList}, sc.Faults)
 	defer model.Close()
 	srv := wire.NewServer(model)
 	srv.WholeAtZero = true // as kube-apiserver's watch cache

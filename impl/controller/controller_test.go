@@ -11,12 +11,12 @@ import (
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/impl/ratelimit"
 	"github.com/kverify/kverify/impl/reflector"
-	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func newInformer(t *testing.T, srv *prefl.Server) *informer.Informer {
+func newInformer(t *testing.T, srv *modelserver.Server) *informer.Informer {
 	t.Helper()
 	inf, err := informer.NewInformer(srv, informer.InformerOptions{Reflector: reflector.Options{
 		ExpectedType: &metav1.PartialObjectMetadata{}, WatchList: reflector.WatchListOff}})
@@ -27,7 +27,7 @@ func newInformer(t *testing.T, srv *prefl.Server) *informer.Informer {
 }
 
 func TestNewRejectsBadInput(t *testing.T) {
-	srv := prefl.NewServer(apiserver.Config{}, nil)
+	srv := modelserver.NewServer(apiserver.Config{}, nil)
 	defer srv.Close()
 	ok := ReconcilerFunc(func(context.Context, string) (Result, error) { return Result{}, nil })
 	for name, f := range map[string]func() error{
@@ -47,7 +47,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 // returned; a second Run says so.
 func TestReconcileRetryPanicAndStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := prefl.NewServer(apiserver.Config{}, nil)
+		srv := modelserver.NewServer(apiserver.Config{}, nil)
 		defer srv.Close()
 		if err := srv.Create("default/a"); err != nil {
 			t.Fatal(err)

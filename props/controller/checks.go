@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
-	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 )
 
@@ -77,8 +77,8 @@ func scenario(t *testing.T, cfg checkkit.Config, s Subject, name string, body fu
 }
 
 // newServer is a model server with objects o000.. and the faults.
-func newServer(fail func(string, string, ...any), objects int, faults ...prefl.Fault) *prefl.Server {
-	srv := prefl.NewServer(apiserver.Config{}, faults)
+func newServer(fail func(string, string, ...any), objects int, faults ...modelserver.Fault) *modelserver.Server {
+	srv := modelserver.NewServer(apiserver.Config{}, faults)
 	for _, k := range keyPool(objects) {
 		if err := srv.Create(k); err != nil {
 			fail(GuaranteeModelServer, "create %s: %v", k, err)

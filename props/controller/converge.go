@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
-	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	spec "github.com/kverify/kverify/spec/controller"
 	"pgregory.net/rapid"
@@ -43,7 +43,7 @@ func converge(s Subject) func(*testing.T, checkkit.Config) error {
 				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
 				watchList := !s.NoWatchList && rapid.Bool().Draw(rt, "watch-list")
 				n := rapid.IntRange(0, poolSize).Draw(rt, "objects")
-				faults := rapid.SliceOfN(prefl.FaultGen(), 0, 6).Draw(rt, "faults")
+				faults := rapid.SliceOfN(modelserver.FaultGen(), 0, 6).Draw(rt, "faults")
 				workers := rapid.IntRange(1, 4).Draw(rt, "workers")
 				base := rapid.SampledFrom([]time.Duration{time.Millisecond, 5 * time.Millisecond, time.Second, 10 * time.Second}).Draw(rt, "base-delay")
 				lim := spec.Limiter{Base: base, Max: base << rapid.IntRange(0, 6).Draw(rt, "max-doublings")}
@@ -59,7 +59,7 @@ func converge(s Subject) func(*testing.T, checkkit.Config) error {
 				}
 				rec.Step(fmt.Sprintf("server watch-list=%v, informer watch-list=%v, %d objects, %d workers, limiter %v..%v, faults %v, scripts %v, handler delays %v",
 					!noWL, watchList, n, workers, lim.Base, lim.Max, faults, script, delays), "", "")
-				srv := prefl.NewServer(apiserver.Config{NoWatchList: noWL}, faults)
+				srv := modelserver.NewServer(apiserver.Config{NoWatchList: noWL}, faults)
 				for _, k := range keys[:n] {
 					if err := srv.Create(k); err != nil {
 						fail(GuaranteeModelServer, "create %s: %v", k, err)

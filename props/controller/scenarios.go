@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
-	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	spec "github.com/kverify/kverify/spec/controller"
 )
 
 // started runs a fixed scenario's controller: built over srv with workers
 // and lim, scripted, run, and its first list processed.
-func started(s Subject, fail func(string, string, ...any), srv *prefl.Server, workers int, lim spec.Limiter, script map[string][]behaviour) *world {
+func started(s Subject, fail func(string, string, ...any), srv *modelserver.Server, workers int, lim spec.Limiter, script map[string][]behaviour) *world {
 	w := newWorld(fail, srv, lim)
 	w.script = script
 	w.build(s, false, workers, lim)
@@ -224,7 +224,7 @@ func stop(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		lim := spec.Limiter{Base: time.Second, Max: time.Minute}
 		if err := scenario(t, cfg, s, "stop before the first list", func(rec *checkkit.Recorder, fail func(string, string, ...any)) {
-			srv := newServer(fail, 2, prefl.Fault{Hold: true})
+			srv := newServer(fail, 2, modelserver.Fault{Hold: true})
 			w := newWorld(fail, srv, lim)
 			w.build(s, false, 2, lim)
 			w.run()

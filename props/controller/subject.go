@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,7 +33,7 @@ type Reader interface {
 type Setup struct {
 	// Server is the ListerWatcher of the controller's informer (client-go's
 	// ListerWatcher and ListerWatcherWithContext method sets).
-	Server *prefl.Server
+	Server *modelserver.Server
 	// Source, when set, replaces Server as what the informer lists and
 	// watches, without watch-list (benchmarks set it: a fixed list and a
 	// buffered watch, with no model server's bookkeeping). Checks never
@@ -108,14 +108,14 @@ func (s Subject) contain(body func() error) error {
 
 // ListerWatcher is what a client-go informer of the subject lists and
 // watches: Source when set; else Server, hidden behind
-// props/reflector.NoWatchList when the check asks for a listing informer
+// modelserver.NoWatchList when the check asks for a listing informer
 // (client-go decides watch-list by a feature gate, not per informer).
 func (s Setup) ListerWatcher() ListerWatcher {
 	switch {
 	case s.Source != nil:
 		return s.Source
 	case !s.WatchList:
-		return prefl.NoWatchList{Server: s.Server}
+		return modelserver.NoWatchList{Server: s.Server}
 	}
 	return s.Server
 }
@@ -125,7 +125,7 @@ func (s Setup) ListerWatcher() ListerWatcher {
 // valid, over a server it closes afterwards, and returns New's error.
 func BadInputOf(newController func(Setup) (Controller, error)) func(i int) error {
 	return func(i int) error {
-		srv := prefl.NewServer(apiserver.Config{}, nil)
+		srv := modelserver.NewServer(apiserver.Config{}, nil)
 		defer srv.Close()
 		ok := func(context.Context, string, Reader) (Result, error) { return Result{}, nil }
 		setup := Setup{Server: srv, Workers: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, Reconcile: ok}

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	prefl "github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	spec "github.com/kverify/kverify/spec/controller"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -57,7 +57,7 @@ const logSize = 40
 // (spec/controller) they report to.
 type world struct {
 	fail func(guarantee, format string, args ...any)
-	srv  *prefl.Server
+	srv  *modelserver.Server
 	c    Controller
 
 	mu  sync.Mutex
@@ -89,7 +89,7 @@ type world struct {
 	done   chan struct{}
 }
 
-func newWorld(fail func(string, string, ...any), srv *prefl.Server, lim spec.Limiter) *world {
+func newWorld(fail func(string, string, ...any), srv *modelserver.Server, lim spec.Limiter) *world {
 	return &world{fail: fail, srv: srv, led: spec.New(lim), script: map[string][]behaviour{},
 		delays: map[string][]time.Duration{}, starts: map[string][]time.Time{}, reads: map[string][]spec.Seen{},
 		released: make(chan struct{}), done: make(chan struct{})}

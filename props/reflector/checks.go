@@ -8,8 +8,9 @@
 // per sync, every watch stopped exactly once, cancellation at once,
 // malformed events never stored, backoff within its bounds.
 //
-// Server is also what other suites (the assembled informer, benchmarks,
-// fuzzing) use to serve the model.
+// The server, its fault schedules and its request rules are
+// props/modelserver's, which other suites (the controller's, the wire's,
+// benchmarks, fuzzing) use to serve the model too.
 package reflector
 
 import (

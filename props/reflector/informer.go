@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
@@ -49,7 +50,7 @@ type Informer interface {
 // as client-go's defaultEventHandlerResyncPeriod (the period of
 // AddEventHandler's handlers and the first resync check period; 0: never).
 type InformerSubject struct {
-	New func(srv *Server, watchList bool, resync time.Duration) (Informer, error)
+	New func(srv *modelserver.Server, watchList bool, resync time.Duration) (Informer, error)
 	// Capabilities declares the optional features the informer's
 	// reflector lacks (the zero value: all of client-go's). NoWatchList:
 	// New is always called with watchList false, and the scenarios and
@@ -202,7 +203,7 @@ func (v *viewer) state() (map[string]int64, []string) {
 // iworld is one informer run.
 type iworld struct {
 	fail    func(guarantee, format string, args ...any)
-	srv     *Server
+	srv     *modelserver.Server
 	inf     Informer
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -213,7 +214,7 @@ type iworld struct {
 	returned atReturn
 }
 
-func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Server, watchList bool, before int) *iworld {
+func startInformer(fail func(string, string, ...any), s InformerSubject, srv *modelserver.Server, watchList bool, before int) *iworld {
 	w := newIWorld(fail, s, srv, watchList, 0)
 	for i := 0; i < before; i++ {
 		w.add()
@@ -223,7 +224,7 @@ func startInformer(fail func(string, string, ...any), s InformerSubject, srv *Se
 }
 
 // newIWorld builds the informer, not yet running.
-func newIWorld(fail func(string, string, ...any), s InformerSubject, srv *Server, watchList bool, resync time.Duration) *iworld {
+func newIWorld(fail func(string, string, ...any), s InformerSubject, srv *modelserver.Server, watchList bool, resync time.Duration) *iworld {
 	if watchList && s.Capabilities.NoWatchList {
 		panic("props/reflector: a check asked for a streaming informer from a subject that declares no watch-list (a bug in the check, not the subject)")
 	}
@@ -345,10 +346,10 @@ func assembledConverge(s InformerSubject) func(*testing.T, checkkit.Config) erro
 					watchList = rapid.Bool().Draw(rt, "watch-list")
 				}
 				n := rapid.IntRange(0, 10).Draw(rt, "objects")
-				faults := rapid.SliceOfN(faultGen(false), 0, 6).Draw(rt, "faults")
+				faults := rapid.SliceOfN(modelserver.FaultGen(), 0, 6).Draw(rt, "faults")
 				before := rapid.IntRange(0, 2).Draw(rt, "handlers-before-run")
 				rec.Step(fmt.Sprintf("server watch-list=%v, informer watch-list=%v, %d objects, %d handlers before Run, faults %v", !noWL, watchList, n, before, faults), "", "")
-				srv := NewServer(apiserver.Config{NoWatchList: noWL}, faults)
+				srv := modelserver.NewServer(apiserver.Config{NoWatchList: noWL}, faults)
 				seed(srv, n)
 				w := startInformer(fail, s, srv, watchList, before)
 				defer w.stop(false)
@@ -409,7 +410,7 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 					checkkit.AbortScenario(rec.Attach(fails))
 				}
 				// The first three requests are refused: no sync for a while.
-				srv := NewServer(apiserver.Config{}, []Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}})
+				srv := modelserver.NewServer(apiserver.Config{}, []modelserver.Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}})
 				seed(srv, 3)
 				w := startInformer(fail, s, srv, watchList, 1)
 				defer w.stop(false)
@@ -461,7 +462,7 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 				// A relist: the watch closes, the server changes meanwhile,
 				// the next watch is refused with 410 Gone.
 				mark, before = w.marks(), w.current()
-				if err := srv.outage(func(m *apiserver.Server) error {
+				if err := srv.Outage(func(m *apiserver.Server) error {
 					if _, err := m.Delete("default/o001"); err != nil {
 						return err
 					}
@@ -470,7 +471,7 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 					}
 					_, err := m.Create("default/o010")
 					return err
-				}, Fault{Reject: 410}); err != nil {
+				}, modelserver.Fault{Reject: 410}); err != nil {
 					fail(GuaranteeModelServer, "outage: %v", err)
 				}
 				time.Sleep(30 * time.Second)
@@ -518,7 +519,7 @@ func assembledStop(s InformerSubject) func(*testing.T, checkkit.Config) error {
 		}
 		return checkkit.Scenario(t, cfg, "stop", func(rec *checkkit.Recorder) error {
 			fail := checkkit.ScenarioFail(rec)
-			srv := NewServer(apiserver.Config{}, []Fault{{}, {Slow: time.Minute}})
+			srv := modelserver.NewServer(apiserver.Config{}, []modelserver.Fault{{}, {Slow: time.Minute}})
 			seed(srv, 3)
 			w := startInformer(fail, s, srv, false, 2)
 			defer w.stop(false)

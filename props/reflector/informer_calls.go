@@ -155,35 +155,6 @@ func objAt(objs []apiserver.Object, key string) hobj {
 	return hobj{Key: key, RV: -1}
 }
 
-// outage applies writes to the model while every open stream is ended
-// (closed, without their events) and the next request gets fault: the
-// client sees its watch close, then fault on its next request.
-func (s *Server) outage(writes func(m *apiserver.Server) error, fault Fault) error {
-	s.mu.Lock()
-	if s.next != len(s.faults) {
-		s.mu.Unlock()
-		return fmt.Errorf("outage: %d faults still scheduled", len(s.faults)-s.next)
-	}
-	if err := writes(s.m); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	s.faults = append(s.faults, fault)
-	streams := slices.Clone(s.streams)
-	for _, st := range streams {
-		st.kill()
-	}
-	s.mu.Unlock()
-	for _, st := range streams {
-		<-st.done
-	}
-	s.mu.Lock()
-	close(s.changed)
-	s.changed = make(chan struct{})
-	s.mu.Unlock()
-	return nil
-}
-
 // atReturn is what had happened when Run returned.
 type atReturn struct {
 	started, busy int

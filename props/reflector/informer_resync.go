@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	sinf "github.com/kverify/kverify/spec/informer"
 )
@@ -79,7 +80,7 @@ func assembledResync(s InformerSubject) func(*testing.T, checkkit.Config) error 
 		for _, watchList := range modes {
 			err := checkkit.Scenario(t, cfg, fmt.Sprintf("resync (watch-list %v)", watchList), func(rec *checkkit.Recorder) error {
 				fail := checkkit.ScenarioFail(rec)
-				srv := NewServer(apiserver.Config{}, nil)
+				srv := modelserver.NewServer(apiserver.Config{}, nil)
 				seed(srv, 3)
 				r := &rsRun{w: newIWorld(fail, s, srv, watchList, rsDefault), m: sinf.NewResync(rsDefault), t0: time.Now(), fail: fail}
 				defer r.w.stop(false)
@@ -152,7 +153,7 @@ func (r *rsRun) join(rec *checkkit.Recorder, j rsJoin) {
 
 // write applies one write to the server and expects its one call at every
 // handler.
-func (r *rsRun) write(rec *checkkit.Recorder, srv *Server, kind, key string) {
+func (r *rsRun) write(rec *checkkit.Recorder, srv *modelserver.Server, kind, key string) {
 	before := r.w.current()
 	var err error
 	switch kind {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 )
 
@@ -49,7 +50,7 @@ func (v *viewer) inProgress() int {
 func stopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 	return checkkit.Scenario(t, cfg, "stop with a handler call held across cancellation", func(rec *checkkit.Recorder) error {
 		fail := checkkit.ScenarioFail(rec)
-		srv := NewServer(apiserver.Config{}, nil)
+		srv := modelserver.NewServer(apiserver.Config{}, nil)
 		seed(srv, 3)
 		w := newIWorld(fail, s, srv, false, 0)
 		w.add()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 )
 
@@ -33,7 +34,7 @@ func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		// The list and the watch are served; the watch closes after one
 		// event; the re-watch is refused with 410, so the reflector
 		// relists, and that LIST is held.
-		srv, w, done := heldWorld(fail, s, []Fault{{}, {Ends: true, EndAfter: 1}, {Reject: 410}, {Hold: true}}, 1)
+		srv, w, done := heldWorld(fail, s, []modelserver.Fault{{}, {Ends: true, EndAfter: 1}, {Reject: 410}, {Hold: true}}, 1)
 		defer done()
 		_ = srv.Create("default/o009")
 		time.Sleep(time.Minute)
@@ -75,7 +76,7 @@ func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 func stopWatchStopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 	return checkkit.Scenario(t, cfg, "stop with the reflector's Stop of its watch held", func(rec *checkkit.Recorder) error {
 		fail := checkkit.ScenarioFail(rec)
-		srv, w, done := heldWorld(fail, s, []Fault{{}, {HoldStop: true}}, 2)
+		srv, w, done := heldWorld(fail, s, []modelserver.Fault{{}, {HoldStop: true}}, 2)
 		defer done()
 		_ = srv.Update("default/o001")
 		synctest.Wait()
@@ -116,8 +117,8 @@ func stopWatchStopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) err
 // heldWorld runs an informer with the given number of handlers over a
 // server of three objects with faults (one of them holding a call), and
 // waits for its first sync; done releases what is held and stops it all.
-func heldWorld(fail func(string, string, ...any), s InformerSubject, faults []Fault, handlers int) (*Server, *iworld, func()) {
-	srv := NewServer(apiserver.Config{}, faults)
+func heldWorld(fail func(string, string, ...any), s InformerSubject, faults []modelserver.Fault, handlers int) (*modelserver.Server, *iworld, func()) {
+	srv := modelserver.NewServer(apiserver.Config{}, faults)
 	seed(srv, 3)
 	w := newIWorld(fail, s, srv, false, 0)
 	for range handlers {

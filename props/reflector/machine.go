@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	"pgregory.net/rapid"
 )
@@ -24,7 +26,7 @@ type world struct {
 	t          *rapid.T // nil in fixed scenarios
 	rec        *checkkit.Recorder
 	failed     bool
-	srv        *Server
+	srv        *modelserver.Server
 	store      *Store
 	r          Reflector
 	cancel     context.CancelFunc
@@ -55,7 +57,7 @@ func (w *world) fail(guarantee, format string, args ...any) {
 
 // start builds the subject's reflector on srv and runs it; each prepare
 // is called with the world before Run starts.
-func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Setup, prepare ...func(*world)) *world {
+func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *modelserver.Server, setup Setup, prepare ...func(*world)) *world {
 	if f := s.Capabilities.lacking(setup); f != "" {
 		panic(fmt.Sprintf("props/reflector: a check built a setup with %s for a subject that declares %s (a bug in the check, not the subject)", f, s.Capabilities))
 	}
@@ -79,8 +81,9 @@ func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *Server, setup Set
 		w.fail(GuaranteeConstruction, "New(%+v): %v", setup, err)
 	}
 	w.r = r
-	srv.ExpectWith(r.LastSyncResourceVersion, setup.WatchList, setup.PageSize, s.Capabilities)
-	srv.expectRelist(w.store, setup.MaxInternalErrorRetryDuration > 0)
+	srv.Expect(modelserver.Expectations{LastSync: r.LastSyncResourceVersion, WatchList: setup.WatchList, PageSize: setup.PageSize,
+		NoWatchList: s.Capabilities.NoWatchList, NoPaging: s.Capabilities.NoPaging})
+	srv.ExpectRelist(w.store.failures, setup.MaxInternalErrorRetryDuration > 0)
 	for _, p := range prepare {
 		p(w)
 	}
@@ -186,7 +189,7 @@ func closed(done <-chan struct{}) bool {
 // client, exactly once if exact. Only reflector/stops asks for exactly
 // once, so that a subject that stops twice (client-go) is still checked
 // for everything else.
-func stops(srv *Server, exact bool) string {
+func stops(srv *modelserver.Server, exact bool) string {
 	calls, _ := srv.Calls()
 	stops := map[int]int{}
 	var opened []int
@@ -367,6 +370,12 @@ func must(w *world, err error) {
 	}
 }
 
+// numeric reports whether rv is a resource version the server issued.
+func numeric(rv string) (int64, bool) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	return n, err == nil && n > 0
+}
+
 // keyPool is the keys the machine writes.
 func keyPool(n int) []string {
 	keys := make([]string, n)
@@ -374,72 +383,6 @@ func keyPool(n int) []string {
 		keys[i] = fmt.Sprintf("default/o%03d", i)
 	}
 	return keys
-}
-
-// faultGen draws one request's fault; malformed events only with malform.
-// Besides the faults, it gives the answers a real server may give
-// unasked (issue 27, class 10): periodic bookmarks among a watch-list's
-// initial events (a quarter of the faults carry them), 410 as Gone (a
-// 1.17 server), 504 and too-large versions, a watch-list that closes or
-// fails right after its end bookmark. TestReachAnswers measures what
-// they reach.
-func faultGen(malform bool) *rapid.Generator[Fault] {
-	return rapid.Custom(func(t *rapid.T) Fault {
-		f := drawFault(t, malform)
-		if f.Reject == 410 || f.EndStatus == 410 {
-			f.Gone = rapid.Bool().Draw(t, "gone")
-		}
-		if rapid.IntRange(0, 3).Draw(t, "initial-bookmarks?") == 0 {
-			f.InitialBookmarks = rapid.SliceOfN(rapid.IntRange(0, 6), 1, 3).Draw(t, "initial-bookmarks")
-		}
-		return f
-	})
-}
-
-// endStatuses are the ends of a stream: a close, or an ERROR.
-var endStatuses = []int32{0, 410, 429, 500, 504}
-
-func drawFault(t *rapid.T, malform bool) Fault {
-	switch rapid.IntRange(0, 14).Draw(t, "fault") {
-	case 1:
-		return Fault{Refuse: true}
-	case 2:
-		return Fault{Reject: rapid.SampledFrom([]int32{429, 500, 504, 410}).Draw(t, "status")}
-	case 3:
-		return Fault{Stale: rapid.Int64Range(1, 6).Draw(t, "stale"), Reverse: rapid.Bool().Draw(t, "reverse")}
-	case 4:
-		return Fault{IgnoreLimit: true}
-	case 5:
-		return Fault{Reverse: true}
-	case 6:
-		return Fault{Ends: true, EndAfter: rapid.IntRange(0, 4).Draw(t, "after"),
-			EndStatus: rapid.SampledFrom(endStatuses).Draw(t, "end-status")}
-	case 7:
-		return Fault{DropEndBookmark: true}
-	case 8:
-		return Fault{Slow: time.Duration(rapid.IntRange(1, 3).Draw(t, "slow")) * time.Second}
-	case 9:
-		return Fault{Ends: true} // closes at once: a very short watch
-	case 10:
-		if malform {
-			return Fault{Malform: []apiserver.Malformed{{Index: rapid.IntRange(0, 4).Draw(t, "index"),
-				How: apiserver.Malformation(rapid.IntRange(0, 3).Draw(t, "how"))}}}
-		}
-		return Fault{Stale: 2}
-	case 11:
-		return Fault{Ends: true, EndAfter: rapid.IntRange(1, 3).Draw(t, "after"), DropEndBookmark: true}
-	case 12:
-		return Fault{TooLarge: true} // the version is ahead of the server
-	case 13:
-		// A watch-list's stream closes, or fails, right after its end
-		// bookmark (a plain watch is not ended by it).
-		return Fault{Ends: true, EndAfterSync: true, EndStatus: rapid.SampledFrom(endStatuses).Draw(t, "end-status")}
-	case 14:
-		// A watch-list's initial events come slowly, so that the
-		// reflector is seen mid-stream.
-		return Fault{Slow: time.Second, InitialBookmarks: []int{rapid.IntRange(0, 3).Draw(t, "initial-bookmark")}}
-	}
-	return Fault{}
 }
 
 // Schedules is the least number of random histories and fault schedules
@@ -465,7 +408,7 @@ func machine(s Subject, malform bool) func(t *testing.T, cfg checkkit.Config) er
 // playRandom draws a schedule and a history for s and plays them (the
 // body of reflector/machine and reflector/malformed, in a bubble); it
 // returns the server, for what it answered.
-func playRandom(rt *rapid.T, rec *checkkit.Recorder, s Subject, malform bool) *Server {
+func playRandom(rt *rapid.T, rec *checkkit.Recorder, s Subject, malform bool) *modelserver.Server {
 	// A feature the subject declares absent is not drawn: the schedule
 	// lists without it (see Capabilities).
 	caps := s.Capabilities
@@ -480,7 +423,11 @@ func playRandom(rt *rapid.T, rec *checkkit.Recorder, s Subject, malform bool) *S
 	} else if !caps.NoPaging {
 		sc.PageSize = rapid.SampledFrom([]int64{0, 0, 0, 1, 3}).Draw(rt, "page-size")
 	}
-	sc.Faults = rapid.SliceOfN(faultGen(malform), 0, 8).Draw(rt, "faults")
+	gen := modelserver.FaultGen()
+	if malform {
+		gen = modelserver.MalformingFaultGen()
+	}
+	sc.Faults = rapid.SliceOfN(gen, 0, 8).Draw(rt, "faults")
 	sc.Seed = rapid.Uint64().Draw(rt, "seed")
 	steps := rapid.IntRange(0, 25).Draw(rt, "steps")
 	return play(rt, rec, s, sc, func(w *world, keys []string) (Op, bool) {
@@ -497,13 +444,13 @@ func playRandom(rt *rapid.T, rec *checkkit.Recorder, s Subject, malform bool) *S
 // point, then convergence, then the stop. The trace's first step holds sc
 // without its ops as JSON, and every later step one op in its notation, so
 // that Replay rebuilds the schedule. It returns the server.
-func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func(w *world, keys []string) (Op, bool)) *Server {
+func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func(w *world, keys []string) (Op, bool)) *modelserver.Server {
 	rec.Timed()
 	head := sc
 	head.Ops = nil
 	js, _ := json.Marshal(head)
 	rec.Step(head.String(), schedulePrefix+string(js), "")
-	srv := NewServer(apiserver.Config{NoWatchList: !sc.ServerWatchList}, sc.Faults)
+	srv := modelserver.NewServer(apiserver.Config{NoWatchList: !sc.ServerWatchList}, sc.Faults)
 	seed(srv, sc.Objects)
 	w := start(rt, rec, s, srv, Setup{WatchList: sc.WatchList, PageSize: sc.PageSize, Rand: lockedRand(sc.Seed)})
 	w.lenientCancel = true
@@ -525,9 +472,3 @@ func play(rt *rapid.T, rec *checkkit.Recorder, s Subject, sc Schedule, next func
 
 // schedulePrefix starts the Want of a schedule trace's first step.
 const schedulePrefix = "schedule "
-
-// FaultGen draws one request's fault for a check of something built on a
-// reflector (the controller's checks): every fault of reflector/machine's
-// schedules but malformed events, and the unasked answers a real server
-// may give (Gone reasons, bookmarks among initial events).
-func FaultGen() *rapid.Generator[Fault] { return faultGen(false) }

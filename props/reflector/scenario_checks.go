@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	"k8s.io/apimachinery/pkg/watch"
 	"pgregory.net/rapid"
@@ -24,9 +25,9 @@ func withholding(s Subject) func(*testing.T, checkkit.Config) error {
 				noWL := rapid.Bool().Draw(rt, "server-without-watch-list")
 				n := rapid.IntRange(0, 8).Draw(rt, "objects")
 				zero := rapid.Bool().Draw(rt, "list-at-0")
-				faults := []Fault{{BlankRV: !zero, ZeroRV: zero}, {Slow: time.Second, Reverse: rapid.Bool().Draw(rt, "reverse")}}
+				faults := []modelserver.Fault{{BlankRV: !zero, ZeroRV: zero}, {Slow: time.Second, Reverse: rapid.Bool().Draw(rt, "reverse")}}
 				rec.Step(fmt.Sprintf("server watch-list=%v, %d objects, faults %v", !noWL, n, faults), "", "")
-				srv := NewServer(apiserver.Config{NoWatchList: noWL}, faults)
+				srv := modelserver.NewServer(apiserver.Config{NoWatchList: noWL}, faults)
 				keys := keyPool(8)
 				seed(srv, n)
 				w := start(rt, rec, s, srv, Setup{})
@@ -88,10 +89,10 @@ func (w *world) withheld() {
 
 // cancel: cancelling in the middle of waits.
 func cancel(s Subject) func(*testing.T, checkkit.Config) error {
-	refusals := func(n int) []Fault {
-		fs := make([]Fault, n)
+	refusals := func(n int) []modelserver.Fault {
+		fs := make([]modelserver.Fault, n)
 		for i := range fs {
-			fs[i] = Fault{Refuse: true}
+			fs[i] = modelserver.Fault{Refuse: true}
 		}
 		return fs
 	}
@@ -104,13 +105,13 @@ func cancel(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 	return func(t *testing.T, cfg checkkit.Config) error {
 		return runFixed(t, cfg, s, []fixed{
-			{name: "backing off after refused watches", objects: 2, faults: append([]Fault{{}}, refusals(10)...), drive: after(5 * time.Second)},
+			{name: "backing off after refused watches", objects: 2, faults: append([]modelserver.Fault{{}}, refusals(10)...), drive: after(5 * time.Second)},
 			{name: "backing off after refused watch-lists", setup: Setup{WatchList: true}, objects: 2, faults: refusals(10), drive: after(5 * time.Second)},
-			{name: "backing off after a failed list", objects: 2, faults: []Fault{{Reject: 500}, {Reject: 500}, {Reject: 500}}, drive: after(2 * time.Second)},
-			{name: "waiting for a slow stream", objects: 2, faults: []Fault{{}, {Slow: time.Minute}}, drive: after(10 * time.Second)},
+			{name: "backing off after a failed list", objects: 2, faults: []modelserver.Fault{{Reject: 500}, {Reject: 500}, {Reject: 500}}, drive: after(2 * time.Second)},
+			{name: "waiting for a slow stream", objects: 2, faults: []modelserver.Fault{{}, {Slow: time.Minute}}, drive: after(10 * time.Second)},
 			{name: "waiting on a quiet watch", objects: 2, drive: after(time.Second)},
-			{name: "waiting for an end bookmark", setup: Setup{WatchList: true}, objects: 2, faults: []Fault{{DropEndBookmark: true}}, drive: after(time.Second)},
-			{name: "backing off after 429 in a watch", objects: 2, faults: []Fault{{}, {Ends: true, EndStatus: 429}, {Ends: true, EndStatus: 429}}, drive: after(2 * time.Second)},
+			{name: "waiting for an end bookmark", setup: Setup{WatchList: true}, objects: 2, faults: []modelserver.Fault{{DropEndBookmark: true}}, drive: after(time.Second)},
+			{name: "backing off after 429 in a watch", objects: 2, faults: []modelserver.Fault{{}, {Ends: true, EndStatus: 429}, {Ends: true, EndStatus: 429}}, drive: after(2 * time.Second)},
 		})
 	}
 }
@@ -119,11 +120,11 @@ func cancel(s Subject) func(*testing.T, checkkit.Config) error {
 func backoffCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		err := checkkit.Scenario(t, cfg, "every request refused", func(rec *checkkit.Recorder) error {
-			fs := make([]Fault, 20)
+			fs := make([]modelserver.Fault, 20)
 			for i := range fs {
-				fs[i] = Fault{Refuse: true}
+				fs[i] = modelserver.Fault{Refuse: true}
 			}
-			srv := NewServer(apiserver.Config{}, fs)
+			srv := modelserver.NewServer(apiserver.Config{}, fs)
 			w := start(nil, rec, s, srv, Setup{})
 			defer w.stop()
 			time.Sleep(30 * time.Minute)
@@ -146,8 +147,8 @@ func backoffCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			return err
 		}
 		return checkkit.Scenario(t, cfg, "a long watch resets the backoff", func(rec *checkkit.Recorder) error {
-			fs := []Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}, {Refuse: true}, {}, {}, {Reject: 500}, {Refuse: true}}
-			srv := NewServer(apiserver.Config{}, fs)
+			fs := []modelserver.Fault{{Refuse: true}, {Refuse: true}, {Refuse: true}, {Refuse: true}, {}, {}, {Reject: 500}, {Refuse: true}}
+			srv := modelserver.NewServer(apiserver.Config{}, fs)
 			w := start(nil, rec, s, srv, Setup{})
 			defer w.stop()
 			time.Sleep(20 * time.Minute)
@@ -181,7 +182,7 @@ func gaps(ts []time.Time) []time.Duration {
 func bound(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		return checkkit.Scenario(t, cfg, "no end bookmark, no close", func(rec *checkkit.Recorder) error {
-			srv := NewServer(apiserver.Config{}, []Fault{{DropEndBookmark: true, NoTimeout: true}})
+			srv := modelserver.NewServer(apiserver.Config{}, []modelserver.Fault{{DropEndBookmark: true, NoTimeout: true}})
 			seed(srv, 3)
 			w := start(nil, rec, s, srv, Setup{WatchList: true})
 			defer w.stop()
@@ -273,11 +274,11 @@ func stopsCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	scs := []fixed{
 		{name: "a watch-list stream whose Replace fails", setup: Setup{WatchList: true}, failReplace: 1},
 		{name: "a watch-list stream handed over", setup: Setup{WatchList: true}},
-		{name: "a handed-over stream that ends with 410", setup: Setup{WatchList: true}, faults: []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}},
-		{name: "a watch that ends with 500", faults: []Fault{{}, {Ends: true, EndAfter: 1, EndStatus: 500}}},
-		{name: "a watch that closes", faults: []Fault{{}, {Ends: true, EndAfter: 1}}},
-		{name: "a watch-list without its end bookmark", setup: Setup{WatchList: true}, faults: []Fault{{Ends: true, EndAfter: 2, DropEndBookmark: true}}},
-		{name: "a malformed event", faults: []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}}}},
+		{name: "a handed-over stream that ends with 410", setup: Setup{WatchList: true}, faults: []modelserver.Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}},
+		{name: "a watch that ends with 500", faults: []modelserver.Fault{{}, {Ends: true, EndAfter: 1, EndStatus: 500}}},
+		{name: "a watch that closes", faults: []modelserver.Fault{{}, {Ends: true, EndAfter: 1}}},
+		{name: "a watch-list without its end bookmark", setup: Setup{WatchList: true}, faults: []modelserver.Fault{{Ends: true, EndAfter: 2, DropEndBookmark: true}}},
+		{name: "a malformed event", faults: []modelserver.Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}}}},
 		{name: "a list sync"},
 	}
 	for i := range scs {
@@ -304,7 +305,7 @@ func malformedFixed(t *testing.T, cfg checkkit.Config, s Subject) error {
 	var scs []fixed
 	for how, name := range []string{"nil object", "wrong type", "no resource version", "non-numeric resource version"} {
 		for _, watchList := range []bool{false, true} {
-			faults := []Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.Malformation(how)}}}}
+			faults := []modelserver.Fault{{}, {Malform: []apiserver.Malformed{{Index: 0, How: apiserver.Malformation(how)}}}}
 			if watchList {
 				faults = faults[1:]
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 )
 
@@ -18,7 +19,7 @@ type fixed struct {
 	noWL        bool // the server has no watch-list
 	setup       Setup
 	objects     int
-	faults      []Fault
+	faults      []modelserver.Fault
 	failReplace int
 	failResync  int
 	exactStops  bool // stop requires exactly one Stop per watch
@@ -49,7 +50,7 @@ func runFixed(t *testing.T, cfg checkkit.Config, s Subject, scs []fixed) error {
 			continue
 		}
 		err := checkkit.Scenario(t, cfg, c.name, func(rec *checkkit.Recorder) error {
-			srv := NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
+			srv := modelserver.NewServer(apiserver.Config{NoWatchList: c.noWL}, c.faults)
 			seed(srv, c.objects)
 			// The store's failures are set before Run starts: set
 			// after, a reflector that got to its first Replace first
@@ -75,7 +76,7 @@ func runFixed(t *testing.T, cfg checkkit.Config, s Subject, scs []fixed) error {
 }
 
 // notation is the server's call log without the random timeouts.
-func notation(srv *Server) []string {
+func notation(srv *modelserver.Server) []string {
 	calls, _ := srv.Calls()
 	out := make([]string, 0, len(calls))
 	stopped := map[int]bool{}
@@ -93,7 +94,7 @@ func notation(srv *Server) []string {
 		case apiserver.StopCall:
 			s += fmt.Sprintf(" %d", c.Watch)
 		default:
-			s += " " + describe(o)
+			s += " " + modelserver.Describe(o)
 		}
 		if c.Err != nil {
 			s += " -> error"
@@ -129,7 +130,7 @@ func (w *world) converged(what string) {
 	}
 }
 
-func seed(srv *Server, n int) {
+func seed(srv *modelserver.Server, n int) {
 	for _, k := range keyPool(n) {
 		_ = srv.Create(k)
 	}
@@ -156,7 +157,7 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 		noWL        bool
 		setup       Setup
 		objects     int
-		faults      []Fault
+		faults      []modelserver.Fault
 		drive       func(w *world)
 		want        []string
 		failReplace int
@@ -176,33 +177,33 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 			want: []string{listFrom0, `Watch rv="4" bookmarks`}},
 		{name: "server without watch-list", noWL: true, setup: Setup{WatchList: true}, objects: 2,
 			want: []string{wlFromEmpty + " -> error", listFrom0, `Watch rv="3" bookmarks`}},
-		{name: "relist after an expired watch", objects: 2, faults: []Fault{{}, {Ends: true, EndStatus: 410}}, drive: relist,
+		{name: "relist after an expired watch", objects: 2, faults: []modelserver.Fault{{}, {Ends: true, EndStatus: 410}}, drive: relist,
 			want: []string{listFrom0, `Watch rv="3" bookmarks`, "Stop 1", `List rv="3"`, `Watch rv="3" bookmarks`}},
-		{name: "expired list retried from empty", objects: 2, faults: []Fault{{Reject: 410}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
+		{name: "expired list retried from empty", objects: 2, faults: []modelserver.Fault{{Reject: 410}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
 			want: []string{listFrom0 + " -> error", `List rv="" limit=500`, `Watch rv="3" bookmarks`, "Stop 1", `List rv="3"`}},
-		{name: "too large watch-list retried from empty", setup: Setup{WatchList: true}, objects: 2, faults: []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}, {TooLarge: true}}, drive: relist,
+		{name: "too large watch-list retried from empty", setup: Setup{WatchList: true}, objects: 2, faults: []modelserver.Fault{{Ends: true, EndAfter: 3, EndStatus: 410}, {TooLarge: true}}, drive: relist,
 			want: []string{wlFromEmpty, "Stop 1", `Watch rv="3" match=NotOlderThan sendInitialEvents=true bookmarks -> error`, wlFromEmpty}},
-		{name: "too large list retried from empty", objects: 2, faults: []Fault{{}, {Ends: true, EndStatus: 410}, {TooLarge: true}},
+		{name: "too large list retried from empty", objects: 2, faults: []modelserver.Fault{{}, {Ends: true, EndStatus: 410}, {TooLarge: true}},
 			drive: relist,
 			want:  []string{listFrom0, `Watch rv="3" bookmarks`, "Stop 1", `List rv="3" -> error`, `List rv=""`, `Watch rv="3" bookmarks`}},
-		{name: "pages from 0 are learned", paging: true, objects: 501, faults: []Fault{{}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
+		{name: "pages from 0 are learned", paging: true, objects: 501, faults: []modelserver.Fault{{}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
 			want: []string{listFrom0, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`, "Stop 1", `List rv="502" limit=500`, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`}},
 		{name: "page size", setup: Setup{PageSize: 2}, objects: 3,
 			want: []string{`List rv="0" limit=2`, `List rv="" limit=2 continue`, `Watch rv="4" bookmarks`}},
-		{name: "watch-list after an expired watch", setup: Setup{WatchList: true}, objects: 2, faults: []Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}, drive: relist,
+		{name: "watch-list after an expired watch", setup: Setup{WatchList: true}, objects: 2, faults: []modelserver.Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}, drive: relist,
 			want: []string{wlFromEmpty, "Stop 1", `Watch rv="3" match=NotOlderThan sendInitialEvents=true bookmarks`}},
-		{name: "a very short watch relists", objects: 1, faults: []Fault{{}, {Ends: true}}, drive: relist,
+		{name: "a very short watch relists", objects: 1, faults: []modelserver.Fault{{}, {Ends: true}}, drive: relist,
 			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `List rv="2"`, `Watch rv="2" bookmarks`}},
-		{name: "429 in a watch re-watches without a relist", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 429}}, drive: relist,
+		{name: "429 in a watch re-watches without a relist", objects: 1, faults: []modelserver.Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 429}}, drive: relist,
 			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="2" bookmarks`}},
-		{name: "a refused watch is retried without a relist", objects: 1, faults: []Fault{{}, {Refuse: true}}, drive: relist,
+		{name: "a refused watch is retried without a relist", objects: 1, faults: []modelserver.Fault{{}, {Refuse: true}}, drive: relist,
 			want: []string{listFrom0, `Watch rv="2" bookmarks -> error`, `Watch rv="2" bookmarks`}},
 		{name: "a failed Replace publishes nothing and syncs again", objects: 2, failReplace: 1, drive: relist,
 			want: []string{listFrom0, listFrom0, `Watch rv="3" bookmarks`}},
-		{name: "a 500 in a watch relists", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 500}}, drive: relist,
+		{name: "a 500 in a watch relists", objects: 1, faults: []modelserver.Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 500}}, drive: relist,
 			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `List rv="2"`}},
 		{name: "a 500 in a watch is re-watched within MaxInternalErrorRetryDuration", setup: Setup{MaxInternalErrorRetryDuration: time.Minute}, objects: 1,
-			faults: []Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 500}}, drive: relist,
+			faults: []modelserver.Fault{{}, {Ends: true, EndAfter: 0, EndStatus: 500}}, drive: relist,
 			want: []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="2" bookmarks`}},
 		{name: "bookmarks reach the store", objects: 1,
 			drive: func(w *world) {
@@ -214,7 +215,7 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 				}
 			},
 			want: []string{listFrom0, `Watch rv="2" bookmarks`}},
-		{name: "clean close re-watches at once", objects: 1, faults: []Fault{{}, {Ends: true, EndAfter: 1}},
+		{name: "clean close re-watches at once", objects: 1, faults: []modelserver.Fault{{}, {Ends: true, EndAfter: 1}},
 			drive: func(w *world) { _ = w.srv.Create("default/x"); w.quiet() },
 			want:  []string{listFrom0, `Watch rv="2" bookmarks`, "Stop 1", `Watch rv="3" bookmarks`}},
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
-	"github.com/kverify/kverify/spec/apiserver"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -20,7 +20,7 @@ type Schedule struct {
 	WatchList       bool
 	PageSize        int64
 	Objects         int
-	Faults          []Fault
+	Faults          []modelserver.Fault
 	// Seed seeds the reflector's randomness (watch timeouts, jitter).
 	Seed uint64
 	Ops  []Op
@@ -51,13 +51,8 @@ func Decode(data []byte) Schedule {
 	if b&16 != 0 {
 		sc.Objects, sc.PageSize = 501+int(at(1))%32, 0
 	}
-	n := int(at(2)) % 9
-	i := 3
-	for j := 0; j < n; j++ {
-		sc.Faults = append(sc.Faults, decodeFault(at(i), at(i+1), at(i+2)))
-		i += 3
-	}
-	for ; i < len(data) && len(sc.Ops) < 64; i++ {
+	sc.Faults = modelserver.DecodeFaults(data[min(2, len(data)):])
+	for i := 3 + 3*len(sc.Faults); i < len(data) && len(sc.Ops) < 64; i++ {
 		c := data[i]
 		op := Op{Kind: opKind(c & 7), Key: int(c>>3) & 7}
 		if op.Kind == opAdvance {
@@ -66,34 +61,6 @@ func Decode(data []byte) Schedule {
 		sc.Ops = append(sc.Ops, op)
 	}
 	return sc
-}
-
-func decodeFault(k, p, q byte) Fault {
-	switch k % 12 {
-	case 1:
-		return Fault{Refuse: true}
-	case 2:
-		return Fault{Reject: []int32{429, 500, 504, 410}[p%4]}
-	case 3:
-		return Fault{Stale: 1 + int64(p%6), Reverse: q&1 != 0}
-	case 4:
-		return Fault{IgnoreLimit: true}
-	case 5:
-		return Fault{Reverse: true}
-	case 6:
-		return Fault{Ends: true, EndAfter: int(p % 5), EndStatus: []int32{0, 410, 429, 500}[q%4]}
-	case 7:
-		return Fault{DropEndBookmark: true}
-	case 8:
-		return Fault{Slow: time.Duration(1+p%3) * time.Second}
-	case 9:
-		return Fault{Ends: true}
-	case 10:
-		return Fault{Malform: []apiserver.Malformed{{Index: int(p % 5), How: apiserver.Malformation(q % 4)}}}
-	case 11:
-		return Fault{TooLarge: true}
-	}
-	return Fault{}
 }
 
 // Without returns sc without the features c declares absent (a listing

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/kverify/kverify/props/modelserver"
 )
 
 // Reflector is a reflector under test.
@@ -20,11 +22,11 @@ type Reflector interface {
 type Setup struct {
 	// Server is the ListerWatcher (client-go's ListerWatcher and
 	// ListerWatcherWithContext method sets).
-	Server *Server
+	Server *modelserver.Server
 	// WatchList: the reflector streams its syncs (watch-list); false: it
 	// lists. A subject that cannot choose per reflector may read it from
-	// the ListerWatcher (NoWatchList). Never set for a subject that
-	// declares Capabilities.NoWatchList.
+	// the ListerWatcher (modelserver.NoWatchList). Never set for a subject
+	// that declares Capabilities.NoWatchList.
 	WatchList bool
 	// Store receives the reflector's writes.
 	Store *Store

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
-	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	"github.com/kverify/kverify/traces"
 	"pgregory.net/rapid"
@@ -35,9 +35,9 @@ const (
 // 4 minutes) and malformed events.
 var (
 	outage = Schedule{Objects: 3,
-		Faults: append(slices.Repeat([]reflector.Fault{{Refuse: true}}, 16),
-			reflector.Fault{Reject: 500}, reflector.Fault{Refuse: true}, reflector.Fault{Reject: 429}, reflector.Fault{Refuse: true},
-			reflector.Fault{Reject: 504}, reflector.Fault{Refuse: true}, reflector.Fault{Reject: 500}, reflector.Fault{Refuse: true}),
+		Faults: append(slices.Repeat([]modelserver.Fault{{Refuse: true}}, 16),
+			modelserver.Fault{Reject: 500}, modelserver.Fault{Refuse: true}, modelserver.Fault{Reject: 429}, modelserver.Fault{Refuse: true},
+			modelserver.Fault{Reject: 504}, modelserver.Fault{Refuse: true}, modelserver.Fault{Reject: 500}, modelserver.Fault{Refuse: true}),
 		Ops: []Op{{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWrite, Key: 1}, {Kind: OpWait, Wait: 10 * time.Second},
 			{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 0}, {Kind: OpWait, Wait: 10 * time.Second},
 			{Kind: OpWrite, Key: 5}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWait, Wait: 10 * time.Second}}}
@@ -47,7 +47,7 @@ var (
 			{Kind: OpWait, Wait: 3 * time.Second}, {Kind: OpRestart}, {Kind: OpWait, Wait: 100 * time.Millisecond},
 			{Kind: OpRestart}, {Kind: OpWrite, Key: 3}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 1}}}
 	stall = Schedule{Objects: 5,
-		Faults: []reflector.Fault{{DropEndBookmark: true, NoTimeout: true}, {Slow: 4 * time.Minute}},
+		Faults: []modelserver.Fault{{DropEndBookmark: true, NoTimeout: true}, {Slow: 4 * time.Minute}},
 		Ops: []Op{{Kind: OpWrite, Key: 1}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWrite, Key: 6},
 			{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 2}}}
 	// malformed puts a malformed event in each of the first five
@@ -56,7 +56,7 @@ var (
 	// a watch-list stream (3 initial events and the end bookmark, then the
 	// writes); restarts make clients open the next streams.
 	malformed = Schedule{Objects: 3,
-		Faults: []reflector.Fault{
+		Faults: []modelserver.Fault{
 			{Malform: []apiserver.Malformed{{Index: 5, How: apiserver.NilObject}}},
 			{Malform: []apiserver.Malformed{{Index: 0, How: apiserver.NilObject}}},
 			{Malform: []apiserver.Malformed{{Index: 1, How: apiserver.WrongType}}},

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
-	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 )
 
@@ -30,7 +30,7 @@ type Run struct {
 	Converged bool
 	// StartErr, StopErr are the client's start and stop errors.
 	StartErr, StopErr error
-	model             *reflector.Server
+	model             *modelserver.Server
 	// snapshots memoizes the model's states by version: a state at a
 	// version never changes.
 	snapshots map[int64]map[string]string
@@ -124,7 +124,7 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 			synctest.Wait()
 		}
 	}
-	model := reflector.NewServer(apiserver.Config{}, sc.Faults)
+	model := modelserver.NewServer(apiserver.Config{}, sc.Faults)
 	srv := NewServer(model)
 	srv.Limit = MaxPerSchedule + 1
 	run := &Run{Schedule: sc, model: model}
@@ -196,7 +196,7 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 	return run
 }
 
-func rvNow(m *reflector.Server) int64 {
+func rvNow(m *modelserver.Server) int64 {
 	rv, _ := m.Current()
 	return rv
 }

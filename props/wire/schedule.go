@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 )
 
 // Schedule is one run of a client against the served model, fixed in
@@ -17,7 +17,7 @@ import (
 // while the client runs. Decode makes one from any byte string.
 type Schedule struct {
 	Objects int
-	Faults  []reflector.Fault
+	Faults  []modelserver.Fault
 	Ops     []Op
 }
 
@@ -78,24 +78,23 @@ var waits = []time.Duration{100 * time.Millisecond, time.Second, 3 * time.Second
 // Decode turns bytes into a schedule; every byte string is a valid one.
 // Byte 0 mod 9 is the number of objects (501 to 532, past client-go's
 // page size of 500, when its high four bits are set: byte 1 mod 32 more
-// than 501); the fault schedule is
-// props/reflector's (its Decode, from byte 0 on: byte 2 mod 9 faults of 3
-// bytes each); each byte after the faults is one step: bits 0-2 the kind
-// (write, write, delete, progress, bookmark, restart, wait, wait), bits 3-5
-// the key, bits 3-4 the wait.
+// than 501); the fault schedule is modelserver.DecodeFaults from byte 2
+// (byte 2 mod 9 faults of 3 bytes each), as in props/reflector's Decode;
+// each byte after the faults is one step: bits 0-2 the kind (write, write,
+// delete, progress, bookmark, restart, wait, wait), bits 3-5 the key, bits
+// 3-4 the wait.
 func Decode(data []byte) Schedule {
-	rs := reflector.Decode(data)
 	at := func(i int) byte {
 		if i < len(data) {
 			return data[i]
 		}
 		return 0
 	}
-	sc := Schedule{Objects: int(at(0)) % 9, Faults: rs.Faults}
+	sc := Schedule{Objects: int(at(0)) % 9, Faults: modelserver.DecodeFaults(data[min(2, len(data)):])}
 	if at(0)>>4 == 0xf {
 		sc.Objects = 501 + int(at(1))%32 // past client-go's page size
 	}
-	for i := 3 + 3*len(rs.Faults); i < len(data) && len(sc.Ops) < 48; i++ {
+	for i := 3 + 3*len(sc.Faults); i < len(data) && len(sc.Ops) < 48; i++ {
 		c := data[i]
 		op := Op{Key: int(c>>3) & 7}
 		switch c & 7 {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
-	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,7 +45,7 @@ func RunScript(t *testing.T, steps []apiserver.Step, newReader NewReader) ([]str
 	}
 	out := make([]string, len(steps))
 	err := checkkit.InBubble(t, func() error {
-		model := reflector.NewServer(cfg, nil)
+		model := modelserver.NewServer(cfg, nil)
 		defer model.Close()
 		srv := NewServer(model)
 		srv.WholeAtZero = true
@@ -63,7 +63,7 @@ func RunScript(t *testing.T, steps []apiserver.Step, newReader NewReader) ([]str
 	return out, err
 }
 
-func runStep(ctx context.Context, model *reflector.Server, r Reader, st apiserver.Step, prev *string) string {
+func runStep(ctx context.Context, model *modelserver.Server, r Reader, st apiserver.Step, prev *string) string {
 	write := func(f func(key string) error) string {
 		if err := f(st.Key); err != nil {
 			return apiserver.Outcome(err)

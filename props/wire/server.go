@@ -1,7 +1,7 @@
-// Package wire serves the model API server (spec/apiserver, with the fault
-// schedules of props/reflector) over HTTP, and judges clients that list and
-// watch it over the wire: client-go's REST stack, ours on it, and clients
-// in any language through the kverify-client/v1 protocol
+// Package wire serves the model API server (props/modelserver:
+// spec/apiserver with its fault schedules) over HTTP, and judges clients
+// that list and watch it over the wire: client-go's REST stack, ours on
+// it, and clients in any language through the kverify-client/v1 protocol
 // (traces/client.schema.json).
 //
 // The resource is ConfigMaps (core/v1, namespaced) in namespace default:
@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternal "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -74,11 +74,11 @@ type Request struct {
 	Malformed []string `json:"malformed,omitempty"`
 }
 
-// Server is the HTTP face of a props/reflector model server. It is an
+// Server is the HTTP face of a props/modelserver model server. It is an
 // http.Handler: serve it on a listener (kverify serve) or through
 // Transport, in memory, inside a synctest bubble.
 type Server struct {
-	model *reflector.Server
+	model *modelserver.Server
 	mu    sync.Mutex
 	log   []Request
 	cuts  map[int]chan struct{} // open watches by Seq, closed by Restart
@@ -102,7 +102,7 @@ type Server struct {
 }
 
 // NewServer serves model over HTTP.
-func NewServer(model *reflector.Server) *Server {
+func NewServer(model *modelserver.Server) *Server {
 	return &Server{model: model, cuts: map[int]chan struct{}{}}
 }
 
@@ -110,7 +110,7 @@ func NewServer(model *reflector.Server) *Server {
 func (s *Server) Bytes() int64 { return s.bytes.Load() }
 
 // Model returns the model server behind s (writes, oracle reads).
-func (s *Server) Model() *reflector.Server { return s.model }
+func (s *Server) Model() *modelserver.Server { return s.model }
 
 // Requests returns every request answered or being answered, in order.
 func (s *Server) Requests() []Request {

@@ -38,8 +38,8 @@ import (
 // pkg/controller/controller.go:272,281 ptr.Deref(UsePriorityQueue, true)),
 // SkipNameValidation: true, Logger: logr.Discard()}), and gives it one
 // source.Informer over a client-go SharedIndexInformer
-// (cache.NewSharedIndexInformer over the check's *props/reflector.Server,
-// wrapped in prefl.NoWatchList when the check asks for a listing informer)
+// (cache.NewSharedIndexInformer over the check's *props/modelserver.Server,
+// wrapped in modelserver.NoWatchList when the check asks for a listing informer)
 // with a handler.Funcs whose Create, Update and Delete call Setup.Notified
 // (deleted true for Delete; controller-runtime's source unwraps a
 // DeletedFinalStateUnknown before the handler, so Notified gets the last

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kverify/kverify/impl/informer"
 	"github.com/kverify/kverify/impl/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	prefl "github.com/kverify/kverify/props/reflector"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -15,7 +16,7 @@ import (
 // delta.Process, store and processor) over the model server, with the
 // check's default resync period.
 func Assembled() prefl.InformerSubject {
-	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
+	return prefl.InformerSubject{New: func(srv *modelserver.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
 		ro := reflector.Options{Name: "ours", ExpectedType: &metav1.PartialObjectMetadata{}}
 		if !watchList {
 			ro.WatchList = reflector.WatchListOff
@@ -34,7 +35,7 @@ func Assembled() prefl.InformerSubject {
 // informers outside client-go are. Asked to stream or to resync, its
 // constructor fails.
 func ListWatchAssembled() prefl.InformerSubject {
-	return prefl.InformerSubject{Capabilities: listWatchOnly, New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
+	return prefl.InformerSubject{Capabilities: listWatchOnly, New: func(srv *modelserver.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
 		if watchList {
 			return nil, fmt.Errorf("ours list-and-watch informer: asked to stream its syncs, but it has no watch-list")
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kverify/kverify/impl/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/spec/apiserver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +20,7 @@ func Reflector() prefl.Subject {
 		},
 		BadInput: func(i int) error {
 			s := prefl.Setup{}
-			srv, st := prefl.NewServer(apiserver.Config{}, nil), prefl.NewStore()
+			srv, st := modelserver.NewServer(apiserver.Config{}, nil), prefl.NewStore()
 			var err error
 			switch i {
 			case 0:
@@ -60,7 +61,7 @@ func ListWatchReflector() prefl.Subject {
 			return newListWatchReflector(s.Server, s.Store, s)
 		},
 		BadInput: func(i int) error {
-			srv, st := prefl.NewServer(apiserver.Config{}, nil), prefl.NewStore()
+			srv, st := modelserver.NewServer(apiserver.Config{}, nil), prefl.NewStore()
 			switch i {
 			case 0:
 				_, err := newListWatchReflector(nil, st, prefl.Setup{})
@@ -76,7 +77,7 @@ func ListWatchReflector() prefl.Subject {
 	}
 }
 
-func newListWatchReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (prefl.Reflector, error) {
+func newListWatchReflector(srv *modelserver.Server, st *prefl.Store, s prefl.Setup) (prefl.Reflector, error) {
 	switch {
 	case s.WatchList:
 		return nil, fmt.Errorf("ours list-and-watch reflector: asked to stream its syncs, but it has no watch-list")
@@ -88,13 +89,13 @@ func newListWatchReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (p
 	return build(srv, st, s, func(o *reflector.Options) { o.Paging = reflector.PagingOff })
 }
 
-func newReflector(srv *prefl.Server, st *prefl.Store, s prefl.Setup) (prefl.Reflector, error) {
+func newReflector(srv *modelserver.Server, st *prefl.Store, s prefl.Setup) (prefl.Reflector, error) {
 	return build(srv, st, s, nil)
 }
 
 // build makes impl/reflector's Reflector for the setup, with adjust (if
 // not nil) applied to its options last.
-func build(srv *prefl.Server, st *prefl.Store, s prefl.Setup, adjust func(*reflector.Options)) (prefl.Reflector, error) {
+func build(srv *modelserver.Server, st *prefl.Store, s prefl.Setup, adjust func(*reflector.Options)) (prefl.Reflector, error) {
 	opts := reflector.Options{
 		Name:                          "ours",
 		ExpectedType:                  &metav1.PartialObjectMetadata{},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kverify/kverify/props/modelserver"
 	prefl "github.com/kverify/kverify/props/reflector"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -16,11 +17,11 @@ import (
 // NewSharedIndexInformer for *metav1.PartialObjectMetadata, the check's
 // default resync period and no indexers; watch-list as in Reflector.
 func SharedInformer() prefl.InformerSubject {
-	return prefl.InformerSubject{New: func(srv *prefl.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
+	return prefl.InformerSubject{New: func(srv *modelserver.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
 		dropErrorBackoff()
 		var lw cache.ListerWatcher = srv
 		if !watchList {
-			lw = prefl.NoWatchList{Server: srv}
+			lw = modelserver.NoWatchList{Server: srv}
 		}
 		return sharedInformer{cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, resync, cache.Indexers{})}, nil
 	}}

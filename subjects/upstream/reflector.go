@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/modelserver"
 	prefl "github.com/kverify/kverify/props/reflector"
 	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
@@ -28,7 +29,7 @@ func Reflector() prefl.Subject {
 		dropErrorBackoff()
 		var lw cache.ListerWatcher = s.Server
 		if !s.WatchList {
-			lw = prefl.NoWatchList{Server: s.Server}
+			lw = modelserver.NoWatchList{Server: s.Server}
 		}
 		r := cache.NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, reflectorStore(s.Store),
 			cache.ReflectorOptions{Name: "upstream", ResyncPeriod: s.ResyncPeriod, Clock: reflectorClock(s)})
@@ -103,7 +104,8 @@ var ReflectorDivergences = append([]checkkit.Divergence{
 		Upstream:   Version + "/tools/cache/reflector.go:840-875,1230-1283",
 		Class:      checkkit.ClassDefect,
 		Evidence: "no doc allows an unbounded wait: watchList (" + Version + "/tools/cache/reflector.go:785-795) expects the stream to end with the initial-events-end bookmark and falls back to LIST only on an error (:489-497); " +
-			"the hang is reported (https://github.com/kubernetes/kubernetes/issues/135895 against the fake tracker, whose fix PR #139716 is open; https://github.com/derailed/k9s/pull/4186 against real servers), but no upstream issue asks the reflector for a bound"},
+			"the hang is reported (https://github.com/kubernetes/kubernetes/issues/135895 against the fake tracker, whose fix PR #139716 is open; https://github.com/derailed/k9s/pull/4186 against real servers); https://github.com/kubernetes/kubernetes/issues/140890 (open) reports the reflector retrying streams that close without the bookmark, and its fix PR #140902 (open) bounds those retries, " +
+			"but as proposed sets no deadline on a stream that stays open, the case this check holds"},
 	{Check: prefl.CheckMalformed,
 		Guarantees: []string{prefl.GuaranteeConverge, prefl.GuaranteeMalformed, prefl.GuaranteeEarned, prefl.GuaranteeReplace},
 		Shape:      `^(convergence once faults stop: after the malformed event: published "\d+" \(server at \d+\); store vs server: (stale|missing) |malformed events are never stored: the store was given |earned resource version \([^)]*\): (published \d+ but the store is not the server\'s state at \d+: (missing|stale|ghost) |published "[^"]*[^"\d][^"]*", not a version the server issued)|exactly one Replace per completed sync: \d+ Replace calls \(at \[[^\]]*\]\) for \d+ completed syncs)`,

@@ -1,4 +1,4 @@
-package reflector
+package modelserver
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 // The ending of a watch is read from its stream when the next request
 // comes: the stream's goroutine has finished by then, because Stop waits
 // for it and a reflector stops a stream before its next request (a
-// request made while one is open is a GuaranteeRequests violation), so
+// request made while one is open is one of the server's Violations), so
 // whether an event reached the reflector is settled, not raced.
 type relistRules struct {
 	// storeFailures counts the store's refused Replace and Resync calls:
@@ -43,7 +43,7 @@ func (r *relistRules) request(req specrefl.Request, opts metav1.ListOptions) {
 		e.StoreFailed, r.failures = true, n
 	}
 	if specrefl.Allowed(e)&specrefl.Of(req) == 0 {
-		r.violations = append(r.violations, fmt.Sprintf("request %d, %s %s, after %v: want %v", r.requests, req, describe(opts), e, specrefl.Allowed(e)))
+		r.violations = append(r.violations, fmt.Sprintf("request %d, %s %s, after %v: want %v", r.requests, req, Describe(opts), e, specrefl.Allowed(e)))
 	}
 	r.last, r.stream = specrefl.Ending{Request: req, InternalRetry: r.internalRetry}, nil
 }
@@ -162,11 +162,13 @@ func (s *Server) RelistViolations() []string {
 	return append([]string(nil), s.relist.violations...)
 }
 
-// expectRelist makes the server judge every request by the
-// relist-or-rewatch model, for a reflector writing to store that re-watches
-// after internal errors if internalRetry.
-func (s *Server) expectRelist(store *Store, internalRetry bool) {
+// ExpectRelist makes the server judge every request by the
+// relist-or-rewatch model, for a reflector that re-watches after internal
+// errors if internalRetry, and whose store's refused Replace and Resync
+// calls storeFailures counts (a new refusal allows a relist whatever the
+// server saw).
+func (s *Server) ExpectRelist(storeFailures func() int, internalRetry bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.relist = &relistRules{storeFailures: store.failures, internalRetry: internalRetry}
+	s.relist = &relistRules{storeFailures: storeFailures, internalRetry: internalRetry}
 }

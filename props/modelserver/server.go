@@ -1,4 +1,4 @@
-package reflector
+package modelserver
 
 import (
 	"context"
@@ -78,6 +78,8 @@ type Fault struct {
 	HoldStop bool `json:",omitempty"`
 }
 
+// String lists what the fault does ("healthy" for nothing), as traces
+// and check messages show a schedule.
 func (f Fault) String() string {
 	var parts []string
 	add := func(ok bool, s string) {
@@ -307,6 +309,36 @@ func (s *Server) Close() {
 	}
 }
 
+// Outage applies writes to the model while every open stream is ended
+// (closed, without their events) and the next request gets fault: the
+// client sees its watch close, then fault on its next request. It fails
+// if faults of the schedule are still to be served.
+func (s *Server) Outage(writes func(m *apiserver.Server) error, fault Fault) error {
+	s.mu.Lock()
+	if s.next != len(s.faults) {
+		s.mu.Unlock()
+		return fmt.Errorf("outage: %d faults still scheduled", len(s.faults)-s.next)
+	}
+	if err := writes(s.m); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.faults = append(s.faults, fault)
+	streams := slices.Clone(s.streams)
+	for _, st := range streams {
+		st.kill()
+	}
+	s.mu.Unlock()
+	for _, st := range streams {
+		<-st.done
+	}
+	s.mu.Lock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+	return nil
+}
+
 func (s *Server) takeLocked() Fault {
 	s.requests++
 	if s.next < len(s.faults) {
@@ -509,27 +541,42 @@ func (s *Server) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 func (s *Server) checkOpenLocked(kind string, opts metav1.ListOptions) {
 	for _, st := range s.streams {
 		if !st.stopped {
-			s.found = append(s.found, fmt.Sprintf("%s %s while watch %d is open (not stopped)", kind, describe(opts), st.w.ID()))
+			s.found = append(s.found, fmt.Sprintf("%s %s while watch %d is open (not stopped)", kind, Describe(opts), st.w.ID()))
 			return
 		}
 	}
 }
 
-// Expect makes the server check every request's shape against client-go's
-// rules (see shapes) for a reflector whose published version lastSync
-// returns, built with the given watch-list choice and page size.
-func (s *Server) Expect(lastSync func() string, watchList bool, pageSize int64) {
-	s.ExpectWith(lastSync, watchList, pageSize, Capabilities{})
+// Expectations describe the client whose requests the server judges by
+// client-go's request-shape rules (Server.Expect): how it was built and
+// which of its optional features it lacks. The zero value but LastSync is
+// a client built with client-go's defaults and every feature.
+type Expectations struct {
+	// LastSync returns the version the client last published (a
+	// reflector's LastSyncResourceVersion); it must be set.
+	LastSync func() string
+	// WatchList: the client was told to stream its syncs (watch-list);
+	// false: to list.
+	WatchList bool
+	// PageSize is the client's configured page size (0: client-go's
+	// default rules).
+	PageSize int64
+	// NoWatchList: the client has no watch-list, so no request may set
+	// sendInitialEvents. NoPaging: it lists in one request, so every list
+	// must have no limit and no continue token.
+	NoWatchList bool
+	NoPaging    bool
 }
 
-// ExpectWith is Expect for a reflector that declares the capabilities c:
-// the rules for its features (Capabilities), e.g. no limit and no continue
-// without paging, no sendInitialEvents without watch-list.
-func (s *Server) ExpectWith(lastSync func() string, watchList bool, pageSize int64, c Capabilities) {
+// Expect makes the server check every request's shape against client-go's
+// rules (see shapes) for the client e describes: the rules for its
+// features, e.g. no limit and no continue without paging, no
+// sendInitialEvents without watch-list.
+func (s *Server) Expect(e Expectations) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rules = &shapes{lastSync: lastSync, watchList: watchList, pageSize: pageSize,
-		noWatchList: c.NoWatchList, noPaging: c.NoPaging}
+	s.rules = &shapes{lastSync: e.LastSync, watchList: e.WatchList, pageSize: e.PageSize,
+		noWatchList: e.NoWatchList, noPaging: e.NoPaging}
 }
 
 // Violations returns what the server found wrong in the requests so far.

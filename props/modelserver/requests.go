@@ -1,8 +1,7 @@
-package reflector
+package modelserver
 
 import (
 	"fmt"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +24,7 @@ type shapes struct {
 	watchList bool
 	pageSize  int64
 	// noWatchList and noPaging: the reflector declares the feature absent
-	// (Capabilities): no request may set sendInitialEvents; every list has
+	// (Expectations): no request may set sendInitialEvents; every list has
 	// no limit and no continue token.
 	noWatchList bool
 	noPaging    bool
@@ -61,7 +60,10 @@ func timeoutOK(opts metav1.ListOptions) bool {
 	return opts.TimeoutSeconds != nil && *opts.TimeoutSeconds >= minTimeoutSeconds && *opts.TimeoutSeconds < maxTimeoutSeconds
 }
 
-func describe(opts metav1.ListOptions) string {
+// Describe is a short account of a request's options (its version, match,
+// limit, continue token, sendInitialEvents, bookmarks and timeout), as the
+// server's violations quote them.
+func Describe(opts metav1.ListOptions) string {
 	s := fmt.Sprintf("rv=%q", opts.ResourceVersion)
 	if opts.ResourceVersionMatch != "" {
 		s += " match=" + string(opts.ResourceVersionMatch)
@@ -113,18 +115,18 @@ func (c *shapes) wantList(unavailable bool) (string, int64) {
 // list checks a LIST request.
 func (c *shapes) list(opts metav1.ListOptions) {
 	if opts.SendInitialEvents != nil || opts.AllowWatchBookmarks || opts.TimeoutSeconds != nil {
-		c.fail("list with watch options: %s", describe(opts))
+		c.fail("list with watch options: %s", Describe(opts))
 	}
 	if opts.Continue != "" {
 		if c.noPaging {
-			c.fail("continue from a reflector without paging: %s", describe(opts))
+			c.fail("continue from a reflector without paging: %s", Describe(opts))
 			return
 		}
 		if !c.chain {
-			c.fail("continue without a paged list in progress: %s", describe(opts))
+			c.fail("continue without a paged list in progress: %s", Describe(opts))
 		}
 		if opts.ResourceVersion != "" || opts.ResourceVersionMatch != "" || opts.Limit != c.chainLimit {
-			c.fail("a continuation must send no version and the first page's limit %d: %s", c.chainLimit, describe(opts))
+			c.fail("a continuation must send no version and the first page's limit %d: %s", c.chainLimit, Describe(opts))
 		}
 		return
 	}
@@ -144,11 +146,11 @@ func (c *shapes) list(opts metav1.ListOptions) {
 		c.learned, limit = true, 500
 	}
 	if opts.ResourceVersion != rv || opts.ResourceVersionMatch != "" {
-		c.fail("list from %s, want rv=%q (last synced %q, last sync expired: %v)", describe(opts), rv, c.lastSync(), c.unavailable)
+		c.fail("list from %s, want rv=%q (last synced %q, last sync expired: %v)", Describe(opts), rv, c.lastSync(), c.unavailable)
 	} else if opts.Limit != limit && c.noPaging {
-		c.fail("list with limit %d from a reflector without paging, want none (%s)", opts.Limit, describe(opts))
+		c.fail("list with limit %d from a reflector without paging, want none (%s)", opts.Limit, Describe(opts))
 	} else if opts.Limit != limit {
-		c.fail("list with limit %d, want %d (%s; configured page size %d, pages learned from \"0\": %v)", opts.Limit, limit, describe(opts), c.pageSize, c.learned)
+		c.fail("list with limit %d, want %d (%s; configured page size %d, pages learned from \"0\": %v)", opts.Limit, limit, Describe(opts), c.pageSize, c.learned)
 	}
 	c.inRetry = c.unavailable && c.listExpired
 	c.chainMaybe0 = c.inRetry && c.lastRV == "0"
@@ -185,22 +187,22 @@ func (c *shapes) watch(opts metav1.ListOptions) {
 	c.chain = false
 	last := c.lastSync()
 	if !timeoutOK(opts) || !opts.AllowWatchBookmarks || opts.Limit != 0 || opts.Continue != "" {
-		c.fail("watch %s: want bookmarks allowed and a timeout in [%d, %d) seconds", describe(opts), minTimeoutSeconds, maxTimeoutSeconds)
+		c.fail("watch %s: want bookmarks allowed and a timeout in [%d, %d) seconds", Describe(opts), minTimeoutSeconds, maxTimeoutSeconds)
 	}
 	if opts.SendInitialEvents == nil {
 		if opts.ResourceVersion != last || opts.ResourceVersionMatch != "" {
-			c.fail("watch from %s, want rv=%q (the last synced version)", describe(opts), last)
+			c.fail("watch from %s, want rv=%q (the last synced version)", Describe(opts), last)
 		}
 		return
 	}
 	if !*opts.SendInitialEvents || opts.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
-		c.fail("watch-list %s: want sendInitialEvents=true and match NotOlderThan", describe(opts))
+		c.fail("watch-list %s: want sendInitialEvents=true and match NotOlderThan", Describe(opts))
 	}
 	switch {
 	case c.noWatchList:
-		c.fail("watch-list request %s from a reflector that declares no watch-list", describe(opts))
+		c.fail("watch-list request %s from a reflector that declares no watch-list", Describe(opts))
 	case !c.watchList:
-		c.fail("watch-list request %s from a reflector told to list", describe(opts))
+		c.fail("watch-list request %s from a reflector told to list", Describe(opts))
 	}
 	want := last
 	if c.unavailable {
@@ -213,7 +215,7 @@ func (c *shapes) watch(opts metav1.ListOptions) {
 	}
 	c.maybeExpired = false
 	if opts.ResourceVersion != want {
-		c.fail("watch-list from %s, want rv=%q (last synced %q, last sync expired: %v)", describe(opts), want, last, c.unavailable)
+		c.fail("watch-list from %s, want rv=%q (last synced %q, last sync expired: %v)", Describe(opts), want, last, c.unavailable)
 	}
 }
 
@@ -251,10 +253,4 @@ func (c *shapes) delivered(e watch.Event) {
 func isExpiredOrTooLarge(err error) bool {
 	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) ||
 		apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
-}
-
-// numeric reports whether rv is a resource version the server issued.
-func numeric(rv string) (int64, bool) {
-	n, err := strconv.ParseInt(rv, 10, 64)
-	return n, err == nil && n > 0
 }
