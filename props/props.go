@@ -9,7 +9,8 @@
 //
 // The checks themselves come from the component packages (props/workqueue,
 // props/fifo, props/informer, props/reflector, props/ring,
-// props/ratelimit, props/backoff), each from a factory of your subject.
+// props/ratelimit, props/backoff, props/controller, props/wire), each
+// from a factory of your subject.
 // Every check states one guarantee; a failure names the guarantee it broke,
 // prints the shortest counterexample found, keeps it as a trace under
 // testdata/kverify and prints the command that replays it

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,12 +14,13 @@ import (
 )
 
 // findingsCmd lists the upstream-ready findings (traces/findings) with
-// their status on every release of the behaviour matrix, or prints one as
-// an upstream issue's body.
+// their status on every release of the behaviour matrix and their upstream
+// reports and fixes, or prints one (or all) as an upstream issue's body
+// with every upstream reference it cites.
 func findingsCmd(args []string) int {
 	fs := flag.NewFlagSet("findings", flag.ContinueOnError)
-	report := fs.String("report", "", "print the finding with this id as an upstream issue's body (Markdown)")
-	subject := fs.String("subject", "", "only the findings of this subject (client-go, controller-runtime)")
+	report := fs.String("report", "", "print the finding with this id as an upstream issue's body (Markdown), with its upstream references and their recorded state (traces/findings/references.tsv); all: every finding (of --subject)")
+	subject := fs.String("subject", "", "only the findings of this subject (client-go, controller-runtime, client-node, fluent)")
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
@@ -37,13 +39,10 @@ func findingsCmd(args []string) int {
 		return 1
 	}
 	if *report != "" {
-		for _, f := range fds {
-			if f.ID == *report {
-				fmt.Print(f.Report())
-				return 0
-			}
+		if err := writeReports(os.Stdout, fds, *report, *subject); err != nil {
+			return usageErr(fs, err)
 		}
-		return usageErr(fs, fmt.Errorf("no finding %q", *report))
+		return 0
 	}
 	var rep matrixReport
 	if b, err := os.ReadFile(filepath.Join(root, "docs", "matrix.json")); err == nil {
@@ -67,7 +66,7 @@ func findingsCmd(args []string) int {
 		if per.Len() == 0 {
 			per.WriteString("(pinned only)")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Subject, f.ID, f.Module, f.First, orAll(f.Releases), per.String(), firstWords(f.Upstream, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Subject, f.ID, f.Module, f.First, orAll(f.Releases), per.String(), upstreamSummary(f))
 	}
 	tw.Flush()
 	if len(rep.Releases) > 0 {
@@ -77,8 +76,54 @@ func findingsCmd(args []string) int {
 		}
 		fmt.Printf("\nper release: ● has it, ○ not, - the API is absent; releases %s (docs/matrix.md)\n", strings.Join(rs, " "))
 	}
-	fmt.Println("kverify findings --report ID prints one as an upstream issue; each reproducer is traces/findings/<subject>/<id>/main.go (repro.mjs for the JavaScript clients)")
+	fmt.Println("UPSTREAM: the reports and fixes each cites, with their recorded state (traces/findings/references.tsv)")
+	fmt.Println("kverify findings --report ID (or all) prints one as an upstream issue with every reference; each reproducer is traces/findings/<subject>/<id>/main.go (repro.mjs for the JavaScript clients)")
 	return 0
+}
+
+// writeReports writes the finding id's report, or with id "all" every
+// finding's (of subject, when given), separated by rules.
+func writeReports(w io.Writer, fds []findings.Finding, id, subject string) error {
+	n := 0
+	for _, f := range fds {
+		if (id != "all" && f.ID != id) || (subject != "" && f.Subject != subject) {
+			continue
+		}
+		if n > 0 {
+			fmt.Fprint(w, "\n---\n\n")
+		}
+		fmt.Fprint(w, f.Report())
+		n++
+	}
+	if n == 0 {
+		if id == "all" {
+			return fmt.Errorf("no finding of subject %q", subject)
+		}
+		return fmt.Errorf("no finding %q", id)
+	}
+	return nil
+}
+
+// upstreamSummary is a finding's upstream reports and fixes with their
+// recorded state, or "none" and how many related changes it cites.
+func upstreamSummary(f findings.Finding) string {
+	var parts []string
+	related := 0
+	for _, r := range f.References {
+		switch r.Role {
+		case "report", "fix":
+			parts = append(parts, fmt.Sprintf("%s %s (%s, %s)", r.Short(), r.Role, r.Kind, r.State))
+		default:
+			related++
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none")
+	}
+	if related > 0 {
+		parts = append(parts, fmt.Sprintf("%d related", related))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func orAll(r string) string {

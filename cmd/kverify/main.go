@@ -1,12 +1,12 @@
 // Command kverify runs kverify's conformance checks and reports them.
 //
-//	kverify verify  [--component LIST] [--subject ours|upstream|mutant:ID|all] [--budget D] [--checks N]
-//	kverify mutants [--component LIST] [--list] [--parallel N]
-//	kverify replay  TRACE.json [--subject S]
-//	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE]
-//	kverify serve   [--addr HOST:PORT] [--seed N] [--objects N] [--writes D] [--restart-every D] [--log FILE]
-//	kverify matrix  [--releases LIST] [--component LIST] [--out PREFIX] [--race]
-//	kverify findings [--subject S] [--report ID]
+//	kverify verify  [--component LIST] [--subject ours|upstream|client-go@VERSION|mutant:ID|all|controller-runtime|client-node|fluent] [--budget D] [--checks N] [--traces DIR] [--race] [-v] [--json FILE] [--markdown FILE]
+//	kverify mutants [--component LIST] [--mutant IDS | --cover] [--full] [--shard K/N | --merge REPORTS] [--repeat N] [--schema=false] [--save-matrix FILE] [--list] [--parallel N] [--median-bar D] [--worst-bar D] [--budget D] [--checks N] [--traces DIR] [--race] [-v] [--json FILE] [--markdown FILE]
+//	kverify replay  [--subject ours|upstream|client-go@VERSION|mutant:ID|controller-runtime|client-node|fluent] TRACE.json
+//	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE] [--readme FILE] [--from FILE]
+//	kverify serve   [--addr HOST:PORT] [--seed N | --schedule HEX] [--objects N] [--writes D] [--restart-every D] [--watch-list=false] [--log FILE]
+//	kverify matrix  [--releases LIST] [--component LIST] [--out PREFIX] [--render] [--race] [--budget D] [--checks N]
+//	kverify findings [--subject S] [--report ID|all]
 //	kverify compare QUIET.json OTHER.json
 //	kverify load    [--procs N] [--] COMMAND [ARGS...]
 //
@@ -14,7 +14,7 @@
 // `go test -json` on the subject suite in package subjects and reads its
 // events; it must run inside the kverify module with the go command on
 // PATH. Exit status: 0 all required checks pass, 1 a check failed or a
-// mutant survived, 2 bad usage.
+// mutant survived, 2 bad usage. Every flag: docs/command.md.
 package main
 
 import (

@@ -63,9 +63,8 @@ func matrixCmd(args []string) int {
 	c.race = false
 	fs.Lookup("race").DefValue = "false"
 	list := fs.String("releases", "", "comma-separated client-go releases (default: the matrix's "+strings.Join(releases.Matrix, ","))
-	out := fs.String("out", filepath.Join("docs", "matrix"), "write OUT.json and OUT.md (relative to the module root)")
-	readme := fs.Bool("readme", true, "rewrite the README's matrix table (between its matrix markers)")
-	render := fs.Bool("render", false, "run nothing: write OUT.md and the README's table again from OUT.json")
+	out := fs.String("out", filepath.Join("docs", "matrix"), "write OUT.json and OUT.md, whose summary tables the README links to (relative to the module root)")
+	render := fs.Bool("render", false, "run nothing: write OUT.md again from OUT.json")
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
@@ -74,7 +73,7 @@ func matrixCmd(args []string) int {
 		return usageErr(fs, fmt.Errorf("unexpected arguments %q", pos))
 	}
 	if *render {
-		return renderMatrix(*out, *readme)
+		return renderMatrix(*out)
 	}
 	rels := releases.Matrix
 	if *list != "" {
@@ -114,7 +113,7 @@ func matrixCmd(args []string) int {
 		rep.Releases = append(rep.Releases, rr)
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	if err := writeMatrixFiles(root, *out, rep, fds, *readme); err != nil {
+	if err := writeMatrixFiles(root, *out, rep, fds); err != nil {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
 		return 1
 	}
@@ -127,9 +126,9 @@ func matrixCmd(args []string) int {
 	return 0
 }
 
-// renderMatrix writes the Markdown and the README's table again from a
-// matrix's JSON, so that a change of presentation needs no run.
-func renderMatrix(out string, readme bool) int {
+// renderMatrix writes the Markdown again from a matrix's JSON, so that a
+// change of presentation needs no run.
+func renderMatrix(out string) int {
 	root, err := moduleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
@@ -151,7 +150,7 @@ func renderMatrix(out string, readme bool) int {
 	}
 	fds, err := findings.Load(root)
 	if err == nil {
-		err = writeMatrixFiles(root, out, &rep, fds, readme)
+		err = writeMatrixFiles(root, out, &rep, fds)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
@@ -279,7 +278,10 @@ func cell(status string) string {
 	return "s"
 }
 
-func writeMatrixFiles(root, out string, rep *matrixReport, fds []findings.Finding, readme bool) error {
+// writeMatrixFiles writes OUT.json and OUT.md. The summary tables live in
+// OUT.md only: the README links to them with a one-line summary (its
+// front page stays short), so nothing else is rewritten.
+func writeMatrixFiles(root, out string, rep *matrixReport, fds []findings.Finding) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
@@ -292,15 +294,7 @@ func writeMatrixFiles(root, out string, rep *matrixReport, fds []findings.Findin
 	}
 	var md strings.Builder
 	writeMatrixMarkdown(&md, rep, fds)
-	if err := os.WriteFile(out+".md", []byte(md.String()), 0o644); err != nil {
-		return err
-	}
-	if !readme {
-		return nil
-	}
-	var sum strings.Builder
-	writeSummary(&sum, rep, fds, "")
-	return replaceBetween(filepath.Join(root, "README.md"), "<!-- matrix:begin -->", "<!-- matrix:end -->", sum.String())
+	return os.WriteFile(out+".md", []byte(md.String()), 0o644)
 }
 
 // checkKeys are the checks of the report, in registry order of their
@@ -343,7 +337,7 @@ func header(w io.Writer, first string, rep *matrixReport) {
 	fmt.Fprintln(w)
 }
 
-// writeSummary is the README's table: each component on each release, as
+// writeSummary is the summary of docs/matrix.md: each component on each release, as
 // counts of new failures (F), declared divergences (D) and passes (✓),
 // or – when the release cannot take part; then each finding.
 func writeSummary(w io.Writer, rep *matrixReport, fds []findings.Finding, linkPrefix string) {
@@ -385,7 +379,7 @@ func writeSummary(w io.Writer, rep *matrixReport, fds []findings.Finding, linkPr
 }
 
 // writeFindingRows links each finding's directory, from the file the
-// table is in (linkPrefix: "../" from docs/, "" from the README).
+// table is in (linkPrefix: "../" from docs/).
 func writeFindingRows(w io.Writer, rep *matrixReport, fds []findings.Finding, first, linkPrefix string) {
 	header(w, first, rep)
 	for _, f := range fds {
@@ -508,19 +502,4 @@ func writeChanges(w io.Writer, rep *matrixReport, fds []findings.Finding) {
 	if n == 0 {
 		fmt.Fprintln(w, "None.")
 	}
-}
-
-// replaceBetween rewrites the text between two marker lines of a file.
-func replaceBetween(path, begin, end, text string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	s := string(b)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s: no %s ... %s markers", path, begin, end)
-	}
-	s = s[:i+len(begin)] + "\n" + text + s[j:]
-	return os.WriteFile(path, []byte(s), 0o644)
 }

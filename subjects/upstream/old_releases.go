@@ -14,13 +14,16 @@ import (
 
 // The work queue's unfinished-work goroutine (updateUnfinishedWorkLoop).
 const (
-	// unfinishedLoopReleases: v0.20 starts it for every queue; v0.27 to
-	// v0.34 start it for a queue with a metrics provider (QueueConfig,
-	// v0.27; before that the suite gives no provider) and do not stop it
-	// on ShutDown.
+	// unfinishedLoopReleases: the releases where the suite meets it. v0.20
+	// starts it for every queue; v0.21 to v0.34 start it for a queue with
+	// metrics and do not stop it on ShutDown. From v0.27 that is a queue
+	// given a provider (QueueConfig), as the metrics checks give it; from
+	// v0.21 to v0.26 it is a named queue while a global provider is set
+	// (workqueue.SetProvider), which the suite never sets, so the range
+	// the suite declares starts again at v0.27.
 	unfinishedLoopReleases = "<v0.21.0 || >=v0.27.0 <v0.35.0"
 	unfinishedLoopReason   = "ShutDown does not stop the queue's updateUnfinishedWorkLoop goroutine: it ticks on the queue's clock every 500ms and returns only on its next tick after ShutDown, so it outlives ShutDown (a goroutine leak) and, in a testing/synctest bubble, keeps the bubble from ending (the deadlock panic); " +
-		"v0.20 starts it for every queue, metrics or not, and v0.27 to v0.34 for a queue with a metrics provider"
+		"v0.20 starts it for every queue, metrics or not, and v0.21 to v0.34 for a queue with metrics (from v0.27 a queue given a provider; before, a named queue while a global provider is set with SetProvider, which the suite does not set)"
 	unfinishedLoopEvidence = "fixed upstream: https://github.com/kubernetes/kubernetes/pull/94813 (\"Don't start goroutine for noMetrics\", /kind bug, merged; first in v0.21.0) stopped starting it without metrics, " +
 		"and https://github.com/kubernetes/kubernetes/pull/135072 (\"Gracefully shutdown typed queue\", /kind bug, merged 2025-11; first in v0.35.0): \"q.Shutdown() could be called and returned when the goroutine updateUnfinishedWorkLoop() has not terminated\""
 	// deadlockShape is a synctest bubble that ended with a goroutine of

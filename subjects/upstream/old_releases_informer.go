@@ -41,8 +41,8 @@ var reflectorOldReleases = []checkkit.Divergence{
 		Reason:     "v0.27's reflector has a second backoff manager for the watch's initial connection (initConnBackoffManager) whose timer, made through the reflector's clock, is left armed when Run returns",
 		Upstream:   "k8s.io/client-go@v0.27.16/tools/cache/reflector.go (initConnBackoffManager)",
 		Class:      checkkit.ClassDefect,
-		Evidence: "a timer outliving Run is no documented behaviour; v0.28.0 folded initConnBackoffManager into backoffManager (the v0.27.16/v0.28.15 diff of tools/cache/reflector.go) and the timer is gone; " +
-			"no upstream issue or pull request that names it was found (searched kubernetes/kubernetes for initConnBackoffManager): a new finding, fixed since"},
+		Evidence: "a timer outliving Run is no documented behaviour; initConnBackoffManager came with https://github.com/kubernetes/kubernetes/pull/116435 (first in v0.27.0), " +
+			"and https://github.com/kubernetes/kubernetes/pull/118132 (first in v0.28.0) removed it, and the timer with it"},
 }
 
 // informerOldReleases are the informer's declarations for older releases.
@@ -69,8 +69,9 @@ var informerOldReleases = []checkkit.Divergence{
 		Reason:     "before v0.33 the ListerWatcher takes no context, so a LIST or WATCH in flight when the informer stops cannot be cancelled: Run returns while the reflector's request is still open",
 		Upstream:   "k8s.io/client-go@v0.32.13/tools/cache/listwatch.go:33-50, reflector.go:511-565",
 		Class:      checkkit.ClassDefect,
-		Evidence: "fixed upstream: https://github.com/kubernetes/kubernetes/pull/129341 (\"client-go watch: context support\", merged 2025-01; first in v0.33.0): " +
-			"\"The Lister and Watcher interfaces only supported methods without context, but were typically implemented with client-go API calls which need a context\""},
+		Evidence: "no upstream report; changed, not fixed, by https://github.com/kubernetes/kubernetes/pull/129341 (\"client-go watch: context support\", merged 2025-01; first in v0.33.0), a cleanup with no release note: " +
+			"\"The Lister and Watcher interfaces only supported methods without context, but were typically implemented with client-go API calls which need a context\"; " +
+			"from v0.33 the request is cancelled when the informer stops, so the check passes, but Run still does not wait for the LIST goroutine (k8s.io/client-go@v0.37.2/tools/cache/reflector.go:683-743)"},
 	{Check: pinf.CheckIsolation, Releases: "<v0.33.0",
 		Guarantees: []string{pinf.GIsolation},
 		Shape:      `^Isolation: with another handler blocked, \w+: call \d+ is (update|delete):\w+, want add:\w+`,

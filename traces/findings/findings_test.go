@@ -119,3 +119,65 @@ func TestMatrixAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestReferences holds every finding's upstream references to the list in
+// references.tsv (CheckReferences): a number a finding.json cites that the
+// list does not give it, a listed reference its finding no longer cites,
+// or a listed finding that does not exist fails.
+func TestReferences(t *testing.T) {
+	refs, err := LoadReferences(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := load(t)
+	for _, err := range CheckReferences(fds, refs) {
+		t.Error(err)
+	}
+	// Load hands each finding its references.
+	for _, f := range fds {
+		n := 0
+		for _, r := range refs {
+			if r.Finding == f.ID {
+				n++
+			}
+		}
+		if len(f.References) != n {
+			t.Errorf("%s: Load gave it %d references, the list has %d", f.ID, len(f.References), n)
+		}
+	}
+}
+
+// TestCheckReferencesCatches: the check fails on an uncited listing, on an
+// unlisted citation, on a repository that does not match, and on a
+// finding that does not exist.
+func TestCheckReferencesCatches(t *testing.T) {
+	f := Finding{ID: "x", Upstream: "kubernetes/kubernetes#10 (open); related: PR #20, https://github.com/o/r/pull/30", Sequence: []string{"Watch #99"}}
+	if got := f.Citations(); !slices.Equal(got, []Citation{{"kubernetes/kubernetes", 10}, {"", 20}, {"o/r", 30}}) {
+		t.Fatalf("Citations() = %v", got)
+	}
+	ok := []Reference{
+		{Finding: "x", Repo: "kubernetes/kubernetes", Number: 10},
+		{Finding: "x", Repo: "kubernetes/kubernetes", Number: 20},
+		{Finding: "x", Repo: "o/r", Number: 30},
+	}
+	if errs := CheckReferences([]Finding{f}, ok); len(errs) != 0 {
+		t.Errorf("a complete list fails: %v", errs)
+	}
+	for name, refs := range map[string][]Reference{
+		"unlisted citation": ok[:2],
+		"uncited listing":   append(slices.Clone(ok), Reference{Finding: "x", Repo: "kubernetes/kubernetes", Number: 40}),
+		"other repository":  {ok[0], ok[1], {Finding: "x", Repo: "o/other", Number: 30}},
+		"no such finding":   append(slices.Clone(ok), Reference{Finding: "y", Repo: "o/r", Number: 30}),
+		"listed twice":      append(slices.Clone(ok), ok[0]),
+	} {
+		if errs := CheckReferences([]Finding{f}, refs); len(errs) == 0 {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := parseReference("x\tkubernetes#1\tissue\topen\treport\t"); err == nil {
+		t.Error("a reference without owner/name parsed")
+	}
+	if _, err := parseReference("x\tkubernetes/kubernetes#1\tissue\tfixed\treport\t"); err == nil {
+		t.Error("state \"fixed\" parsed")
+	}
+}
