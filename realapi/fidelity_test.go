@@ -72,6 +72,7 @@ var Scenarios = []struct {
 		"Create(ns/a)",
 		"List(rv= match=Exact)", "List(rv=0 match=Exact)", "List(rv= sie=true)",
 		"Watch(rv=2 sie=true bookmarks)", "List(rv=x)",
+		"Watch(rv=x)", "List(rv=-1)", "Watch(rv=-1)", // 400 on a LIST, 500 on a WATCH (kubernetes#139485)
 	}},
 }
 

@@ -2,7 +2,9 @@ package realapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -281,7 +283,11 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	})
 	if err != nil {
 		cancel()
-		return nil, lw.noteErr(i, storeerr.InterpretWatchError(err, gr, lw.key()))
+		// As the registry and the handler answer it: Store.WatchPredicate
+		// returns the storage error unconverted (InterpretWatchError is
+		// called nowhere in k8s.io/apiserver), and ErrorToAPIStatus makes a
+		// non-API error a 500 (an RV that is not a number, kubernetes#139485).
+		return nil, lw.noteErr(i, asHandler(err))
 	}
 	w := &watcher{lw: lw, inner: inner, cancel: cancel, out: make(chan watch.Event), stop: make(chan struct{})}
 	lw.mu.Lock()
@@ -366,4 +372,18 @@ func metaObject(o runtime.Object) (string, error) {
 		return "", fmt.Errorf("%T has no metadata", o)
 	}
 	return m.GetResourceVersion(), nil
+}
+
+// asHandler is err as the handler answers it (responsewriters.
+// ErrorToAPIStatus, k8s.io/apiserver v0.37.2
+// pkg/endpoints/handlers/responsewriters/status.go): an API error as it
+// is, any other as a 500 with no reason and the error as the message (a
+// storage conflict, a 409 there, does not reach a watch).
+// (Importing responsewriters would pull the CEL stack into this module.)
+func asHandler(err error) error {
+	var s apierrors.APIStatus
+	if errors.As(err, &s) {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
 }

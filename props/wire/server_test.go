@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kverify/kverify/props/reflector"
+	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/props/wire"
 	"github.com/kverify/kverify/spec/apiserver"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,7 +33,7 @@ func clientset(t *testing.T, rt http.RoundTripper, host string) *kubernetes.Clie
 // memory, inside a bubble.
 func TestStockClientInMemory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := reflector.NewServer(apiserver.Config{}, nil)
+		m := modelserver.NewServer(apiserver.Config{}, nil)
 		defer m.Close()
 		for _, k := range []string{"default/a", "default/b", "default/c"} {
 			if err := m.Create(k); err != nil {
@@ -87,7 +87,7 @@ func TestStockClientInMemory(t *testing.T) {
 
 // Over a real listener, curl's view: discovery, a list and an unknown path.
 func TestServeOverHTTP(t *testing.T) {
-	m := reflector.NewServer(apiserver.Config{}, nil)
+	m := modelserver.NewServer(apiserver.Config{}, nil)
 	defer m.Close()
 	_ = m.Create("default/a")
 	hs := httptest.NewServer(wire.NewServer(m))
@@ -133,7 +133,7 @@ func FuzzServeHTTP(f *testing.F) {
 			req.Header.Set("Accept", accept)
 		}
 		synctest.Test(t, func(t *testing.T) {
-			m := reflector.NewServer(apiserver.Config{}, nil)
+			m := modelserver.NewServer(apiserver.Config{}, nil)
 			defer m.Close()
 			_ = m.Create("default/a")
 			// a watch that stays open is ended by the request's deadline

@@ -41,7 +41,8 @@ type ListChoice struct {
 //   - RV n above the current RV: TooLarge, whatever the match.
 //   - Invalid combinations (a match without an RV, Exact with "0", a match
 //     with continue, sendInitialEvents) get the 400 Invalid of apimachinery's
-//     validation; an RV that is not a number gets 400 BadRequest.
+//     validation; an RV that is not a number gets 400 BadRequest (see
+//     badListRV).
 //
 // Paging: with Limit > 0 (and not IgnoreLimit), items come in key order,
 // at most Limit per page; a page that is not the last carries a continue
@@ -88,9 +89,9 @@ func (s *Server) list(opts metav1.ListOptions, c ListChoice) (*metav1.PartialObj
 	case rv == "0":
 		at, err = s.choose(c.At, 1)
 	default:
-		n, perr := parseRV(rv)
-		if perr != nil {
-			return nil, perr
+		n, bad := parseRV(rv)
+		if bad != "" {
+			return nil, badListRV(bad)
 		}
 		if n > s.rv {
 			return nil, TooLarge(n, s.rv)

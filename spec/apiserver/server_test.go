@@ -3,6 +3,7 @@ package apiserver
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -107,6 +108,8 @@ func errKind(err error) string {
 		return "invalid"
 	case apierrors.IsBadRequest(err):
 		return "bad-request"
+	case code(err) == http.StatusInternalServerError:
+		return "500"
 	case apierrors.IsTooManyRequests(err):
 		return "429"
 	}
@@ -114,6 +117,15 @@ func errKind(err error) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// code is the HTTP status an API error carries (0 for another error).
+func code(err error) int32 {
+	var s apierrors.APIStatus
+	if errors.As(err, &s) {
+		return s.Status().Code
+	}
+	return 0
+}
 
 func TestWrites(t *testing.T) {
 	s := New(Config{})
@@ -500,7 +512,7 @@ func TestWatch(t *testing.T) {
 			want: "DELETED a@7, ADDED ns/a@8, " + liveEvents},
 		{name: "sendInitialEvents without a match", opts: metav1.ListOptions{SendInitialEvents: ptr(true)}, err: "invalid"},
 		{name: "match without sendInitialEvents", opts: metav1.ListOptions{ResourceVersion: "3", ResourceVersionMatch: nto}, err: "invalid"},
-		{name: "RV not a number", opts: metav1.ListOptions{ResourceVersion: "x"}, err: "bad-request"},
+		{name: "RV not a number", opts: metav1.ListOptions{ResourceVersion: "x"}, err: "500"}, // the watch cache's Invalid error, unconverted: see badWatchRV,
 		{name: "selector", opts: metav1.ListOptions{FieldSelector: "metadata.name=a"}, err: "unsupported"},
 
 		// A server without watch-list.

@@ -131,8 +131,9 @@ type Watch struct {
 //     ERROR with TooOld (410 Expired); n above the current RV is not an
 //     error (the stream waits for writes above n).
 //
-// Bookmarks (Server.Bookmark) follow when allowed. Faults and a 400 Invalid
-// or BadRequest come back from the call; Expired and TooLarge come in the
+// Bookmarks (Server.Bookmark) follow when allowed. Faults, a 400 Invalid
+// and the 500 of an RV that is not a number (see badWatchRV) come back
+// from the call; Expired and TooLarge come in the
 // stream, as the watch cache sends them. Limit and Continue are ignored;
 // TimeoutSeconds is the adapter's (the model has no clock).
 func (s *Server) Watch(opts metav1.ListOptions, c WatchChoice) (*Watch, error) {
@@ -162,8 +163,9 @@ func (s *Server) watch(opts metav1.ListOptions, c WatchChoice) (*Watch, error) {
 	rv := opts.ResourceVersion
 	var n int64
 	if rv != "" && rv != "0" {
-		if n, err = parseRV(rv); err != nil {
-			return nil, err
+		var bad string
+		if n, bad = parseRV(rv); bad != "" {
+			return nil, badWatchRV(bad)
 		}
 	}
 	sie := opts.SendInitialEvents

@@ -106,7 +106,10 @@ const (
 	// TooLarge: "too large resource version" (the version is ahead of the
 	// server): isTooLargeResourceVersionError (reflector.go:1162).
 	TooLarge
-	// Internal: 500 Internal Server Error.
+	// Internal: 500 Internal Server Error with reason InternalError
+	// (apierrors.IsInternalError, which client-go's retry keys on). A 500
+	// without a reason (a watch at a version that is not a number, see
+	// spec/apiserver's badWatchRV) is Failed.
 	Internal
 	// Failed: any other error (504, 400, a failed LIST of any status).
 	Failed

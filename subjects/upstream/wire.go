@@ -70,7 +70,8 @@ var WireDivergences = []checkkit.Divergence{
 		Upstream:   Version + "/tools/cache/reflector.go:840-875,1230-1283",
 		Class:      checkkit.ClassDefect,
 		Evidence: "no doc allows an unbounded wait: watchList (" + Version + "/tools/cache/reflector.go:785-795) expects the stream to end with the initial-events-end bookmark and falls back to LIST only on an error (:489-497); " +
-			"the hang is reported (https://github.com/kubernetes/kubernetes/issues/135895 against the fake tracker, whose fix PR #139716 is open; https://github.com/derailed/k9s/pull/4186 against real servers), but no upstream issue asks the reflector for a bound"},
+			"the hang is reported (https://github.com/kubernetes/kubernetes/issues/135895 against the fake tracker, whose fix PR #139716 is open; https://github.com/derailed/k9s/pull/4186 against real servers); https://github.com/kubernetes/kubernetes/issues/140890 (open) reports the reflector retrying streams that close without the bookmark, and its fix PR #140902 (open) bounds those retries, " +
+			"but as proposed sets no deadline on a stream that stays open, the case this check holds"},
 	wireMalformed(wire.CheckSchedules, watchListDefault, false),
 	// Before watch-list by default the random schedules meet a malformed
 	// event that goes wrong now and then; wire/malformed meets it every run.
@@ -123,7 +124,7 @@ func wireMalformed(check, releases string, intermittent bool) checkkit.Divergenc
 		Shape:      `^(handler calls are consistent|a reported version is earned|synced is reported|every object present at the first sync|after quiescence the cache)[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
 		Reason: "events the reflector cannot apply are logged and skipped while the stream goes on, as the reflector check's malformed divergence declares, and over HTTP every run whose server sent one goes wrong in one of these ways: " +
 			"an object whose resourceVersion is empty or not a number is stored and handed to the handlers (the JSON decoder accepts it; the reflector does not look at its version); " +
-			"a version that is not a number (an event's or the end bookmark's) is published, and every later request asks for it and is answered 400, forever: the informer never recovers without a restart; " +
+			"a version that is not a number (an event's or the end bookmark's) is published, and every later request asks for it and is refused, forever (a WATCH at it gets 500 from a real kube-apiserver today and from the model server, kubernetes#139485, open PR #139525 would make it 400; a LIST gets 400): the informer never recovers without a restart; " +
 			"an end bookmark without a version ends the initial events and the informer reports synced; " +
 			"an event of another kind is skipped (a lost delete leaves a ghost, a lost update a stale object, and a later delete of an object never added reaches the handlers), and among the initial events it is left out of the Replace with the end bookmark's version published anyway, so its add never comes until a relist",
 		Upstream: Version + "/tools/cache/reflector.go:1009-1036,1075",
