@@ -1,7 +1,7 @@
 // Command kverify runs kverify's conformance checks and reports them.
 //
 //	kverify verify  [--component LIST] [--subject ours|upstream|client-go@VERSION|mutant:ID|all|controller-runtime|client-node|fluent] [--budget D] [--checks N] [--traces DIR] [--race] [-v] [--json FILE] [--markdown FILE]
-//	kverify mutants [--component LIST] [--mutant IDS | --cover] [--full] [--shard K/N | --merge REPORTS] [--repeat N] [--schema=false] [--save-matrix FILE] [--list] [--parallel N] [--median-bar D] [--worst-bar D] [--budget D] [--checks N] [--traces DIR] [--race] [-v] [--json FILE] [--markdown FILE]
+//	kverify mutants [--component LIST] [--mutant IDS | --cover] [--full] [--shard K/N | --merge REPORTS] [--repeat N] [--schema=false] [--save-matrix FILE] [--list] [--parallel N] [--median-bar D] [--worst-bar D] [--bar-scale F] [--budget D] [--checks N] [--traces DIR] [--race] [-v] [--json FILE] [--markdown FILE]
 //	kverify replay  [--subject ours|upstream|client-go@VERSION|mutant:ID|controller-runtime|client-node|fluent] TRACE.json
 //	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE] [--readme FILE] [--from FILE]
 //	kverify serve   [--addr HOST:PORT] [--seed N | --schedule HEX] [--objects N] [--writes D] [--restart-every D] [--watch-list=false] [--log FILE]

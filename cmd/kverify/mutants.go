@@ -35,6 +35,7 @@ func mutantsCmd(args []string) int {
 	repeat := fs.Int("repeat", 1, "runs per mutant, each stopping at its first kill: kill rate, median and worst time to kill")
 	medianBar := fs.Duration("median-bar", 2*time.Second, "fail if the median time to kill, over every kill of the matrix, exceeds this")
 	worstBar := fs.Duration("worst-bar", 30*time.Second, "fail if any kill takes longer than this")
+	barScale := fs.Float64("bar-scale", 1, "multiply both bars by this: the inverse of the CPU share the run gets, e.g. 5 beside 8 CPU-bound processes on 2 cores (make mutants-loaded); a kill's time stretches with load, whether it kills is not allowed to")
 	only := fs.String("mutant", "", "comma-separated mutant IDs (default: every mutant of the components)")
 	var rf reportFlags
 	rf.register(fs)
@@ -54,6 +55,11 @@ func mutantsCmd(args []string) int {
 	if *repeat < 1 {
 		return usageErr(fs, fmt.Errorf("--repeat must be at least 1"))
 	}
+	if !(*barScale >= 1) { // also NaN
+		return usageErr(fs, fmt.Errorf("--bar-scale must be at least 1, got %v", *barScale))
+	}
+	*medianBar = time.Duration(float64(*medianBar) * *barScale)
+	*worstBar = time.Duration(float64(*worstBar) * *barScale)
 	sh, err := parseShard(*shardFlag)
 	if err != nil {
 		return usageErr(fs, err)

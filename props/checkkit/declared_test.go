@@ -30,7 +30,7 @@ func scenarios(name string, vs ...error) Check {
 }
 
 // machine is a rapid check whose cases draw n; a case with n%3 == 0
-// breaks the declared shape, and one with n == bad (if bad > 0) breaks the
+// breaks the declared shape, and one with n >= bad (if bad >= 0) breaks the
 // same guarantee another way.
 func machine(name string, bad int) Check {
 	return Check{Name: name, Family: FamilyModel, Run: func(t *testing.T, cfg Config) error {
@@ -40,7 +40,7 @@ func machine(name string, bad int) Check {
 			if n%3 == 0 {
 				rec.Fail(rt, "Shutdown", "Get returned item %d with shutdown=true", n)
 			}
-			if n == bad {
+			if bad >= 0 && n >= bad { // not n == bad: 100 draws missed one value in about 1 run of 130
 				rec.Fail(rt, "Shutdown", "item %d was dropped at shutdown", n)
 			}
 		})
