@@ -13,6 +13,8 @@ REPEAT    ?= 3
 LOAD_PROCS ?= 8
 REPORTS    ?= $(or $(TMPDIR),/tmp)/kverify-gate-loaded
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# benchstat, run like staticcheck through go run (built on first use, then
+# cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
 .PHONY: gate gate-loaded test verify matrix mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
@@ -77,9 +79,9 @@ realapi-record:
 	cd realapi && REALAPI_RECORD=1 $(GO) test -count=1 -run TestFidelityRecordings .
 
 ## realapi-bench: a 100,000-object sync through the real stack, ours and client-go's side by side
-realapi-bench: tools
+realapi-bench:
 	cd realapi && $(GO) test -run '^$$' -bench Sync100k -benchtime 2x -count 6 . > realapi-bench.out
-	benchstat -col /impl realapi/realapi-bench.out
+	$(GO) run $(BENCHSTAT) -col /impl realapi/realapi-bench.out
 
 ## mutants: the kill matrix of the whole catalogue, saved to mutants/matrix.tsv
 ## (CI runs kverify mutants --cover: the two mutants that killed each check fastest in that file)
@@ -118,16 +120,16 @@ fuzz:
 	done
 
 ## bench-controller: 100,000 keys changed once and reconciled by 8 workers: ours, client-go's sample composition and controller-runtime's controller in one run
-bench-controller: tools
+bench-controller:
 	cd subjects/controllerruntime && $(GO) test -run '^$$' -bench Controller100k -benchmem -benchtime 2x -count 6 . > controller-bench.out
-	benchstat -col /impl subjects/controllerruntime/controller-bench.out
+	$(GO) run $(BENCHSTAT) -col /impl subjects/controllerruntime/controller-bench.out
 
 ## bench: ours and upstream side by side (benchstat)
-bench: tools
+bench:
 	$(KVERIFY) bench
 
 ## bench-table: the benchmarks, six runs each, into the table in docs/performance.md
-bench-table: tools
+bench-table:
 	$(KVERIFY) bench --count 6 --readme docs/performance.md
 
 ## lint: gofmt, vet, staticcheck
@@ -136,5 +138,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+## tools: install the pinned benchstat into GOBIN, for running it by hand (the bench
+## targets and kverify bench do not need it: they go run it)
 tools:
 	$(GO) install $(BENCHSTAT)

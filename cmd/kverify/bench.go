@@ -19,8 +19,25 @@ import (
 	"time"
 )
 
-// benchstatInstall is how to get the benchstat kverify bench expects.
-const benchstatInstall = "go install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
+// benchstatPkg is the benchstat kverify bench runs, pinned as .ci/run pins
+// staticcheck: go run builds it on first use (from the Go module proxy)
+// and keeps the binary in the build cache, so nothing has to be installed.
+// The Makefile's BENCHSTAT is the same version (TestBenchstatPinned).
+const benchstatPkg = "golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
+
+// benchstatCmd is the command that runs benchstat with args in dir: bin
+// (an installed benchstat, --benchstat) when given, else the pinned one
+// through go run.
+func benchstatCmd(dir, bin string, args ...string) *exec.Cmd {
+	var cmd *exec.Cmd
+	if bin != "" {
+		cmd = exec.Command(bin, args...)
+	} else {
+		cmd = exec.Command("go", append([]string{"run", benchstatPkg}, args...)...)
+	}
+	cmd.Dir = dir
+	return cmd
+}
 
 // benchUnits are the units whose ratio ours/upstream the summary shows, with
 // the names benchstat gives them.
@@ -35,8 +52,11 @@ var benchUnits = []struct{ unit, name string }{
 // and prints benchstat's comparison of the two (benchstat -col /impl) and
 // the ratio ours/upstream of the mean of each unit per benchmark.
 //
+// benchstat is the pinned version run through go run (benchstatPkg), or
+// the one --benchstat names.
+//
 // Exit status: 0 success, 1 the benchmarks or benchstat failed or benchstat
-// is not installed, 2 bad usage.
+// could not be built or run, 2 bad usage.
 func bench(args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	count := fs.Int("count", 6, "runs of each benchmark: rounds of go test -count 1, so that the runs of ours, upstream and the floor interleave in time")
@@ -46,11 +66,13 @@ func bench(args []string) int {
 	jsonOut := fs.String("json", "", "also write the means and the ours/upstream and ours/floor ratios of every benchmark to this file, as JSON")
 	readme := fs.String("readme", "", "also rewrite the Markdown table between the "+benchBegin+" and "+benchEnd+" lines of this file (docs/performance.md)")
 	from := fs.String("from", "", "read go test's raw output from this file (a saved --out) instead of running the benchmarks")
+	benchstatBin := fs.String("benchstat", "", "run this benchstat (a path, or a name on PATH) instead of the pinned "+benchstatPkg+" through go run")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintln(w, "usage: kverify bench [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE] [--readme FILE] [--from FILE]")
+		fmt.Fprintln(w, "usage: kverify bench [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE] [--readme FILE] [--from FILE] [--benchstat PATH]")
 		fmt.Fprintln(w, "\nRuns the benchmarks of ./subjects (impl=ours and impl=upstream side by side in one run)")
-		fmt.Fprintln(w, "and compares them with benchstat -col /impl.\n\nflags:")
+		fmt.Fprintln(w, "and compares them with benchstat -col /impl (go run "+benchstatPkg+",")
+		fmt.Fprintln(w, "built on first use and cached; --benchstat runs an installed one instead).\n\nflags:")
 		fs.PrintDefaults()
 	}
 	pos, code, done := parseArgs(fs, args)
@@ -78,10 +100,9 @@ func bench(args []string) int {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
 		return 2
 	}
-	// Look for benchstat first: without it the run would be wasted.
-	benchstat, err := benchFindBenchstat(root)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "kverify bench: %v\ninstall it with:\n  %s\n", err, benchstatInstall)
+	// Build (or find) benchstat first: without it the run would be wasted.
+	if err := benchstatReady(root, *benchstatBin); err != nil {
+		fmt.Fprintf(os.Stderr, "kverify bench: %v\n", err)
 		return 1
 	}
 	outPath := *out
@@ -135,12 +156,11 @@ func bench(args []string) int {
 		return 1
 	}
 
-	cmd := exec.Command(benchstat, "-col", "/impl", outPath)
-	cmd.Dir = root
+	cmd := benchstatCmd(root, *benchstatBin, "-col", "/impl", outPath)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "kverify bench: %s -col /impl %s: %v\n%s", benchstat, outPath, err, stderr.String())
+		fmt.Fprintf(os.Stderr, "kverify bench: %s: %v\n%s", benchQuote(cmd.Args), err, stderr.String())
 		return 1
 	}
 	os.Stdout.Write(stdout.Bytes())
@@ -244,36 +264,27 @@ func benchCheckTime(s string) error {
 	return nil
 }
 
-// benchFindBenchstat returns the path of benchstat: on PATH, else in
-// $(go env GOBIN) or the bin directory of the first $(go env GOPATH) entry.
-func benchFindBenchstat(root string) (string, error) {
-	if p, err := exec.LookPath("benchstat"); err == nil {
-		return p, nil
+// benchstatReady runs benchstat -h, so that a benchstat that cannot be
+// built (the first go run downloads it) or run fails before the
+// benchmarks rather than after them; afterwards go run finds it in the
+// build cache.
+func benchstatReady(root, bin string) error {
+	cmd := benchstatCmd(root, bin, "-h")
+	if bin == "" {
+		fmt.Fprintf(os.Stderr, "kverify bench: %s (built on first use, then cached)\n", benchQuote(cmd.Args[:len(cmd.Args)-1]))
 	}
-	cmd := exec.Command("go", "env", "GOBIN", "GOPATH")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("benchstat is not on PATH, and go env failed: %v", err)
-	}
-	// One line per variable, GOBIN first; an unset GOBIN is an empty line.
-	lines := strings.Split(string(out), "\n")
-	var dirs []string
-	if len(lines) > 0 && strings.TrimSpace(lines[0]) != "" {
-		dirs = append(dirs, strings.TrimSpace(lines[0]))
-	}
-	if len(lines) > 1 {
-		if gopath := filepath.SplitList(strings.TrimSpace(lines[1])); len(gopath) > 0 && gopath[0] != "" {
-			dirs = append(dirs, filepath.Join(gopath[0], "bin"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		hint := "the first go run downloads it from the Go module proxy; or name an installed benchstat with --benchstat PATH"
+		if bin != "" {
+			hint = "--benchstat names a benchstat binary; without it kverify bench runs go run " + benchstatPkg
 		}
-	}
-	for _, dir := range dirs {
-		p := filepath.Join(dir, "benchstat")
-		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			return p, nil
+		tail := ""
+		if len(bytes.TrimSpace(out)) > 0 {
+			tail = benchTail(string(out), 20)
 		}
+		return fmt.Errorf("benchstat: %s: %v\n%s%s", benchQuote(cmd.Args), err, tail, hint)
 	}
-	return "", fmt.Errorf("benchstat not found on PATH nor in %s", strings.Join(dirs, ", "))
+	return nil
 }
 
 // benchRunGoTest runs go with args in root and returns its combined output.

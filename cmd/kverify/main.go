@@ -3,7 +3,7 @@
 //	kverify verify  [--component LIST] [--subject ours|upstream|client-go@VERSION|mutant:ID|all|controller-runtime|client-node|fluent] [--budget D] [--checks N] [--traces DIR] [--race] [-v] [--json FILE] [--markdown FILE]
 //	kverify mutants [--component LIST] [--mutant IDS | --cover] [--full] [--shard K/N | --merge REPORTS] [--repeat N] [--schema=false] [--save-matrix FILE] [--list] [--parallel N] [--median-bar D] [--worst-bar D] [--bar-scale F] [--budget D] [--checks N] [--traces DIR] [--race] [-v] [--json FILE] [--markdown FILE]
 //	kverify replay  [--subject ours|upstream|client-go@VERSION|mutant:ID|controller-runtime|client-node|fluent] TRACE.json
-//	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE] [--readme FILE] [--from FILE]
+//	kverify bench   [--count N] [--benchtime D] [--bench REGEXP] [--out FILE] [--json FILE] [--readme FILE] [--from FILE] [--benchstat PATH]
 //	kverify serve   [--addr HOST:PORT] [--seed N | --schedule HEX] [--objects N] [--writes D] [--restart-every D] [--watch-list=false] [--log FILE]
 //	kverify matrix  [--releases LIST] [--component LIST] [--out PREFIX] [--render] [--race] [--budget D] [--checks N]
 //	kverify findings [--subject S] [--report ID|all]

@@ -28,7 +28,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kverify/kverify/subjects/upstream"
+	"github.com/kverify/kverify/internal/releaserange"
 )
 
 // Dir is the findings directory, relative to the module root.
@@ -50,8 +50,8 @@ type Finding struct {
 	// Upstream is the existing upstream issue or pull request, or what was
 	// searched for none.
 	Upstream string `json:"upstream"`
-	// Releases are the releases that have it (upstream.InRange's form),
-	// as the behaviour matrix measured.
+	// Releases are the releases that have it (in the form of
+	// internal/releaserange.InRange), as the behaviour matrix measured.
 	Releases string `json:"releases"`
 	// First is the first release of the matrix that has it.
 	First string `json:"first"`
@@ -129,7 +129,7 @@ func (f Finding) validate() error {
 	if len(f.Checks) == 0 || len(f.Sequence) == 0 {
 		return fmt.Errorf("checks and sequence must not be empty")
 	}
-	if _, err := upstream.InRange(f.Releases, "v0.0.0"); err != nil {
+	if _, err := releaserange.InRange(f.Releases, "v0.0.0"); err != nil {
 		return err
 	}
 	return nil
@@ -137,7 +137,7 @@ func (f Finding) validate() error {
 
 // HasRelease reports whether the finding's range holds release.
 func (f Finding) HasRelease(release string) bool {
-	ok, err := upstream.InRange(f.Releases, release)
+	ok, err := releaserange.InRange(f.Releases, release)
 	return err == nil && ok
 }
 
