@@ -40,7 +40,7 @@ const RaceReplayRounds = 5000
 // raceCap bounds the rounds a probe releases, as a multiple of the hot
 // rounds it wants: under load most rounds start cold and few of them hit
 // a window, so more are run, up to this.
-const raceCap = 4
+const raceCap = 2
 
 // RaceAt is one round of a race probe: the pair of calls that race, the
 // round's number, the offset the schedule chose for it (see Racer.Race)
