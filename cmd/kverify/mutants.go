@@ -434,7 +434,7 @@ func mutantRun(subject subjects.Subject, m mutants.Mutant, c commonFlags, env []
 	for _, w := range want {
 		wanted[w] = true
 	}
-	return suiteRun{env: slices.Concat(env, subject.Env(), kvenv.Config{Subjects: []string{subject.Target}}.Environ()), timeout: 3*time.Minute + time.Duration(len(want))*2*c.budget}, want, wanted
+	return suiteRun{env: slices.Concat(env, subject.Env(), kvenv.Config{Subjects: []string{subject.Target}}.Environ()), timeout: c.timeout(len(want))}, want, wanted
 }
 
 // runMutant builds m's suite once (or, with schemaEnv, takes the shared

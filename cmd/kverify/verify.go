@@ -77,8 +77,15 @@ func (c *commonFlags) env(components []string) ([]string, error) {
 	return kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs}.Environ(), nil
 }
 
+// timeout is go test's -timeout for a suite of nChecks checks: a backstop
+// only, far past any run that makes progress. A check that hangs or spins
+// is named by the suite's own watchdog within seconds of evidence; go
+// test's timeout is wall time, and beside 8 CPU-bound processes a
+// component's checks once ran past the 10 minutes it used to be for a
+// whole subject (realfifo/batch reported as failed, killed while it
+// worked). So: 10 minutes, plus a minute and twice the budget per check.
 func (c *commonFlags) timeout(nChecks int) time.Duration {
-	return 10*time.Minute + time.Duration(nChecks)*2*c.budget
+	return 10*time.Minute + time.Duration(nChecks)*(time.Minute+2*c.budget)
 }
 
 // checkInfo maps component/check to the check's family and guarantee, as
