@@ -175,8 +175,8 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	m, err := subjects.ResolveOne("mutant:" + mutants.Catalogue[0].ID)
-	if err != nil || m.Target != subjects.Ours || m.Mutant == nil || len(m.Env()) != 1 {
-		t.Errorf("a mutant resolves to ours with its overlay and KVERIFY_MUTANT: %+v, %v", m, err)
+	if err != nil || m.Target != subjects.Ours || m.Mutant == nil || !slices.Equal(m.Env(), []string{"KVERIFY_MUTANT=" + m.Mutant.ID, "KVERIFY_MUTANT_SUBJECT=ours"}) {
+		t.Errorf("a mutant resolves to ours with its overlay, KVERIFY_MUTANT and KVERIFY_MUTANT_SUBJECT: %+v (env %q), %v", m, m.Env(), err)
 	}
 	if _, err := m.Select([]string{otherComponent(m.Mutant.Component)}); err == nil {
 		t.Errorf("a mutant run without its component's checks was accepted")
