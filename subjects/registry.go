@@ -184,6 +184,12 @@ func EntriesOf(subject string) []Entry {
 	return slices.DeleteFunc(All(), func(e Entry) bool { return e.Subject != subject })
 }
 
+// EntriesFor returns subject's entry for component (ours or upstream),
+// for a test that runs one component's suite (subjects/suites).
+func EntriesFor(subject, component string) []Entry {
+	return slices.DeleteFunc(EntriesOf(subject), func(e Entry) bool { return e.Component != component })
+}
+
 func replayWorkqueue(s func() pwq.Subject) func(*testing.T, *traces.Trace) error {
 	return func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, s(), tr) }
 }

@@ -14,10 +14,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestSuite runs every check of every registered entry (see suite.RunSuite): it
 // is the suite the kverify command builds and drives (KVERIFY_SUBJECTS,
-// ...). A plain go test ./... runs the same suite one subject per package
-// instead (subjects/ours and subjects/upstream, TestSuite), each binary
-// with its own timeout, half as long: on a loaded 2-core machine this
-// package's run took most of go test's 10 minutes. Named with -run
+// ...). A plain go test ./... runs the same suite one package per subject
+// and component instead (subjects/suites), each binary with its own
+// timeout: on a loaded 2-core machine one subject's whole suite took most
+// of go test's 10 minutes. Named with -run
 // (go test -run TestSuite/workqueue ./subjects), it runs here too.
 func TestSuite(t *testing.T) {
 	env, err := kvenv.Load()
