@@ -17,7 +17,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -87,6 +87,16 @@ realapi-bench:
 ## (CI runs kverify mutants --cover: the two mutants that killed each check fastest in that file)
 mutants:
 	$(KVERIFY) mutants --save-matrix mutants/matrix.tsv
+
+## mutants-loaded: the whole catalogue beside LOAD_PROCS CPU-bound processes (kverify load), with
+## the kill-time bars multiplied by BAR_SCALE: every mutant must still be killed and every check kill one
+# BAR_SCALE is the inverse of the CPU share a suite gets: kverify mutants runs 2 suites at once, so
+# beside 8 hogs 10 processes share 2 cores, a fifth of a core each where a quiet run gets one.
+BAR_SCALE ?= 5
+mutants-loaded:
+	mkdir -p $(REPORTS)
+	$(GO) build -o $(REPORTS)/kverify ./cmd/kverify
+	$(REPORTS)/kverify load --procs $(LOAD_PROCS) -- $(REPORTS)/kverify mutants --bar-scale $(BAR_SCALE) --json $(REPORTS)/mutants-loaded.json
 
 ## gremlins: go-gremlins' operator mutants of impl/, each judged by the conformance checks of
 ## the components built on its package (impl/*/gremlins_test.go, build tag gremlins); writes
