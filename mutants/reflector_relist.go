@@ -4,7 +4,7 @@ package mutants
 // Each breaks it only past the first watch of a sync or on an answer the
 // fixed scenarios of reflector/requests do not give, so that only the
 // model checked on every request of every random schedule
-// (GuaranteeRelist) finds it.
+// (GRelist) finds it.
 var relistMutants = []Mutant{
 	{ID: "refl-watch-after-failed-list", Component: "reflector", File: reflectorGo,
 		Bug: "a relist that fails falls through to a watch from the last synced version instead of listing again (only the first sync's failure is returned)",

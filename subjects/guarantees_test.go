@@ -229,11 +229,12 @@ func (p *srcPackage) sortedFiles() []string {
 }
 
 // uses returns the identifiers the package's code outside guarantees.go
-// refers to: a name of the package, or "pkg.Name" for an imported one.
+// (and deprecated.go, whose old names stand for the constants) refers
+// to: a name of the package, or "pkg.Name" for an imported one.
 func (p *srcPackage) uses() map[string]bool {
 	out := map[string]bool{}
 	for n, f := range p.files {
-		if n == "guarantees.go" {
+		if n == "guarantees.go" || n == "deprecated.go" {
 			continue
 		}
 		imports := importNames(f)

@@ -151,9 +151,9 @@ func TestVectorsReflector(t *testing.T) {
 	vs := readVectors(t, prefl.Component)
 	counts := vectorChecks(t, "reflector", vs, prefl.Checks(ours.Reflector()))
 	guarantees := map[string]bool{}
-	for _, g := range []string{prefl.GuaranteeEarned, prefl.GuaranteePublish, prefl.GuaranteeWithhold, prefl.GuaranteeRequests,
-		prefl.GuaranteeReplace, prefl.GuaranteeMalformed, prefl.GuaranteeConverge, prefl.GuaranteeCancel, prefl.GuaranteeStops,
-		prefl.GuaranteeBackoff, prefl.GuaranteeBound, prefl.GuaranteeTimers, prefl.GuaranteeResync} {
+	for _, g := range []string{prefl.GEarned, prefl.GPublish, prefl.GWithhold, prefl.GRequests,
+		prefl.GReplace, prefl.GMalformed, prefl.GConverge, prefl.GCancel, prefl.GStops,
+		prefl.GBackoff, prefl.GBound, prefl.GTimers, prefl.GResync} {
 		guarantees[g] = true
 	}
 	for _, v := range vs {

@@ -11,14 +11,14 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 )
 
-// DefaultSequence is the reflector's default sequence without jitter
+// defaultSequence is the reflector's default sequence without jitter
 // (reference §6.2 item 2), written out rather than computed: 0.8s doubling
 // to 25.6s, then the 30s cap.
-var DefaultSequence = []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond,
+var defaultSequence = []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond,
 	6400 * time.Millisecond, 12800 * time.Millisecond, 25600 * time.Millisecond, 30 * time.Second}
 
 // defaultBase is the base of the i-th default delay (from 0).
-func defaultBase(i int) time.Duration { return DefaultSequence[min(i, len(DefaultSequence)-1)] }
+func defaultBase(i int) time.Duration { return defaultSequence[min(i, len(defaultSequence)-1)] }
 
 // defaultCalls is how many steps the witness takes: past the 38 steps.
 const defaultCalls = spec.DefaultSteps + 7

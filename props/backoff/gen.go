@@ -9,9 +9,9 @@ import (
 	"pgregory.net/rapid"
 )
 
-// MaxSteps is the most steps a generated backoff has: past the reflector's
+// maxSteps is the most steps a generated backoff has: past the reflector's
 // 38, and enough for a factor of 2 to overflow any duration above 2^3ns.
-const MaxSteps = 60
+const maxSteps = 60
 
 // spread64 draws from [lo, hi] (lo >= 1) with every doubling of the range
 // as likely as the others, so that huge values come up as often as small
@@ -63,12 +63,12 @@ func factorGen(t *rapid.T) float64 {
 }
 
 // stepsGen draws Steps: 0, small, around the reflector's 38, up to
-// MaxSteps.
+// maxSteps.
 func stepsGen(t *rapid.T) int {
 	if checkkit.Choice(1, 5).Draw(t, "steps kind") == 0 {
 		return 0
 	}
-	return checkkit.Size(MaxSteps, spec.DefaultSteps).Draw(t, "steps")
+	return checkkit.Size(maxSteps, spec.DefaultSteps).Draw(t, "steps")
 }
 
 // capGen draws a cap for d, f and steps: none, one the growth reaches

@@ -23,7 +23,7 @@ func reset(s Subject, name string, rule ResetRule, declared bool) func(*testing.
 			if declared && rapid.Bool().Draw(rt, "jittered") {
 				run.P.Jitter = jitterGen(rt)
 			}
-			n := checkkit.Size(MaxSteps, 10, spec.DefaultSteps).Draw(rt, "calls")
+			n := checkkit.Size(maxSteps, 10, spec.DefaultSteps).Draw(rt, "calls")
 			for range n {
 				run.Gaps = append(run.Gaps, gapGen(rt, run.Reset))
 				if run.P.Jitter != 0 {

@@ -40,10 +40,10 @@ func sequenceWitnesses() []stepRun {
 	zeros := func(n int) []float64 { return make([]float64, n) }
 	return []stepRun{
 		{Params{Duration: 1 << 62, Factor: 2, Steps: 3}, zeros(4)},
-		{Params{Duration: time.Hour, Factor: 10, Steps: MaxSteps}, zeros(MaxSteps + 2)},
-		{Params{Duration: time.Hour, Factor: 10, Steps: MaxSteps, Cap: spec.MaxDuration - 1}, zeros(20)},
+		{Params{Duration: time.Hour, Factor: 10, Steps: maxSteps}, zeros(maxSteps + 2)},
+		{Params{Duration: time.Hour, Factor: 10, Steps: maxSteps, Cap: spec.MaxDuration - 1}, zeros(20)},
 		{Params{Duration: spec.MaxDuration, Factor: 1, Steps: 3}, zeros(4)},
-		{Params{Duration: time.Millisecond, Factor: 2, Steps: MaxSteps}, zeros(MaxSteps + 2)},
+		{Params{Duration: time.Millisecond, Factor: 2, Steps: maxSteps}, zeros(maxSteps + 2)},
 		{Params{Duration: 10 * time.Second, Factor: 0, Steps: 3, Cap: 4 * time.Second}, zeros(5)},
 		{Params{Duration: 10 * time.Second, Factor: 0.5, Steps: 5, Cap: 4 * time.Second}, zeros(7)},
 		{Params{Duration: 5 * time.Second, Factor: 2, Steps: 3, Cap: 10 * time.Second}, zeros(5)},

@@ -78,7 +78,7 @@ const raceHot = 32
 const raceJoin = 1 << 12
 
 // Racer is a race probe's second goroutine. Make one inside the probe's
-// synctest bubble with NewRacer, run rounds with Race from the bubble's
+// synctest bubble with newRacer, run rounds with Race from the bubble's
 // root goroutine (the only one that may call Race, Settle and Close), and
 // Close it before the bubble ends.
 type Racer struct {
@@ -101,9 +101,9 @@ type Racer struct {
 	panicked any
 }
 
-// NewRacer starts a Racer's goroutine. It spins while it waits for a
+// newRacer starts a Racer's goroutine. It spins while it waits for a
 // round, so only the caller's goroutine should run meanwhile.
-func NewRacer() *Racer {
+func newRacer() *Racer {
 	r := &Racer{wake: make(chan struct{}, 1), exited: make(chan struct{}), yieldEvery: 64}
 	if runtime.GOMAXPROCS(0) > 1 {
 		r.yieldEvery = 4096
@@ -196,12 +196,12 @@ func (r *Racer) Race(offset int, a, b func()) {
 	}
 }
 
-// Hot is the number of rounds so far in which both goroutines were on a
+// hotRounds is the number of rounds so far in which both goroutines were on a
 // CPU when the round started (the racer picked it up at once). On a loaded
 // machine the racer is often off its CPU when a round is released, and
 // such a round rarely hits a window; probes count hot rounds, not rounds
 // released, so that a busy machine gets more rounds, not a weaker probe.
-func (r *Racer) Hot() int64 { return r.hot.Load() }
+func (r *Racer) hotRounds() int64 { return r.hot.Load() }
 
 // pause is the body of a spin-wait's i-th iteration: a few dozen
 // nanoseconds of register work between two atomic loads (under -race each
@@ -228,8 +228,8 @@ func (r *Racer) idle(i int) {
 // Pending reports whether the last round's b has not returned (yet).
 func (r *Racer) Pending() bool { return r.finished.Load() != r.released.Load() }
 
-// Panicked is the last round's b's panic value, once it returned.
-func (r *Racer) Panicked() any {
+// lastPanic is the last round's b's panic value, once it returned.
+func (r *Racer) lastPanic() any {
 	if r.Pending() {
 		return nil
 	}
@@ -278,7 +278,7 @@ func (r *Racer) RaceChecked(p *Progress, at RaceAt, a, b func()) (blocked bool, 
 		if r.Pending() && r.Settle() {
 			return true, nil
 		}
-		v = r.Panicked()
+		v = r.lastPanic()
 	}
 	if v != nil {
 		err := at.Broke(GNoPanic, "a call panicked: %v", v)
@@ -288,10 +288,10 @@ func (r *Racer) RaceChecked(p *Progress, at RaceAt, a, b func()) (blocked bool, 
 	return false, nil
 }
 
-// Released is the number of rounds released so far.
-func (r *Racer) Released() int64 { return r.released.Load() }
+// releasedRounds is the number of rounds released so far.
+func (r *Racer) releasedRounds() int64 { return r.released.Load() }
 
 // String reports the racer's rounds, for a probe's log.
 func (r *Racer) String() string {
-	return fmt.Sprintf("%d rounds, %d hot (both goroutines on a CPU at the start)", r.Released(), r.Hot())
+	return fmt.Sprintf("%d rounds, %d hot (both goroutines on a CPU at the start)", r.releasedRounds(), r.hotRounds())
 }

@@ -11,7 +11,7 @@ import (
 
 func TestRacerRunsBothCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := NewRacer()
+		r := newRacer()
 		defer r.Close()
 		var a, b atomic.Int64
 		for round := range 200 {
@@ -31,7 +31,7 @@ func TestRacerRunsBothCalls(t *testing.T) {
 
 func TestRacerTellsBlockedAndPanics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := NewRacer()
+		r := newRacer()
 		defer r.Close()
 		release := make(chan struct{})
 		blocked, err := r.RaceChecked(nil, RaceAt{Pair: "x"}, func() {}, func() { <-release })

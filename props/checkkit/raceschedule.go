@@ -21,7 +21,7 @@ import (
 // (KVERIFY_RACE_SEED), and replaying the trace races only that pair, set
 // up as that round was, at that offset every other round and along the
 // pair's sweep in between, until the violation occurs again or
-// RaceReplayRounds hot rounds have passed. (The recorded offset alone, in
+// raceReplayRounds hot rounds have passed. (The recorded offset alone, in
 // every round, reproduced a lost Add of wq-done-split-lock in none of
 // 5000 rounds; alternating it with the sweep, in 8 replays of 9, and
 // every replay of four other mutants' race traces within 2 s.)
@@ -33,9 +33,9 @@ import (
 // explicit exploration budget (Config.Budget, kverify --budget) adds
 // rounds for a length of wall time.
 
-// RaceReplayRounds is how many hot rounds a replayed race round is tried
+// raceReplayRounds is how many hot rounds a replayed race round is tried
 // for before the replay reports that it did not occur again.
-const RaceReplayRounds = 5000
+const raceReplayRounds = 5000
 
 // raceCap bounds the rounds a probe releases, as a multiple of the hot
 // rounds it wants: under load most rounds start cold and few of them hit
@@ -76,10 +76,10 @@ func (a RaceAt) Mark(err error) error {
 	return err
 }
 
-// RaceSeed is the seed of the race probes' offsets: KVERIFY_RACE_SEED when
+// raceSeed is the seed of the race probes' offsets: KVERIFY_RACE_SEED when
 // set, else random. (A malformed KVERIFY_RACE_SEED fails Run before any
 // check starts.)
-func (c Config) RaceSeed() uint64 {
+func (c Config) raceSeed() uint64 {
 	if env := c.environ(); env.HasRaceSeed {
 		return env.RaceSeed
 	}
@@ -99,11 +99,11 @@ type RaceSchedule struct {
 // NewRaceSchedule returns the schedule of a probe of pairs pairs of calls,
 // each to race in rounds hot rounds, exploring for cfg.Budget more. When
 // cfg replays a race trace (WithProbeReplay), the schedule runs only the
-// trace's pair, as its round, for RaceReplayRounds hot rounds.
+// trace's pair, as its round, for raceReplayRounds hot rounds.
 func NewRaceSchedule(cfg Config, pairs, rounds int) *RaceSchedule {
-	s := &RaceSchedule{seed: cfg.RaceSeed(), want: int64(pairs * rounds), budget: NewWallTimer(cfg.Budget)}
+	s := &RaceSchedule{seed: cfg.raceSeed(), want: int64(pairs * rounds), budget: NewWallTimer(cfg.Budget)}
 	if f := cfg.race; f != nil {
-		s.seed, s.focus, s.want = f.Seed, f, RaceReplayRounds
+		s.seed, s.focus, s.want = f.Seed, f, raceReplayRounds
 		s.budget = NewWallTimer(0)
 	}
 	s.cap = raceCap * s.want
@@ -148,7 +148,7 @@ const racePhases = 4 * (2*raceNarrow + 1) * (2*raceMedium + 1) * (2*raceWide + 1
 // rounds it wants and the budget has passed, or it has released raceCap
 // times as many rounds.
 func (s *RaceSchedule) Done(r *Racer) bool {
-	return r.Hot() >= s.want && s.budget.Expired() || r.Released() >= s.cap
+	return r.hotRounds() >= s.want && s.budget.Expired() || r.releasedRounds() >= s.cap
 }
 
 // Loop runs a probe's rounds inside the caller's synctest bubble: it
@@ -156,7 +156,7 @@ func (s *RaceSchedule) Done(r *Racer) bool {
 // round fails or the schedule is done, logs the racer's counts and the
 // seed to t, and closes the racer.
 func (s *RaceSchedule) Loop(t *testing.T, step int, round func(r *Racer, n int) error) error {
-	r := NewRacer()
+	r := newRacer()
 	defer r.Close()
 	for n := 0; ; n += step {
 		if err := round(r, n); err != nil {

@@ -131,7 +131,7 @@ func TestRaceScheduleStopsByCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := r.Released(); n > raceCap*50 || r.Hot() < 50 && n < raceCap*50 {
-		t.Fatalf("stopped after %d rounds, %d hot: want 50 hot, or %d rounds", n, r.Hot(), raceCap*50)
+	if n := r.releasedRounds(); n > raceCap*50 || r.hotRounds() < 50 && n < raceCap*50 {
+		t.Fatalf("stopped after %d rounds, %d hot: want 50 hot, or %d rounds", n, r.hotRounds(), raceCap*50)
 	}
 }

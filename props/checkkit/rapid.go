@@ -108,7 +108,7 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 	// thousands of items rapid's default 30s would make the gate wait that
 	// long to report. The budget keeps what is found within it.
 	if f := flag.Lookup("rapid.shrinktime"); f != nil && f.Value.String() == "30s" {
-		_ = f.Value.Set(ShrinkTime(cfg).String())
+		_ = f.Value.Set(shrinkTime(cfg).String())
 		defer func() { _ = f.Value.Set("30s") }()
 	}
 	s := &sink{}
@@ -152,7 +152,7 @@ func Rapid(t *testing.T, cfg Config, prop func(t *rapid.T, rec *Recorder)) error
 			return v
 		}
 		if time.Since(start) >= cfg.Budget {
-			if cfg.Abandoned() {
+			if cfg.isAbandoned() {
 				return nil
 			}
 			t.Logf("passed %d round(s) in %v", round, time.Since(start).Round(time.Millisecond))
@@ -273,14 +273,14 @@ func reportCause(report string) string {
 	return line
 }
 
-// DefaultShrinkTime bounds rapid's shrinking of a counterexample in the
+// defaultShrinkTime bounds rapid's shrinking of a counterexample in the
 // default gate; a budget (Config.Budget) raises it to the budget.
-const DefaultShrinkTime = 3 * time.Second
+const defaultShrinkTime = 3 * time.Second
 
-// ShrinkTime is how long Rapid lets rapid shrink a counterexample:
-// DefaultShrinkTime, or cfg.Budget if that is longer. An explicit
+// shrinkTime is how long Rapid lets rapid shrink a counterexample:
+// defaultShrinkTime, or cfg.Budget if that is longer. An explicit
 // -rapid.shrinktime other than rapid's default wins.
-func ShrinkTime(cfg Config) time.Duration { return max(DefaultShrinkTime, cfg.Budget) }
+func shrinkTime(cfg Config) time.Duration { return max(defaultShrinkTime, cfg.Budget) }
 
 // NewRecorder returns a recorder that reports its steps to p (nil: to
 // nobody), for fixed scenarios run outside Rapid with the same engine.
@@ -329,7 +329,7 @@ func FuzzCheck(t *testing.T, c Check, data []byte) {
 		t.Fatalf("kverify's environment: %v", err)
 	}
 	calls := new(atomic.Int32)
-	cfg := Config{Subject: DefaultSubject, TraceDir: t.TempDir(), fuzz: &data, rapidCalls: calls, env: &env}
+	cfg := Config{Subject: defaultSubject, TraceDir: t.TempDir(), fuzz: &data, rapidCalls: calls, env: &env}
 	ended, err := guarded(t, c, cfg)
 	if ended {
 		return

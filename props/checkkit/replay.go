@@ -24,27 +24,27 @@ const ReplayFlag = "kverify.replay"
 // lives. Registered on the default flag set, as rapid registers -rapid.*.
 var replayFlag = flag.String(ReplayFlag, "", "kverify: replay this saved counterexample trace (a file a failing check saved) instead of running the checks")
 
-// DefaultTraceDir is where a check that fails saves its counterexample
+// defaultTraceDir is where a check that fails saves its counterexample
 // when neither WithTraceDir nor KVERIFY_TRACE_DIR chose a directory: next
 // to the test, like rapid's testdata/rapid and go fuzz's testdata/fuzz, so
 // that it survives the test run (t.ArtifactDir is removed after it unless
 // go test -artifacts is given). Counterexamples of declared divergences
 // are not kept.
-const DefaultTraceDir = "testdata/kverify"
+const defaultTraceDir = "testdata/kverify"
 
-// ProbeReplayBudget is how long a check explores when a probe trace (one
+// probeReplayBudget is how long a check explores when a probe trace (one
 // without steps: a lifecycle sweep, a concurrent history) that names no
 // race round is replayed: it cannot be replayed step by step, so the check
 // runs again, stopping at its first violation. (A race probe's trace names
-// its round, and its replay is counted in rounds: RaceReplayRounds.)
-const ProbeReplayBudget = 20 * time.Second
+// its round, and its replay is counted in rounds: raceReplayRounds.)
+const probeReplayBudget = 20 * time.Second
 
 // ProbeReplayPlan says how a probe trace is replayed, for a log line.
 func ProbeReplayPlan(tr *traces.Trace) string {
 	if r := tr.Race; r != nil {
-		return fmt.Sprintf("racing %s at offset %d (round %d of seed %d) again, for up to %d hot rounds", r.Pair, r.Offset, r.Round, r.Seed, RaceReplayRounds)
+		return fmt.Sprintf("racing %s at offset %d (round %d of seed %d) again, for up to %d hot rounds", r.Pair, r.Offset, r.Round, r.Seed, raceReplayRounds)
 	}
-	return fmt.Sprintf("running the check again, exploring for up to %v", ProbeReplayBudget)
+	return fmt.Sprintf("running the check again, exploring for up to %v", probeReplayBudget)
 }
 
 func probeReplayConfig(cfg Config, tr *traces.Trace) Config {
@@ -64,7 +64,7 @@ func replayTrace() (*traces.Trace, string, error) {
 
 // runReplay is Run's body under -kverify.replay: the check the trace names
 // replays it (step by step through Check.Replay, or, for a probe trace, by
-// running again with ProbeReplayBudget); every other check is skipped. A
+// running again with probeReplayBudget); every other check is skipped. A
 // violation that occurs again fails the check, whatever divergence is
 // declared: replaying is asking whether it still happens.
 func runReplay(t *testing.T, checks []Check, cfg Config, tr *traces.Trace, path string) {
@@ -111,16 +111,16 @@ func runReplay(t *testing.T, checks []Check, cfg Config, tr *traces.Trace, path 
 }
 
 // keep moves a failing check's saved trace out of a directory the test
-// run removes into DefaultTraceDir, when no directory was chosen, and
+// run removes into defaultTraceDir, when no directory was chosen, and
 // records the new path in the violation.
 func keep(t *testing.T, cfg Config, err error) {
 	var v *Violation
 	if cfg.TraceDir != "" || !errors.As(err, &v) || v.TracePath == "" {
 		return
 	}
-	dst, cerr := copyInto(DefaultTraceDir, v.TracePath)
+	dst, cerr := copyInto(defaultTraceDir, v.TracePath)
 	if cerr != nil {
-		t.Logf("could not keep the trace in %s: %v", DefaultTraceDir, cerr)
+		t.Logf("could not keep the trace in %s: %v", defaultTraceDir, cerr)
 		return
 	}
 	v.TracePath, v.ReplayCommand = dst, replayHint(cfg.environ(), t.Name(), dst)

@@ -42,7 +42,7 @@ func TestHelperConformance(t *testing.T) {
 }
 
 // TestReplayElsewhere: a failure in a test outside the kverify command
-// keeps its counterexample in DefaultTraceDir under the test's directory
+// keeps its counterexample in defaultTraceDir under the test's directory
 // and prints a go test command with -kverify.replay that reproduces it
 // there; a trace that no longer breaks the subject replays clean.
 func TestReplayElsewhere(t *testing.T) {
@@ -67,7 +67,7 @@ func TestReplayElsewhere(t *testing.T) {
 	if m[1] != m[2] {
 		t.Errorf("the replay command names %s, the trace was saved at %s", m[2], m[1])
 	}
-	if want := filepath.Join(dir, DefaultTraceDir); filepath.Dir(m[1]) != want {
+	if want := filepath.Join(dir, defaultTraceDir); filepath.Dir(m[1]) != want {
 		t.Errorf("the trace was saved at %s, want it in %s", m[1], want)
 	}
 	if _, err := os.Stat(m[1]); err != nil {

@@ -28,7 +28,7 @@ import (
 // hang verdict closer. KVERIFY_HANG_AFTER overrides it.
 const HangAfter = 5 * time.Second
 
-// SpinAfter is how long, in wall time and in twice as much CPU time given
+// spinAfter is how long, in wall time and in twice as much CPU time given
 // to the process, a check may stay without progress while one of its
 // synctest bubbles cannot become quiescent (a goroutine waits in
 // synctest.Wait while another one of the bubble keeps running) before the
@@ -39,14 +39,14 @@ const HangAfter = 5 * time.Second
 // CPU time, not wall time, is the evidence for a spin: a process that waits
 // for a core is given none, so a loaded machine cannot turn a slow step
 // into a spin.
-const SpinAfter = time.Second
+const spinAfter = time.Second
 
 // The CPU time, given to the process while a check makes no progress, that
 // makes a spin (with an unquiescent bubble) and a busy hang (without one):
 // twice the wall-time bounds, so that on two cores neither fires before the
 // wall-time bounds did on a quiet machine.
 const (
-	spinCPU = 2 * SpinAfter
+	spinCPU = 2 * spinAfter
 	burnCPU = 2 * HangAfter
 )
 
@@ -135,8 +135,8 @@ func (p *Progress) Abandon(err error) {
 
 func (p *Progress) count() uint64 { return p.n.Load() }
 
-// Last returns the operations recorded most recently, oldest first.
-func (p *Progress) Last() []string {
+// last returns the operations recorded most recently, oldest first.
+func (p *Progress) last() []string {
 	if p == nil {
 		return nil
 	}
@@ -273,11 +273,11 @@ var checkSerial atomic.Uint64
 // watch is the watchdog's state for one check. Its verdicts rest on
 // evidence that load does not fake:
 //   - a spin: no progress while the process was given spinCPU of CPU time
-//     (and SpinAfter of wall time passed), and one of the check's bubbles
+//     (and spinAfter of wall time passed), and one of the check's bubbles
 //     has a goroutine in synctest.Wait and another running or runnable in
 //     two dumps in a row;
 //   - a deadlock on a lock: the same kind of bubble, with none of the
-//     check's goroutines able to run, for SpinAfter of wall time;
+//     check's goroutines able to run, for spinAfter of wall time;
 //   - a hang: none of the check's goroutines able to run for limit of wall
 //     time (a starved goroutine is runnable, so starvation stops this
 //     clock);
@@ -315,7 +315,7 @@ type watch struct {
 }
 
 func newWatch(p *Progress, label string, limit time.Duration) *watch {
-	w := &watch{p: p, label: label, limit: limit, spin: min(SpinAfter, limit), since: time.Now(),
+	w := &watch{p: p, label: label, limit: limit, spin: min(spinAfter, limit), since: time.Now(),
 		cpuNow: processCPU, threadNow: threadCPU, stacks: allStacks, wallNow: time.Now}
 	w.cpu, w.haveCPU = w.cpuNow()
 	return w
@@ -421,7 +421,7 @@ func hangViolation(cfg Config, c Check, p *Progress, why, all, label string) err
 	}
 	var b strings.Builder
 	b.WriteString(why)
-	if ops := p.Last(); len(ops) > 0 {
+	if ops := p.last(); len(ops) > 0 {
 		fmt.Fprintf(&b, "\n  last operations (oldest first):\n    %s", strings.Join(ops, "\n    "))
 	} else {
 		b.WriteString("\n  no operation recorded")

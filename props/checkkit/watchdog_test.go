@@ -90,7 +90,7 @@ func spinCheck(stop chan struct{}, wg *sync.WaitGroup) Check {
 }
 
 // A spin inside a bubble is told from a slow step by the bubble's state and
-// the CPU time it burns: it is reported by the spin rule (after SpinAfter
+// the CPU time it burns: it is reported by the spin rule (after spinAfter
 // of wall time and twice that of CPU time), not as a hang.
 func TestGuardNamesSpinWithStacks(t *testing.T) {
 	defer tainted.Store(nil)
@@ -132,7 +132,7 @@ func TestProgressKeepsTheTail(t *testing.T) {
 	for i := range progressTail + 3 {
 		p.Op(string(rune('a' + i%26)))
 	}
-	last := p.Last()
+	last := p.last()
 	if len(last) != progressTail || last[0] != "d" {
 		t.Fatalf("Last() = %v", last)
 	}
@@ -210,7 +210,7 @@ func TestWatchEvidence(t *testing.T) {
 		// reported once 2 s of CPU time went by.
 		{"spin inside a Wait", []string{waiter, runner}, 100 * time.Millisecond, "keeps running", 3 * time.Second},
 		// Nothing of the check can run and the bubble cannot quiesce: a
-		// deadlock on a lock, reported after SpinAfter.
+		// deadlock on a lock, reported after spinAfter.
 		{"deadlock on a lock", []string{waiter, locker}, 0, "deadlocks on a lock", 2 * time.Second},
 		// Blocked outside any bubble: a hang after HangAfter.
 		{"blocked", []string{blocked}, 0, "hangs or deadlocks", HangAfter + time.Second},
@@ -240,7 +240,7 @@ func TestWatchEvidence(t *testing.T) {
 }
 
 // A check whose bubble deadlocks on a lock is named as such (after
-// SpinAfter of time with nothing of the check able to run, not HangAfter),
+// spinAfter of time with nothing of the check able to run, not HangAfter),
 // although it uses no CPU.
 func TestGuardNamesLockDeadlock(t *testing.T) {
 	defer tainted.Store(nil)

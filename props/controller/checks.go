@@ -81,7 +81,7 @@ func newServer(fail func(string, string, ...any), objects int, faults ...modelse
 	srv := modelserver.NewServer(apiserver.Config{}, faults)
 	for _, k := range keyPool(objects) {
 		if err := srv.Create(k); err != nil {
-			fail(GuaranteeModelServer, "create %s: %v", k, err)
+			fail(GModelServer, "create %s: %v", k, err)
 		}
 	}
 	return srv
@@ -98,15 +98,15 @@ func keyPool(n int) []string {
 func badInput(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		if s.BadInput == nil {
-			return checkkit.Broke(GuaranteeBadInput, "the subject offers no BadInput")
+			return checkkit.Broke(GBadInput, "the subject offers no BadInput")
 		}
 		for i, what := range []string{"a nil reconciler", "a negative number of workers"} {
 			var err error
 			if p := checkkit.Protect(func() { err = s.BadInput(i) }); p != nil {
-				return checkkit.Broke(GuaranteeBadInput, "New with %s panicked: %v", what, p)
+				return checkkit.Broke(GBadInput, "New with %s panicked: %v", what, p)
 			}
 			if err == nil {
-				return checkkit.Broke(GuaranteeBadInput, "New with %s returned no error", what)
+				return checkkit.Broke(GBadInput, "New with %s returned no error", what)
 			}
 		}
 		return nil

@@ -62,7 +62,7 @@ func converge(s Subject) func(*testing.T, checkkit.Config) error {
 				srv := modelserver.NewServer(apiserver.Config{NoWatchList: noWL}, faults)
 				for _, k := range keys[:n] {
 					if err := srv.Create(k); err != nil {
-						fail(GuaranteeModelServer, "create %s: %v", k, err)
+						fail(GModelServer, "create %s: %v", k, err)
 					}
 				}
 				w := newWorld(fail, srv, lim)

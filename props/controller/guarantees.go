@@ -7,73 +7,73 @@ const Component = "controller"
 
 // The guarantees the controller checks name in violations.
 const (
-	// GuaranteeOneAtATime: two reconciles of one key overlapped.
-	GuaranteeOneAtATime = "one at a time: no two reconciles of a key overlap"
-	// GuaranteeWorkers: more reconciles ran at once than there are
+	// GOneAtATime: two reconciles of one key overlapped.
+	GOneAtATime = "one at a time: no two reconciles of a key overlap"
+	// GWorkers: more reconciles ran at once than there are
 	// workers.
-	GuaranteeWorkers = "at most Workers reconciles run at once"
-	// GuaranteeCaughtUp: a reconcile read a cache older than a
+	GWorkers = "at most Workers reconciles run at once"
+	// GCaughtUp: a reconcile read a cache older than a
 	// notification of its key made before it started.
-	GuaranteeCaughtUp = "a reconcile reads a cache at or after every notification of its key before it started"
-	// GuaranteeMonotonic: between two reconciles of a key the cache went
+	GCaughtUp = "a reconcile reads a cache at or after every notification of its key before it started"
+	// GMonotonic: between two reconciles of a key the cache went
 	// back in time.
-	GuaranteeMonotonic = "monotonic reads: between two reconciles of a key the cache never goes back (relists included)"
-	// GuaranteeBusyLoop: a key was reconciled again with no notification,
+	GMonotonic = "monotonic reads: between two reconciles of a key the cache never goes back (relists included)"
+	// GBusyLoop: a key was reconciled again with no notification,
 	// failure or requeue since its last reconcile.
-	GuaranteeBusyLoop = "no busy loop: a key is reconciled again only after a notification, a failure or a requested requeue"
-	// GuaranteeRetryDelay: a failed key was retried faster (or, when the
+	GBusyLoop = "no busy loop: a key is reconciled again only after a notification, a failure or a requested requeue"
+	// GRetryDelay: a failed key was retried faster (or, when the
 	// controller is idle, at another time) than the limiter's delay.
-	GuaranteeRetryDelay = "a failed key is retried at the rate limiter's delay, its failures forgotten on success"
-	// GuaranteeRequeue: a requested requeue came early, late or never.
-	GuaranteeRequeue = "a requested requeue reconciles the key again after its delay"
-	// GuaranteeEventual: once nothing changed, a key's last reconcile did
+	GRetryDelay = "a failed key is retried at the rate limiter's delay, its failures forgotten on success"
+	// GRequeue: a requested requeue came early, late or never.
+	GRequeue = "a requested requeue reconciles the key again after its delay"
+	// GEventual: once nothing changed, a key's last reconcile did
 	// not succeed reading the server's state of it.
-	GuaranteeEventual = "eventual reconcile: once faults and writes stop, every key's last reconcile succeeded reading the server's state (absent for a deleted key)"
-	// GuaranteeWakeup: a change that landed while its key was being
+	GEventual = "eventual reconcile: once faults and writes stop, every key's last reconcile succeeded reading the server's state (absent for a deleted key)"
+	// GWakeup: a change that landed while its key was being
 	// reconciled did not cause another reconcile.
-	GuaranteeWakeup = "no lost wake-up: a change during its key's reconcile reconciles the key again"
-	// GuaranteeIsolation: a slow or panicking reconcile stopped others.
-	GuaranteeIsolation = "isolation: a slow or panicking reconcile does not stop the other keys' reconciles, and a panicking key is retried"
-	// GuaranteeSyncFirst: a reconcile ran before the informer's first list
+	GWakeup = "no lost wake-up: a change during its key's reconcile reconciles the key again"
+	// GIsolation: a slow or panicking reconcile stopped others.
+	GIsolation = "isolation: a slow or panicking reconcile does not stop the other keys' reconciles, and a panicking key is retried"
+	// GSyncFirst: a reconcile ran before the informer's first list
 	// was processed.
-	GuaranteeSyncFirst = "no reconcile before the informer's first list is in its cache and reached the handler"
-	// GuaranteeStop: a reconcile started after cancel, or Run returned
+	GSyncFirst = "no reconcile before the informer's first list is in its cache and reached the handler"
+	// GStop: a reconcile started after cancel, or Run returned
 	// before the reconciles in flight returned, or not once they had.
-	GuaranteeStop = "stop: no reconcile starts after cancel; Run returns once the reconciles in flight returned, and not before"
-	// GuaranteeNothingAfter: something of the controller ran after Run
+	GStop = "stop: no reconcile starts after cancel; Run returns once the reconciles in flight returned, and not before"
+	// GNothingAfter: something of the controller ran after Run
 	// returned, or a second Run did not return at once.
-	GuaranteeNothingAfter = "nothing of the controller runs after Run returned; a second Run returns at once"
-	// GuaranteeBadInput: the constructor accepted, or panicked on, a setup
+	GNothingAfter = "nothing of the controller runs after Run returned; a second Run returns at once"
+	// GBadInput: the constructor accepted, or panicked on, a setup
 	// it cannot run.
-	GuaranteeBadInput = "bad input rejected"
-	// GuaranteeConstruction: the constructor failed on a valid setup.
-	GuaranteeConstruction = "construction"
-	// GuaranteeModelServer: the check's own server refused one of its
+	GBadInput = "bad input rejected"
+	// GConstruction: the constructor failed on a valid setup.
+	GConstruction = "construction"
+	// GModelServer: the check's own server refused one of its
 	// writes: the check, not the subject, is at fault.
-	GuaranteeModelServer = "the model server accepts the check's writes"
+	GModelServer = "the model server accepts the check's writes"
 )
 
 // Guarantees lists every guarantee above.
 func Guarantees() []string {
-	return []string{GuaranteeOneAtATime, GuaranteeWorkers, GuaranteeCaughtUp, GuaranteeMonotonic, GuaranteeBusyLoop,
-		GuaranteeRetryDelay, GuaranteeRequeue, GuaranteeEventual, GuaranteeWakeup, GuaranteeIsolation,
-		GuaranteeSyncFirst, GuaranteeStop, GuaranteeNothingAfter, GuaranteeBadInput, GuaranteeConstruction,
-		GuaranteeModelServer}
+	return []string{GOneAtATime, GWorkers, GCaughtUp, GMonotonic, GBusyLoop,
+		GRetryDelay, GRequeue, GEventual, GWakeup, GIsolation,
+		GSyncFirst, GStop, GNothingAfter, GBadInput, GConstruction,
+		GModelServer}
 }
 
 // byPromise names the guarantee each of the ledger's promises is.
 var byPromise = map[string]string{
-	spec.PromiseOneAtATime: GuaranteeOneAtATime,
-	spec.PromiseCaughtUp:   GuaranteeCaughtUp,
-	spec.PromiseMonotonic:  GuaranteeMonotonic,
-	spec.PromiseBusyLoop:   GuaranteeBusyLoop,
-	spec.PromiseRetryDelay: GuaranteeRetryDelay,
-	spec.PromiseRequeue:    GuaranteeRequeue,
-	spec.PromiseEventual:   GuaranteeEventual,
-	spec.PromiseStopped:    GuaranteeNothingAfter,
-	stopPromise:            GuaranteeStop,
-	workersPromise:         GuaranteeWorkers,
-	syncPromise:            GuaranteeSyncFirst,
+	spec.PromiseOneAtATime: GOneAtATime,
+	spec.PromiseCaughtUp:   GCaughtUp,
+	spec.PromiseMonotonic:  GMonotonic,
+	spec.PromiseBusyLoop:   GBusyLoop,
+	spec.PromiseRetryDelay: GRetryDelay,
+	spec.PromiseRequeue:    GRequeue,
+	spec.PromiseEventual:   GEventual,
+	spec.PromiseStopped:    GNothingAfter,
+	stopPromise:            GStop,
+	workersPromise:         GWorkers,
+	syncPromise:            GSyncFirst,
 }
 
 // GuaranteeOf is the guarantee a promise of spec/controller's ledger is,

@@ -70,7 +70,7 @@ func (w *world) write(fail func(string, string, ...any), op, key string) {
 		err = w.srv.Delete(key)
 	}
 	if err != nil {
-		fail(GuaranteeModelServer, "%s %s: %v", op, key, err)
+		fail(GModelServer, "%s %s: %v", op, key, err)
 	}
 }
 
@@ -99,31 +99,31 @@ func retry(s Subject) func(*testing.T, checkkit.Config) error {
 				}
 			}
 			rec.Step("reconcile fails, fails, succeeds", "", "")
-			expect(GuaranteeRetryDelay, "two failures then a success (the limiter's base 1s, doubled)", 0, time.Second, 2*time.Second)
+			expect(GRetryDelay, "two failures then a success (the limiter's base 1s, doubled)", 0, time.Second, 2*time.Second)
 
 			rec.Step("update; reconcile fails, succeeds", "", "")
 			n := w.count(k)
 			w.setScript(k, behaviour{Fail: true}, behaviour{})
 			w.write(fail, "update", k)
-			expect(GuaranteeRetryDelay, "after a success, a failure then a success (failures forgotten: base again)", n, time.Second)
+			expect(GRetryDelay, "after a success, a failure then a success (failures forgotten: base again)", n, time.Second)
 
 			rec.Step("update; reconcile requeues after 7s, succeeds", "", "")
 			n = w.count(k)
 			w.setScript(k, behaviour{RequeueAfter: 7 * time.Second}, behaviour{})
 			w.write(fail, "update", k)
-			expect(GuaranteeRequeue, "a requeue after 7s", n, 7*time.Second)
+			expect(GRequeue, "a requeue after 7s", n, 7*time.Second)
 
 			rec.Step("update; reconcile fails, requeues after 5s, fails, succeeds", "", "")
 			n = w.count(k)
 			w.setScript(k, behaviour{Fail: true}, behaviour{RequeueAfter: 5 * time.Second}, behaviour{Fail: true}, behaviour{})
 			w.write(fail, "update", k)
-			expect(GuaranteeRetryDelay, "a failure, a requeue after 5s, a failure (a requeue forgets the failures: base again)", n, time.Second, 5*time.Second, time.Second)
+			expect(GRetryDelay, "a failure, a requeue after 5s, a failure (a requeue forgets the failures: base again)", n, time.Second, 5*time.Second, time.Second)
 
 			rec.Step("update; reconcile fails and asks for a requeue after 1h, succeeds", "", "")
 			n = w.count(k)
 			w.setScript(k, behaviour{Fail: true, RequeueAfter: time.Hour}, behaviour{})
 			w.write(fail, "update", k)
-			expect(GuaranteeRetryDelay, "an error with a RequeueAfter of 1h (the error wins: the limiter's base)", n, time.Second)
+			expect(GRetryDelay, "an error with a RequeueAfter of 1h (the error wins: the limiter's base)", n, time.Second)
 			w.stop(true)
 		})
 	}
@@ -145,14 +145,14 @@ func wakeup(s Subject) func(*testing.T, checkkit.Config) error {
 				w.write(fail, "update", k)
 				synctest.Wait()
 				if w.count(k) != n+1 {
-					fail(GuaranteeWakeup, "an update of %s was not reconciled", k)
+					fail(GWakeup, "an update of %s was not reconciled", k)
 				}
 				w.write(fail, op, k)
 				time.Sleep(time.Minute)
 				synctest.Wait()
 				w.check()
 				if got := w.count(k); got != n+1 {
-					fail(GuaranteeOneAtATime, "%s's reconcile is held, yet %d more started after a %s", k, got-n-1, op)
+					fail(GOneAtATime, "%s's reconcile is held, yet %d more started after a %s", k, got-n-1, op)
 				}
 				w.release()
 				time.Sleep(time.Second)
@@ -165,7 +165,7 @@ func wakeup(s Subject) func(*testing.T, checkkit.Config) error {
 				got := reads[len(reads)-1]
 				rv, present := want[k]
 				if len(reads) != n+2 || got.Present != present || (present && got.RV != rv) {
-					fail(GuaranteeWakeup, "after a %s during its held reconcile, %s was reconciled %d more times, last reading %s; want once more, reading the server's state", op, k, len(reads)-n-1, got)
+					fail(GWakeup, "after a %s during its held reconcile, %s was reconciled %d more times, last reading %s; want once more, reading the server's state", op, k, len(reads)-n-1, got)
 				}
 				if op == "delete" {
 					w.write(fail, "create", k)
@@ -210,7 +210,7 @@ func isolation(s Subject) func(*testing.T, checkkit.Config) error {
 			}
 			w.mu.Unlock()
 			if len(bad) > 0 {
-				fail(GuaranteeIsolation, "with o000's reconcile held: %s", strings.Join(bad, "; "))
+				fail(GIsolation, "with o000's reconcile held: %s", strings.Join(bad, "; "))
 			}
 			rec.Step("release o000", "", "")
 			w.release()
@@ -233,7 +233,7 @@ func stop(s Subject) func(*testing.T, checkkit.Config) error {
 			synctest.Wait()
 			w.check()
 			if n := w.count("default/o000") + w.count("default/o001"); n > 0 {
-				fail(GuaranteeSyncFirst, "%d reconciles with the first list held by the server", n)
+				fail(GSyncFirst, "%d reconciles with the first list held by the server", n)
 			}
 			rec.Step("cancel with the first list held", "", "")
 			w.stop(true)
@@ -251,7 +251,7 @@ func stop(s Subject) func(*testing.T, checkkit.Config) error {
 			inflight := w.inflight
 			w.mu.Unlock()
 			if inflight == 0 {
-				fail(GuaranteeSyncFirst, "a second after Run, with three objects listed, no reconcile runs")
+				fail(GSyncFirst, "a second after Run, with three objects listed, no reconcile runs")
 			}
 			rec.Step(fmt.Sprintf("cancel with %d reconciles in flight", inflight), "", "")
 			w.cancel()
@@ -270,7 +270,7 @@ func stop(s Subject) func(*testing.T, checkkit.Config) error {
 			<-again
 			srv.Close()
 			if !returned {
-				fail(GuaranteeNothingAfter, "a second Run, after the first returned, does not return")
+				fail(GNothingAfter, "a second Run, after the first returned, does not return")
 			}
 		}); err != nil {
 			return err
@@ -299,7 +299,7 @@ func syncFirst(s Subject) func(*testing.T, checkkit.Config) error {
 			synctest.Wait()
 			w.check()
 			if n := w.count("default/o000") + w.count("default/o001") + w.count("default/o002"); n == 0 {
-				fail(GuaranteeSyncFirst, "five minutes after a first list of 3 objects, nothing was reconciled")
+				fail(GSyncFirst, "five minutes after a first list of 3 objects, nothing was reconciled")
 			}
 			w.stop(true)
 		})

@@ -1,3 +1,13 @@
+// Package controller is the conformance suite for controllers, end to end:
+// an informer whose handler enqueues keys, a rate-limited work queue,
+// workers and a reconciler that reads the informer's cache, run against
+// the model API server (props/modelserver) and its fault schedules in
+// synctest bubbles. Fixed scenarios and random runs hold it to what a
+// reconciler relies on: one reconcile of a key at a time, at most Workers
+// at once, reads of a cache that caught up with the key's notifications,
+// retries at the rate limiter's delay, no lost wake-up, no reconcile
+// before the first sync or after cancel, and every key's last reconcile
+// reading the server's state once faults stop (docs/controller.md).
 package controller
 
 import (

@@ -101,10 +101,10 @@ func (w *world) build(s Subject, watchList bool, workers int, lim spec.Limiter) 
 	c, err := s.New(Setup{Server: w.srv, WatchList: watchList, Workers: workers, BaseDelay: lim.Base, MaxDelay: lim.Max,
 		Reconcile: w.reconcile, Notified: w.notified})
 	if err != nil {
-		w.fail(GuaranteeConstruction, "New: %v", err)
+		w.fail(GConstruction, "New: %v", err)
 	}
 	if c == nil {
-		w.fail(GuaranteeConstruction, "New returned no controller and no error")
+		w.fail(GConstruction, "New returned no controller and no error")
 	}
 	w.c = c
 }
@@ -215,14 +215,14 @@ func (w *world) missing(cache Reader) string {
 }
 
 // syncPromise marks a reconcile before the first list was in the cache
-// (GuaranteeSyncFirst).
+// (GSyncFirst).
 const syncPromise = "sync first"
 
 // workersPromise marks more reconciles at once than workers
-// (GuaranteeWorkers), which the ledger, knowing keys only, cannot see.
+// (GWorkers), which the ledger, knowing keys only, cannot see.
 const workersPromise = "workers"
 
-// stopPromise marks a reconcile started after cancel (GuaranteeStop), apart
+// stopPromise marks a reconcile started after cancel (GStop), apart
 // from the ledger's nothing-after-Run.
 const stopPromise = "stop"
 
@@ -337,7 +337,7 @@ func (w *world) settle() {
 	w.mu.Lock()
 	events := append([]string(nil), w.events...)
 	w.mu.Unlock()
-	w.fail(GuaranteeEventual, "two hours after the last write: %v\n\tlast events:\n\t\t%s", err, strings.Join(events, "\n\t\t"))
+	w.fail(GEventual, "two hours after the last write: %v\n\tlast events:\n\t\t%s", err, strings.Join(events, "\n\t\t"))
 }
 
 // stop cancels Run and, with check, holds the controller to the stop
@@ -373,14 +373,14 @@ func (w *world) awaitReturn() {
 		w.mu.Unlock()
 		switch {
 		case closed(w.done) && n > 0:
-			w.fail(GuaranteeStop, "Run returned with %d reconciles in flight", n)
+			w.fail(GStop, "Run returned with %d reconciles in flight", n)
 		case closed(w.done):
 			return
 		case n == 0 && h == 0 || i == 10:
 			stuck := stacks()
 			w.release()
 			w.srv.Close()
-			w.fail(GuaranteeStop, "Run did not return after its context was cancelled, with %d reconciles in flight and %d handler calls in progress; the bubble's goroutines:\n%s", n, h, stuck)
+			w.fail(GStop, "Run did not return after its context was cancelled, with %d reconciles in flight and %d handler calls in progress; the bubble's goroutines:\n%s", n, h, stuck)
 		}
 		time.Sleep(time.Minute)
 	}

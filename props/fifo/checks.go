@@ -38,13 +38,13 @@ const (
 	CheckCollaborators = "collaborators"
 )
 
-// Sizes: MaxList bounds a Replace's list and a Pops step; the thresholds
+// Sizes: maxList bounds a Replace's list and a Pops step; the thresholds
 // are where client-go changes behaviour (the slow-pop trace past a depth of
 // 10, RealFIFO's batch of 1000 and its unlock bound of 2000).
-const MaxList = 3000
+const maxList = 3000
 
-// Thresholds are the sizes Replace lists and Pops steps cluster around.
-var Thresholds = []int{10, 11, spec.DefaultBatchSize, 2 * spec.DefaultBatchSize}
+// thresholds are the sizes Replace lists and Pops steps cluster around.
+var thresholds = []int{10, 11, spec.DefaultBatchSize, 2 * spec.DefaultBatchSize}
 
 // mix is a machine's operation weights, indexed by Kind.
 type mix [Know + 1]int
@@ -78,7 +78,7 @@ type inputs struct {
 	// popFaults: one PopBatch in four has a process func that fails.
 	popFaults bool
 	// states: each run first takes the FIFO to a state class it draws
-	// (StateClasses), so that the faults are tried from every one.
+	// (stateClasses), so that the faults are tried from every one.
 	states bool
 }
 
@@ -200,13 +200,13 @@ func (s Subject) machines() []machineSpec {
 			g:  "from every state class, known objects whose GetByKey fails, that list a key they do not have, or hold an object without a key, and a transformer that rejects an object: Delete of an unqueued key whose lookup fails is queued (of a key not found, dropped), Replace queues the tombstone without an object (with the stored one), Resync skips the key (stops with an error at the keyless object, the syncs before it queued), the transformer's error is returned with nothing queued; nothing else changes"},
 		{name: CheckPipeline, base: Mode{Known: true, Pipeline: true}, draw: drawFlags, mix: mixModel, max: 1200, in: vary, wide: 2,
 			g: "popped deltas processed into the informer's store: adds, updates (with the stored old object) and deletes (tombstones included) notified in order with the right isInInitialList; the store equals the model's"},
-		{name: CheckReplace, base: Mode{Known: true}, draw: drawFlags, mix: mixReplace, max: MaxList, in: vary, wide: 4,
+		{name: CheckReplace, base: Mode{Known: true}, draw: drawFlags, mix: mixReplace, max: maxList, in: vary, wide: 4,
 			g: "Replace lists of thousands over hundreds of known and queued keys: every listed object exactly one Sync/Replaced, every queued or known key missing from the list exactly one tombstone with the newest state known, no ghosts, no double deletions; the initial population counted right also when Replace comes twice before a pop"},
 	}
 }
 
-// Name is the full name of check c of the component.
-func Name(s Subject, c string) string { return component(s) + "/" + c }
+// name is the full name of check c of the component.
+func name(s Subject, c string) string { return component(s) + "/" + c }
 
 func component(s Subject) string {
 	if s.Real {
@@ -220,7 +220,7 @@ func stepGen(s Subject, ms machineSpec, mode Mode) *rapid.Generator[Step] {
 	m, wide, max, in := ms.mix, ms.wide, ms.max, ms.in
 	op := checkkit.Choice(m[:]...)
 	var ts []int
-	for _, t := range Thresholds {
+	for _, t := range thresholds {
 		if t < max {
 			ts = append(ts, t)
 		}
@@ -242,12 +242,12 @@ func stepGen(s Subject, ms machineSpec, mode Mode) *rapid.Generator[Step] {
 	// The faults a step of each kind can draw in this mode; index 0 of
 	// each is none, where shrinking goes.
 	var objFaults, knownFaults []Fault
-	objFaults = append(objFaults, FaultNoKey)
+	objFaults = append(objFaults, faultNoKey)
 	if mode.Transform {
-		objFaults = append(objFaults, FaultNoTransform)
+		objFaults = append(objFaults, faultNoTransform)
 	}
 	if mode.Known {
-		knownFaults = []Fault{FaultLookup, FaultGhost, FaultForeign}
+		knownFaults = []Fault{faultLookup, faultGhost, faultForeign}
 	}
 	fault := func(t *rapid.T, k Kind) Fault {
 		var fs []Fault
@@ -260,12 +260,12 @@ func stepGen(s Subject, ms machineSpec, mode Mode) *rapid.Generator[Step] {
 			case k == Resync || k == Replace || (k == Delete && !s.Real):
 				fs = knownFaults
 			case mode.Transform && k != Resync:
-				fs = []Fault{FaultNoTransform}
+				fs = []Fault{faultNoTransform}
 			}
 			weight = in.knownFaults
 		}
 		if len(fs) == 0 || rapid.IntRange(0, 7).Draw(t, "faulty") >= weight {
-			return NoFault
+			return noFault
 		}
 		return rapid.SampledFrom(fs).Draw(t, "fault")
 	}
@@ -291,20 +291,20 @@ func stepGen(s Subject, ms machineSpec, mode Mode) *rapid.Generator[Step] {
 			switch n := st.N + (st.N+1)/2*b2i(st.Dup); {
 			case knownFault(st.Fault):
 				st.At = narrow.Draw(t, "at")
-			case st.Fault != NoFault && n == 0:
-				st.Fault = NoFault
-			case st.Fault != NoFault:
+			case st.Fault != noFault && n == 0:
+				st.Fault = noFault
+			case st.Fault != noFault:
 				st.At = rapid.IntRange(0, n-1).Draw(t, "at")
 			}
 		case Resync:
-			if st.Fault = fault(t, Resync); st.Fault != NoFault {
+			if st.Fault = fault(t, Resync); st.Fault != noFault {
 				st.At = narrow.Draw(t, "at")
 			}
 		case Pops:
 			st.N = size.Draw(t, "n")
 		case PopBatch:
 			if in.popFaults {
-				st.Fault = []Fault{NoFault, NoFault, FaultErr, FaultPanic}[rapid.IntRange(0, 3).Draw(t, "fail")]
+				st.Fault = []Fault{noFault, noFault, faultErr, faultPanic}[rapid.IntRange(0, 3).Draw(t, "fail")]
 			}
 		}
 		return st
@@ -326,7 +326,7 @@ func drawState(t *rapid.T, s Subject, ms machineSpec, mode Mode) (Mode, []Step) 
 	if !ms.in.states {
 		return mode, nil
 	}
-	c := rapid.SampledFrom(StateClasses).Draw(t, "state")
+	c := rapid.SampledFrom(stateClasses).Draw(t, "state")
 	mode, pre := prelude(s.Real, mode, c)
 	steps := mustSteps(pre)
 	if paths := errorPaths(s, ms, mode); len(paths) > 0 {
@@ -358,9 +358,9 @@ func drawState(t *rapid.T, s Subject, ms machineSpec, mode Mode) (Mode, []Step) 
 func errorPaths(s Subject, ms machineSpec, mode Mode) []Step {
 	var out []Step
 	if ms.in.objFaults > 0 {
-		fs := []Fault{FaultNoKey}
+		fs := []Fault{faultNoKey}
 		if mode.Transform {
-			fs = append(fs, FaultNoTransform)
+			fs = append(fs, faultNoTransform)
 		}
 		for _, k := range []Kind{Add, Update, Delete, Replace} {
 			for _, f := range fs {
@@ -375,15 +375,15 @@ func errorPaths(s Subject, ms machineSpec, mode Mode) []Step {
 				ks = append(ks, Delete)
 			}
 			for _, k := range ks {
-				for _, f := range []Fault{FaultLookup, FaultGhost, FaultForeign} {
+				for _, f := range []Fault{faultLookup, faultGhost, faultForeign} {
 					out = append(out, Step{Kind: k, Fault: f})
 				}
 			}
 		}
 		if mode.Transform {
-			out = append(out, Step{Kind: Add, Fault: FaultNoTransform}, Step{Kind: Update, Fault: FaultNoTransform})
+			out = append(out, Step{Kind: Add, Fault: faultNoTransform}, Step{Kind: Update, Fault: faultNoTransform})
 			if s.Real {
-				out = append(out, Step{Kind: Delete, Fault: FaultNoTransform})
+				out = append(out, Step{Kind: Delete, Fault: faultNoTransform})
 			}
 		}
 	}
@@ -394,7 +394,7 @@ func errorPaths(s Subject, ms machineSpec, mode Mode) []Step {
 func mustSteps(s string) []Step {
 	var out []Step
 	for _, op := range strings.Fields(s) {
-		st, err := ParseStep(op)
+		st, err := parseStep(op)
 		if err != nil {
 			panic(err)
 		}
@@ -414,7 +414,7 @@ func machineCheck(s Subject, ms machineSpec) func(*testing.T, checkkit.Config) e
 		}
 		scs = append(slices.Clone(scs), ownScenarios[component(s)][ms.name]...)
 		if err := runScenarios(s, scs, cfg); err != nil {
-			return checkkit.Save(t, cfg, component(s), Name(s, ms.name), err)
+			return checkkit.Save(t, cfg, component(s), name(s, ms.name), err)
 		}
 		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			mode, pre := drawState(rt, s, ms, ms.draw(rt, ms.base))
@@ -442,7 +442,7 @@ func machineCheck(s Subject, ms machineSpec) func(*testing.T, checkkit.Config) e
 				}
 			}
 		})
-		return checkkit.Save(t, cfg, component(s), Name(s, ms.name), err)
+		return checkkit.Save(t, cfg, component(s), name(s, ms.name), err)
 	}
 }
 
@@ -453,12 +453,12 @@ func machineCheck(s Subject, ms machineSpec) func(*testing.T, checkkit.Config) e
 // there soonest.
 func Checks(s Subject) []checkkit.Check {
 	fixed, probes := witnesses(s)
-	cs := append([]checkkit.Check{{Name: Name(s, CheckRules), Family: checkkit.FamilyWitness,
+	cs := append([]checkkit.Check{{Name: name(s, CheckRules), Family: checkkit.FamilyWitness,
 		Guarantee: "every rule the machines check, pinned by a fixed run at the state where it matters (dedup survivors, Delete suppression, Replace's tombstones and initial population, Resync, PopBatch's boundaries, sync after processing, processing into the store)",
 		Run:       rules(s)}}, fixed...)
 	cs = append(cs, probes[0])
 	for _, ms := range s.machines() {
-		cs = append(cs, checkkit.Check{Name: Name(s, ms.name), Family: checkkit.FamilyModel, Guarantee: ms.g, Run: machineCheck(s, ms)})
+		cs = append(cs, checkkit.Check{Name: name(s, ms.name), Family: checkkit.FamilyModel, Guarantee: ms.g, Run: machineCheck(s, ms)})
 	}
 	return checkkit.Replayable(append(cs, probes[1:]...), func(_ *testing.T, tr *traces.Trace) error { return Replay(s, tr) })
 }
@@ -489,7 +489,7 @@ func Replay(s Subject, tr *traces.Trace) error {
 		if op == "HasSynced" {
 			continue // recorded by a failing check, not a step
 		}
-		st, err := ParseStep(op)
+		st, err := parseStep(op)
 		if err != nil {
 			return fmt.Errorf("trace step %q: %w", op, err)
 		}

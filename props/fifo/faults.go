@@ -1,7 +1,7 @@
 package fifo
 
 // This file is the machines' fault injection: objects the key function or
-// the transformer rejects (Input, RefuseLabel), a known-objects store
+// the transformer rejects (input, refuseLabel), a known-objects store
 // whose lookups fail (faultyKnown), process funcs that fail, and the state
 // classes the error paths are tried from (preludes).
 
@@ -21,26 +21,26 @@ type Fault uint8
 
 // The faults.
 const (
-	NoFault Fault = iota
-	// FaultNoKey: the object (Replace: the At-th listed) has no key.
-	FaultNoKey
-	// FaultNoTransform: the transformer rejects the object (Replace: the
+	noFault Fault = iota
+	// faultNoKey: the object (Replace: the At-th listed) has no key.
+	faultNoKey
+	// faultNoTransform: the transformer rejects the object (Replace: the
 	// At-th listed); a FIFO without a transformer takes it.
-	FaultNoTransform
-	// FaultLookup: the known objects' GetByKey fails for key k<At>
+	faultNoTransform
+	// faultLookup: the known objects' GetByKey fails for key k<At>
 	// (Delete: the deleted object's key) and for every other key ListKeys
 	// lists, the first included.
-	FaultLookup
-	// FaultGhost: ListKeys lists k<At> (Delete: the deleted object's key),
+	faultLookup
+	// faultGhost: ListKeys lists k<At> (Delete: the deleted object's key),
 	// which GetByKey does not find (a store that changed in between).
-	FaultGhost
-	// FaultForeign: GetByKey of k<At> (Delete: the deleted object's key),
+	faultGhost
+	// faultForeign: GetByKey of k<At> (Delete: the deleted object's key),
 	// which ListKeys lists, returns an object no key can be computed for.
-	FaultForeign
-	// FaultErr: PopBatch's process func returns an error.
-	FaultErr
-	// FaultPanic: PopBatch's process func panics.
-	FaultPanic
+	faultForeign
+	// faultErr: PopBatch's process func returns an error.
+	faultErr
+	// faultPanic: PopBatch's process func panics.
+	faultPanic
 )
 
 var faultNames = [...]string{"", "nokey", "notransform", "lookup", "ghost", "foreign", "err", "panic"}
@@ -64,16 +64,16 @@ func parseFault(s string) (Fault, bool) {
 // objectFault is the model's fault of an object given with fault f.
 func objectFault(f Fault) spec.Fault {
 	switch f {
-	case FaultNoKey:
+	case faultNoKey:
 		return spec.NoKey
-	case FaultNoTransform:
+	case faultNoTransform:
 		return spec.NoTransform
 	}
 	return spec.NoFault
 }
 
 // knownFault reports whether f is a fault of the known-objects store.
-func knownFault(f Fault) bool { return f == FaultLookup || f == FaultGhost || f == FaultForeign }
+func knownFault(f Fault) bool { return f == faultLookup || f == faultGhost || f == faultForeign }
 
 var (
 	errTransform = errors.New("transform: the object is labelled to be refused")
@@ -121,7 +121,7 @@ func (k *faultyKnown) GetByKey(key string) (any, bool, error) {
 	case key == l.Ghost:
 		return nil, false, nil
 	case key == l.Foreign.Key:
-		return Input(l.Foreign), true, nil
+		return input(l.Foreign), true, nil
 	}
 	return k.s.GetByKey(key)
 }
@@ -140,16 +140,16 @@ func (x *machine) lookupFor(st Step, own string) spec.Lookup {
 		target = fmt.Sprintf("k%d", st.At)
 	}
 	switch st.Fault {
-	case FaultLookup:
+	case faultLookup:
 		l.Failing = map[string]bool{target: true}
 		for i, k := range l.Keys() {
 			if i%2 == 0 {
 				l.Failing[k] = true
 			}
 		}
-	case FaultGhost:
+	case faultGhost:
 		l.Ghost = target
-	case FaultForeign:
+	case faultForeign:
 		x.made++
 		l.Foreign = spec.Obj{Key: target, Version: x.made, Fault: spec.NoKey}
 	}
@@ -161,38 +161,38 @@ func (x *machine) lookupFor(st Step, own string) spec.Lookup {
 // model says. The error paths are tried from each (a prelude of steps
 // takes a run there first).
 const (
-	StateFresh      = "fresh"              // never populated, nothing queued
-	StateUnpopQueue = "unpopulated-queued" // never populated, something queued (Resync, Bookmark)
-	StateMidSync    = "mid-initial-sync"   // populated by Replace, initial population not all processed
-	StateSyncedIdle = "synced-empty"       // synced, nothing queued
-	StateSyncedBusy = "synced-queued"      // synced, something queued
-	StateClosed     = "closed"
+	stateFresh      = "fresh"              // never populated, nothing queued
+	stateUnpopQueue = "unpopulated-queued" // never populated, something queued (Resync, Bookmark)
+	stateMidSync    = "mid-initial-sync"   // populated by Replace, initial population not all processed
+	stateSyncedIdle = "synced-empty"       // synced, nothing queued
+	stateSyncedBusy = "synced-queued"      // synced, something queued
+	stateClosed     = "closed"
 )
 
-// StateClasses are the state classes, in prelude order.
-var StateClasses = []string{StateFresh, StateUnpopQueue, StateMidSync, StateSyncedIdle, StateSyncedBusy, StateClosed}
+// stateClasses are the state classes, in prelude order.
+var stateClasses = []string{stateFresh, stateUnpopQueue, stateMidSync, stateSyncedIdle, stateSyncedBusy, stateClosed}
 
 // prelude is the steps that take a FIFO in mode m to state class c, and m
 // adjusted so that they can (a DeltaFIFO needs known objects to queue
 // anything without populating).
 func prelude(real bool, m Mode, c string) (Mode, string) {
 	switch c {
-	case StateUnpopQueue:
+	case stateUnpopQueue:
 		if !real || !m.Atomic {
 			m.Known = true
 			return m, "Know(k0) Know(k1,ns) Resync"
 		}
 		return m, "Bookmark Resync"
-	case StateMidSync:
+	case stateMidSync:
 		if real && m.Atomic {
 			return m, "Resync Replace(0,3) Pop"
 		}
 		return m, "Replace(0,3) Pop"
-	case StateSyncedIdle:
+	case stateSyncedIdle:
 		return m, "Add(k0) Pop"
-	case StateSyncedBusy:
+	case stateSyncedBusy:
 		return m, "Add(k0) Update(k1,ns)"
-	case StateClosed:
+	case stateClosed:
 		return m, "Add(k0) Close"
 	}
 	return m, ""
@@ -208,15 +208,15 @@ func (x *machine) stateClass() string {
 	}
 	switch {
 	case x.closed():
-		return StateClosed
+		return stateClosed
 	case !populated && x.queued() == 0:
-		return StateFresh
+		return stateFresh
 	case !populated:
-		return StateUnpopQueue
+		return stateUnpopQueue
 	case !x.synced():
-		return StateMidSync
+		return stateMidSync
 	case x.queued() == 0:
-		return StateSyncedIdle
+		return stateSyncedIdle
 	}
-	return StateSyncedBusy
+	return stateSyncedBusy
 }

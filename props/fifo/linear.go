@@ -464,15 +464,15 @@ func linearDo(f FIFO, in lin.FIFOInput) (out lin.FIFOOutput) {
 	var err error
 	switch in.Op {
 	case lin.FIFOAdd:
-		err = f.Add(Object(in.Obj))
+		err = f.Add(object(in.Obj))
 	case lin.FIFOUpdate:
-		err = f.Update(Object(in.Obj))
+		err = f.Update(object(in.Obj))
 	case lin.FIFODelete:
-		err = f.Delete(Object(in.Obj))
+		err = f.Delete(object(in.Obj))
 	case lin.FIFOReplace:
 		list := make([]any, len(in.List))
 		for i, o := range in.List {
-			list[i] = Object(o)
+			list[i] = object(o)
 		}
 		err = f.Replace(list, in.RV)
 	case lin.FIFOResync:

@@ -198,13 +198,13 @@ func (x *machine) apply(st Step) (err error) {
 		var err, want error
 		switch st.Kind {
 		case Add:
-			err = x.f.Add(Input(o))
+			err = x.f.Add(input(o))
 			want = x.modelAdd(o)
 		case Update:
-			err = x.f.Update(Input(o))
+			err = x.f.Update(input(o))
 			want = x.modelUpdate(o)
 		case Delete:
-			err = x.f.Delete(Input(o))
+			err = x.f.Delete(input(o))
 			want = x.modelDelete(o, l)
 		}
 		x.faulty.set(spec.Lookup{})
@@ -216,7 +216,7 @@ func (x *machine) apply(st Step) (err error) {
 		objs := x.listFor(st)
 		list := make([]any, len(objs))
 		for i, o := range objs {
-			list[i] = Input(o)
+			list[i] = input(o)
 		}
 		l := x.lookupFor(st, "")
 		rv := strconv.Itoa(x.made)
@@ -251,10 +251,10 @@ func (x *machine) apply(st Step) (err error) {
 			x.rec.Step(op, "skipped: no known objects", "")
 			return nil
 		}
-		st.Fault = NoFault
+		st.Fault = noFault
 		o := x.objFor(st)
 		x.model.Objects[o.Key] = o
-		_ = x.store.Update(Object(o))
+		_ = x.store.Update(object(o))
 		x.rec.Step(op, "", "")
 	case BookmarkOp:
 		if x.b == nil {

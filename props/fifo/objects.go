@@ -11,12 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Object is the suite's object for a model object: namespace and name =
+// object is the suite's object for a model object: namespace and name =
 // key ("ns/k3" is name k3 in namespace ns), resource version = version,
 // generation = transforms applied; an object the transformer is to reject
-// (Fault NoTransform) carries the label RefuseLabel. An object whose key
-// cannot be computed (Fault NoKey) is not one: see Input.
-func Object(o spec.Obj) *metav1.PartialObjectMetadata {
+// (Fault NoTransform) carries the label refuseLabel. An object whose key
+// cannot be computed (Fault NoKey) is not one: see input.
+func object(o spec.Obj) *metav1.PartialObjectMetadata {
 	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Name: o.Key, ResourceVersion: strconv.Itoa(o.Version), Generation: int64(o.Gen),
 	}}
@@ -24,30 +24,30 @@ func Object(o spec.Obj) *metav1.PartialObjectMetadata {
 		m.Namespace, m.Name = ns, name
 	}
 	if o.Fault == spec.NoTransform {
-		m.Labels = map[string]string{RefuseLabel: "true"}
+		m.Labels = map[string]string{refuseLabel: "true"}
 	}
 	return m
 }
 
-// RefuseLabel marks an object the suite's transformer rejects.
-const RefuseLabel = "kverify.example/transform-fails"
+// refuseLabel marks an object the suite's transformer rejects.
+const refuseLabel = "kverify.example/transform-fails"
 
-// Unkeyed is an object no key function can key: it has no metadata
+// unkeyed is an object no key function can key: it has no metadata
 // (client-go's MetaNamespaceKeyFunc fails on it: "object has no meta").
 // The suite gives it where a call's object is to be rejected (Fault
 // NoKey), and a faulty known-objects store returns it.
-type Unkeyed struct {
+type unkeyed struct {
 	Name    string
 	Version int
 }
 
-// Input is what the suite hands a FIFO for o: Object(o), or an Unkeyed for
+// input is what the suite hands a FIFO for o: object(o), or an unkeyed for
 // an object the key function is to reject.
-func Input(o spec.Obj) any {
+func input(o spec.Obj) any {
 	if o.Fault == spec.NoKey {
-		return Unkeyed{Name: o.Key, Version: o.Version}
+		return unkeyed{Name: o.Key, Version: o.Version}
 	}
-	return Object(o)
+	return object(o)
 }
 
 func keyOf(obj any) (string, error) {
@@ -63,7 +63,7 @@ func keyOf(obj any) (string, error) {
 
 // objOf is the model object of a suite object.
 func objOf(obj any) (spec.Obj, error) {
-	if u, ok := obj.(Unkeyed); ok {
+	if u, ok := obj.(unkeyed); ok {
 		return spec.Obj{Key: u.Name, Version: u.Version, Fault: spec.NoKey}, nil
 	}
 	o, ok := obj.(*metav1.PartialObjectMetadata)
@@ -76,7 +76,7 @@ func objOf(obj any) (spec.Obj, error) {
 	}
 	key, _ := keyOf(o)
 	m := spec.Obj{Key: key, Version: v, Gen: int(o.Generation)}
-	if o.Labels[RefuseLabel] != "" {
+	if o.Labels[refuseLabel] != "" {
 		m.Fault = spec.NoTransform
 	}
 	return m, nil
@@ -140,13 +140,13 @@ func same(a, b []spec.Delta) bool {
 
 // transform is the suite's transformer: a copy with Generation+1, so a
 // popped object tells how often it was transformed. It refuses objects
-// that are not the suite's, and those labelled RefuseLabel.
+// that are not the suite's, and those labelled refuseLabel.
 func transform(obj any) (any, error) {
 	o, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok || o == nil {
 		return nil, fmt.Errorf("transform: not a suite object: %T", obj)
 	}
-	if o.Labels[RefuseLabel] != "" {
+	if o.Labels[refuseLabel] != "" {
 		return nil, errTransform
 	}
 	c := o.DeepCopy()

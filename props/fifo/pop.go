@@ -14,23 +14,23 @@ import (
 )
 
 // recorder is the suite's Handler: it records notifications.
-type recorder struct{ events []Event }
+type recorder struct{ events []event }
 
-// Event is a recorded notification with its objects as the subject gave
+// event is a recorded notification with its objects as the subject gave
 // them.
-type Event struct {
+type event struct {
 	Kind     string
 	Old, New any
 	Initial  bool
 }
 
 func (r *recorder) OnAdd(obj any, initial bool) {
-	r.events = append(r.events, Event{Kind: "add", New: obj, Initial: initial})
+	r.events = append(r.events, event{Kind: "add", New: obj, Initial: initial})
 }
 func (r *recorder) OnUpdate(old, obj any) {
-	r.events = append(r.events, Event{Kind: "update", Old: old, New: obj})
+	r.events = append(r.events, event{Kind: "update", Old: old, New: obj})
 }
-func (r *recorder) OnDelete(obj any) { r.events = append(r.events, Event{Kind: "delete", New: obj}) }
+func (r *recorder) OnDelete(obj any) { r.events = append(r.events, event{Kind: "delete", New: obj}) }
 
 // pop runs one Pop step, recording it.
 func (x *machine) pop(op string, kind Kind) error {
@@ -172,14 +172,14 @@ func (x *machine) mirror(ds []spec.Delta) {
 		case spec.ReplacedAll:
 			objs := make(map[string]any, len(x.model.Objects))
 			for k, o := range x.model.Objects {
-				objs[k] = Object(o)
+				objs[k] = object(o)
 			}
 			x.store.set(objs)
 			return
 		case spec.SyncAll, spec.Bookmark:
 		default:
 			if o, ok := x.model.Objects[d.Key()]; ok {
-				_ = x.store.Update(Object(o))
+				_ = x.store.Update(object(o))
 			} else {
 				_ = x.store.Delete(Tombstone{Key: d.Key()})
 			}
@@ -200,7 +200,7 @@ func (x *machine) deltaMismatch(want, got []spec.Delta) error {
 	return checkkit.Broke(GDeltas, "popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
 }
 
-func (x *machine) compareEvents(want []spec.Event, got []Event) error {
+func (x *machine) compareEvents(want []spec.Event, got []event) error {
 	g := make([]string, len(got))
 	for i, e := range got {
 		g[i] = showEvent(e)
@@ -215,7 +215,7 @@ func (x *machine) compareEvents(want []spec.Event, got []Event) error {
 	return nil
 }
 
-func showEvent(e Event) string {
+func showEvent(e event) string {
 	show := func(o any) string {
 		if t, ok := o.(Tombstone); ok {
 			if t.Obj == nil {
@@ -295,7 +295,7 @@ func processPanicked(pop func()) (panicked bool) {
 }
 
 // popBatch runs one PopBatch step, whose process func fails as fault
-// says (FaultErr, FaultPanic) or not.
+// says (faultErr, faultPanic) or not.
 func (x *machine) popBatch(op string, fault Fault) error {
 	if x.queued() == 0 {
 		x.rec.Step(op, "skipped: nothing queued", "")
@@ -309,9 +309,9 @@ func (x *machine) popBatch(op string, fault Fault) error {
 	)
 	fail := func() error {
 		switch fault {
-		case FaultErr:
+		case faultErr:
 			return errProcess
-		case FaultPanic:
+		case faultPanic:
 			panic(panicValue{})
 		}
 		return nil
@@ -334,11 +334,11 @@ func (x *machine) popBatch(op string, fault Fault) error {
 	x.rec.Step(op, want, got)
 	wantSingle := len(wantDs) == 1
 	switch {
-	case fault == FaultErr && !errors.Is(err, errProcess):
+	case fault == faultErr && !errors.Is(err, errProcess):
 		return checkkit.Broke(GConsistent, "PopBatch returned %v, want the process func's error", err)
-	case fault == FaultPanic && !panicked && err == nil:
+	case fault == faultPanic && !panicked && err == nil:
 		return checkkit.Broke(GConsistent, "the process func panicked, and PopBatch neither propagated the panic nor returned an error")
-	case fault == NoFault && err != nil:
+	case fault == noFault && err != nil:
 		return checkkit.Broke(GErrors, "PopBatch returned %v, want nil", err)
 	case batch+single != 1:
 		return checkkit.Broke(GBatch, "PopBatch called its process funcs %d times, want once", batch+single)
@@ -371,7 +371,7 @@ type processed struct {
 	initial  bool
 	syncedIn bool    // the FIFO's Done was closed while it ran
 	err      error   // the subject's Process failed (pipeline mode)
-	events   []Event // the notifications Process made (pipeline mode)
+	events   []event // the notifications Process made (pipeline mode)
 }
 
 // observe is the body of every process func the machine hands a FIFO: it

@@ -45,7 +45,7 @@ func ver(key string, v int) spec.Obj { return spec.Obj{Key: key, Version: v} }
 
 func addOp(o spec.Obj) fop {
 	return fop{"Add(" + o.String() + ")",
-		func(f FIFO) string { return errString(f.Add(Object(o))) },
+		func(f FIFO) string { return errString(f.Add(object(o))) },
 		func(m model) string {
 			if m.r != nil {
 				m.r.Add(o)
@@ -58,7 +58,7 @@ func addOp(o spec.Obj) fop {
 
 func updateOp(o spec.Obj) fop {
 	return fop{"Update(" + o.String() + ")",
-		func(f FIFO) string { return errString(f.Update(Object(o))) },
+		func(f FIFO) string { return errString(f.Update(object(o))) },
 		func(m model) string {
 			if m.r != nil {
 				m.r.Update(o)
@@ -71,7 +71,7 @@ func updateOp(o spec.Obj) fop {
 
 func deleteOp(o spec.Obj) fop {
 	return fop{"Delete(" + o.String() + ")",
-		func(f FIFO) string { return errString(f.Delete(Object(o))) },
+		func(f FIFO) string { return errString(f.Delete(object(o))) },
 		func(m model) string {
 			if m.r != nil {
 				m.r.Delete(o)
@@ -91,7 +91,7 @@ func replaceOp(os ...spec.Obj) fop {
 		func(f FIFO) string {
 			list := make([]any, len(os))
 			for i, o := range os {
-				list[i] = Object(o)
+				list[i] = object(o)
 			}
 			return errString(f.Replace(list, "9"))
 		},
@@ -265,7 +265,7 @@ func raceRound(s Subject, r *checkkit.Racer, p fpair, at checkkit.RaceAt, cfg ch
 	}
 	defer f.Close()
 	for _, o := range p.known {
-		_ = st.Add(Object(o))
+		_ = st.Add(object(o))
 	}
 	for _, o := range p.setup {
 		o.subj(f)

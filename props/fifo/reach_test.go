@@ -78,7 +78,7 @@ func TestReachInputs(t *testing.T) {
 	for _, real := range []bool{false, true} {
 		s := Subject{Real: real}
 		for _, ms := range s.machines() {
-			t.Run(Name(s, ms.name), func(t *testing.T) { reachInputs(t, s, ms) })
+			t.Run(name(s, ms.name), func(t *testing.T) { reachInputs(t, s, ms) })
 		}
 	}
 }
@@ -95,7 +95,7 @@ func reachInputs(t *testing.T, s Subject, ms machineSpec) {
 					classifyStep(ta, s, ms, mode, st)
 				}
 			})
-			ta.check(t, Name(s, ms.name), inputFloors(s, ms))
+			ta.check(t, name(s, ms.name), inputFloors(s, ms))
 		}
 	}
 }
@@ -114,25 +114,25 @@ func classifyStep(ta *tally, s Subject, ms machineSpec, mode Mode, st Step) {
 		ta.chance("Replace ns", st.NS && st.N > 0)
 	case PopBatch:
 		if ms.in.popFaults {
-			ta.chance("PopBatch err", st.Fault == FaultErr)
-			ta.chance("PopBatch panic", st.Fault == FaultPanic)
+			ta.chance("PopBatch err", st.Fault == faultErr)
+			ta.chance("PopBatch panic", st.Fault == faultPanic)
 		}
 	}
 	obj := st.Kind == Add || st.Kind == Update || st.Kind == Delete || st.Kind == Replace
 	if ms.in.objFaults > 0 && obj && (st.Kind != Replace || st.N > 0) {
-		ta.chance(k+" nokey", st.Fault == FaultNoKey)
+		ta.chance(k+" nokey", st.Fault == faultNoKey)
 		if mode.Transform {
-			ta.chance(k+" notransform", st.Fault == FaultNoTransform)
+			ta.chance(k+" notransform", st.Fault == faultNoTransform)
 		}
 	}
 	if ms.in.knownFaults > 0 {
 		if st.Kind == Resync || st.Kind == Replace || (st.Kind == Delete && !s.Real) {
-			for _, f := range []Fault{FaultLookup, FaultGhost, FaultForeign} {
+			for _, f := range []Fault{faultLookup, faultGhost, faultForeign} {
 				ta.chance(k+" "+f.String(), st.Fault == f)
 			}
 		}
 		if mode.Transform && (st.Kind == Add || st.Kind == Update || (st.Kind == Delete && s.Real)) {
-			ta.chance(k+" notransform", st.Fault == FaultNoTransform)
+			ta.chance(k+" notransform", st.Fault == faultNoTransform)
 		}
 	}
 }
@@ -164,7 +164,7 @@ func inputFloors(s Subject, ms machineSpec) map[string]float64 {
 			ks = append(ks, Delete)
 		}
 		for _, k := range ks {
-			for _, fl := range []Fault{FaultLookup, FaultGhost, FaultForeign} {
+			for _, fl := range []Fault{faultLookup, faultGhost, faultForeign} {
 				f[k.String()+" "+fl.String()] = 0.07
 			}
 		}
@@ -230,7 +230,7 @@ func TestReachStates(t *testing.T) {
 		s := reachSubject(real)
 		for _, ms := range s.machines() {
 			if ms.in.states {
-				t.Run(Name(s, ms.name), func(t *testing.T) { reachStates(t, s, ms) })
+				t.Run(name(s, ms.name), func(t *testing.T) { reachStates(t, s, ms) })
 			}
 		}
 	}
@@ -241,7 +241,7 @@ func reachStates(t *testing.T, s Subject, ms machineSpec) {
 		{
 			seen := map[string]map[int]bool{} // path @ state -> runs
 			runs := reachRuns(t, s, ms, 10, func(x *machine, st Step, run int) {
-				if st.Fault == NoFault {
+				if st.Fault == noFault {
 					return
 				}
 				if st.Kind == Delete && knownFault(st.Fault) && x.rm != nil {
@@ -259,13 +259,13 @@ func reachStates(t *testing.T, s Subject, ms machineSpec) {
 			ta := newTally()
 			floors := map[string]float64{}
 			for _, p := range errorPaths(s, ms, Mode{Known: true, Transform: true}) {
-				for _, c := range StateClasses {
+				for _, c := range stateClasses {
 					k := errorPath(p) + " @ " + c
 					ta.of[k], ta.hit[k] = runs, len(seen[k])
 					floors[k] = 0.005
 				}
 			}
-			ta.check(t, Name(s, ms.name)+" (runs trying each path from each state class)", floors)
+			ta.check(t, name(s, ms.name)+" (runs trying each path from each state class)", floors)
 		}
 	}
 }
@@ -280,7 +280,7 @@ func TestReachKeys(t *testing.T) {
 		s := reachSubject(real)
 		for _, ms := range s.machines() {
 			if ms.name == CheckModel || ms.name == CheckNoKnown || ms.name == CheckReplace {
-				t.Run(Name(s, ms.name), func(t *testing.T) { reachKeys(t, s, ms) })
+				t.Run(name(s, ms.name), func(t *testing.T) { reachKeys(t, s, ms) })
 			}
 		}
 	}
@@ -309,7 +309,7 @@ func reachKeys(t *testing.T, s Subject, ms machineSpec) {
 			if ms.base.Known {
 				floors["Replace tombstones known keys"] = 0.1
 			}
-			ta.check(t, Name(s, ms.name)+" (state-dependent inputs)", floors)
+			ta.check(t, name(s, ms.name)+" (state-dependent inputs)", floors)
 		}
 	}
 }
@@ -377,9 +377,9 @@ func TestStepNotationRoundTrip(t *testing.T) {
 					if st.Kind == PopBatch && !s.Real {
 						continue
 					}
-					back, err := ParseStep(st.String())
+					back, err := parseStep(st.String())
 					if err != nil || back != st {
-						rt.Fatalf("%s: %#v reads back as %#v (%v)", Name(s, ms.name), st, back, err)
+						rt.Fatalf("%s: %#v reads back as %#v (%v)", name(s, ms.name), st, back, err)
 					}
 				}
 				if m, err := parseMode(mode.String()); err != nil || m != mode {
@@ -389,7 +389,7 @@ func TestStepNotationRoundTrip(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"Add(k1,dup)", "Resync(nokey@1)", "Replace(1,2,lookup)", "PopBatch(ghost)", "Add(k1,nokey,lookup)", "Pop()", "Add(k1,)"} {
-		if st, err := ParseStep(bad); err == nil {
+		if st, err := parseStep(bad); err == nil {
 			t.Errorf("ParseStep(%q) = %v, want an error", bad, st)
 		}
 	}

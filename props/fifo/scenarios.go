@@ -212,7 +212,7 @@ func rules(s Subject) func(*testing.T, checkkit.Config) error {
 				}
 			}
 			if err := runScenarios(s, scs, cfg); err != nil {
-				return checkkit.Save(t, cfg, component(s), Name(s, CheckRules), err)
+				return checkkit.Save(t, cfg, component(s), name(s, CheckRules), err)
 			}
 		}
 		return nil
@@ -228,7 +228,7 @@ func runScenarios(s Subject, scenarios []scenario, cfg checkkit.Config) error {
 		}
 		var steps []Step
 		for _, op := range strings.Fields(sc.steps) {
-			st, err := ParseStep(op)
+			st, err := parseStep(op)
 			if err != nil {
 				return fmt.Errorf("fifo: scenario %q: %w", sc.steps, err)
 			}

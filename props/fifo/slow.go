@@ -73,7 +73,7 @@ func slowCase(s Subject, m Mode, queued int, took time.Duration, want bool) erro
 	}
 	defer f.Close()
 	for i := range queued {
-		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("k%d", i), Version: i + 1}))
+		_ = f.Add(object(spec.Obj{Key: fmt.Sprintf("k%d", i), Version: i + 1}))
 	}
 	if _, err := f.Pop(func([]Delta, bool) error { time.Sleep(took); return nil }); err != nil {
 		return checkkit.Broke(GErrors, "Pop failed: %v", err)

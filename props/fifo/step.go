@@ -96,7 +96,7 @@ func (s Step) String() string {
 			args = append(args, f.name)
 		}
 	}
-	if s.Fault != NoFault {
+	if s.Fault != noFault {
 		if s.Kind == Replace || s.Kind == Resync {
 			args = append(args, fmt.Sprintf("%s@%d", s.Fault, s.At))
 		} else {
@@ -112,8 +112,8 @@ func (s Step) String() string {
 // GoString is String, for rapid's logs.
 func (s Step) GoString() string { return s.String() }
 
-// ParseStep is the inverse of Step.String.
-func ParseStep(s string) (Step, error) {
+// parseStep is the inverse of Step.String.
+func parseStep(s string) (Step, error) {
 	name, arg, hasArg := strings.Cut(s, "(")
 	var k Kind = 255
 	for i, n := range kindNames {
@@ -177,7 +177,7 @@ func ParseStep(s string) (Step, error) {
 		default:
 			fname, at, hasAt := strings.Cut(m, "@")
 			f, ok := parseFault(fname)
-			if !ok || st.Fault != NoFault || !faultFits(k, f) || hasAt != (k == Replace || k == Resync) {
+			if !ok || st.Fault != noFault || !faultFits(k, f) || hasAt != (k == Replace || k == Resync) {
 				return bad()
 			}
 			st.Fault = f
@@ -197,15 +197,15 @@ func ParseStep(s string) (Step, error) {
 func faultFits(k Kind, f Fault) bool {
 	switch k {
 	case Add, Update:
-		return f == FaultNoKey || f == FaultNoTransform
+		return f == faultNoKey || f == faultNoTransform
 	case Delete:
-		return f == FaultNoKey || f == FaultNoTransform || knownFault(f)
+		return f == faultNoKey || f == faultNoTransform || knownFault(f)
 	case Replace:
-		return f == FaultNoKey || f == FaultNoTransform || knownFault(f)
+		return f == faultNoKey || f == faultNoTransform || knownFault(f)
 	case Resync:
 		return knownFault(f)
 	case PopBatch:
-		return f == FaultErr || f == FaultPanic
+		return f == faultErr || f == faultPanic
 	}
 	return false
 }

@@ -17,33 +17,33 @@ import (
 // concurrency probes (run after the machines).
 func witnesses(s Subject) (fixed, probes []checkkit.Check) {
 	fixed = []checkkit.Check{
-		{Name: Name(s, CheckClose), Family: checkkit.FamilyTiming,
+		{Name: name(s, CheckClose), Family: checkkit.FamilyTiming,
 			Guarantee: "Close wakes every blocked Pop with an error and without calling its process func; what was queued before still pops, in order; Add after Close is accepted; IsClosed; Close twice is safe",
 			Run:       closeCheck(s)},
-		{Name: Name(s, CheckBadInput), Family: checkkit.FamilyWitness,
+		{Name: name(s, CheckBadInput), Family: checkkit.FamilyWitness,
 			Guarantee: "Add, Update, Delete and Replace given a nil object, a typed nil, an object without metadata or without a name return an error without panicking, and leave the FIFO exactly as it was (Replace is all or nothing)",
 			Run:       badInput(s)},
-		{Name: Name(s, CheckSlow), Family: checkkit.FamilyTiming,
+		{Name: name(s, CheckSlow), Family: checkkit.FamilyTiming,
 			Guarantee: "a pop that leaves more than 10 keys or deltas queued and whose process func takes more than 100 ms is reported once, with the popped key, the depth and the time; one at either edge (10 left, exactly 100 ms) is not",
 			Run:       slowWarning(s)},
-		{Name: Name(s, CheckRetention), Family: checkkit.FamilyRetention,
+		{Name: name(s, CheckRetention), Family: checkkit.FamilyRetention,
 			Guarantee: "once popped, an object and its key are not referenced by the FIFO, whatever is still queued",
 			Run:       retention(s)},
 	}
 	if s.Real {
 		fixed = append(fixed,
-			checkkit.Check{Name: Name(s, CheckUnlock), Family: checkkit.FamilyTiming,
+			checkkit.Check{Name: name(s, CheckUnlock), Family: checkkit.FamilyTiming,
 				Guarantee: "with UnlockWhileProcessing and fewer than 2×1000 deltas queued, Add, Update, Delete and HasSynced complete while a process func runs, and what they queue pops after",
 				Run:       unlock(s)},
-			checkkit.Check{Name: Name(s, CheckOptions), Family: checkkit.FamilyWitness,
+			checkkit.Check{Name: name(s, CheckOptions), Family: checkkit.FamilyWitness,
 				Guarantee: "New with an invalid combination of options (atomic with known objects; not atomic without known objects, with UnlockWhileProcessing or with bookmarks) returns an error, never panics",
 				Run:       badOptions(s)})
 	}
 	probes = []checkkit.Check{
-		{Name: Name(s, CheckRace), Family: checkkit.FamilyLinear,
+		{Name: name(s, CheckRace), Family: checkkit.FamilyLinear,
 			Guarantee: "two calls at the same instant (Pop against Add, Update, Delete, Replace, Resync and Close, and each against itself) take effect atomically: the outcome, and everything popped after, is that of one of the two orders",
 			Run:       raceCheck(s)},
-		{Name: Name(s, CheckLinear), Family: checkkit.FamilyLinear,
+		{Name: name(s, CheckLinear), Family: checkkit.FamilyLinear,
 			Guarantee: "concurrent Add, Update, Delete, Replace, Resync, Pop, Close and HasSynced from 3 goroutines on a FIFO without known objects are linearizable against the model: each call (a Pop with its processing) takes effect atomically at one instant inside the call",
 			Run:       linearCheck(s)},
 	}
@@ -141,7 +141,7 @@ func closeIn(s Subject, m Mode, cfg checkkit.Config) error {
 		err := checkkit.Broke(GWake, "%s: Close woke %d of %d blocked Pops", m, n, waiters)
 		// Release them with objects; if even that fails they are stuck.
 		for i := range waiters - n {
-			_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("release%d", i), Version: 1}))
+			_ = f.Add(object(spec.Obj{Key: fmt.Sprintf("release%d", i), Version: 1}))
 		}
 		synctest.Wait()
 		if len(results) < waiters {
@@ -163,11 +163,11 @@ func closeIn(s Subject, m Mode, cfg checkkit.Config) error {
 		return err
 	}
 	a, b := spec.Obj{Key: "a", Version: 1}, spec.Obj{Key: "b", Version: 2}
-	if err := g.Add(Object(a)); err != nil {
+	if err := g.Add(object(a)); err != nil {
 		return checkkit.Broke(GErrors, "%s: Add failed: %v", m, err)
 	}
 	g.Close()
-	if err := g.Add(Object(b)); err != nil {
+	if err := g.Add(object(b)); err != nil {
 		return checkkit.Broke(GClosed, "%s: Add after Close failed: %v (Close does not reject adds)", m, err)
 	}
 	got, err := drain(g)
@@ -223,9 +223,9 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 	defer f.Close()
 	a, b := spec.Obj{Key: "a", Version: 1}, spec.Obj{Key: "b", Version: 2}
 	if m.Known {
-		_ = st.Add(Object(b)) // b is known: Delete(b) and Replace see it
+		_ = st.Add(object(b)) // b is known: Delete(b) and Replace see it
 	}
-	if err := f.Add(Object(a)); err != nil {
+	if err := f.Add(object(a)); err != nil {
 		return checkkit.Broke(GErrors, "%s: Add failed: %v", m, err)
 	}
 	what := fmt.Sprintf("%s: %s of %s", m, op, name)
@@ -243,7 +243,7 @@ func badCase(s Subject, m Mode, op, name string, obj any) (err error) {
 	case "Delete":
 		opErr = f.Delete(obj)
 	case "Replace":
-		opErr = f.Replace([]any{Object(spec.Obj{Key: "c", Version: 3}), obj, Object(spec.Obj{Key: "d", Version: 4})}, "4")
+		opErr = f.Replace([]any{object(spec.Obj{Key: "c", Version: 3}), obj, object(spec.Obj{Key: "d", Version: 4})}, "4")
 	}
 	if opErr == nil {
 		return checkkit.Broke(GBadInput, "%s returned no error", what)
@@ -298,7 +298,7 @@ func retentionCase(s Subject, m Mode, pre int) error {
 	}
 	defer f.Close()
 	for i := range pre {
-		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("before%d", i), Version: 1}))
+		_ = f.Add(object(spec.Obj{Key: fmt.Sprintf("before%d", i), Version: 1}))
 	}
 	name, keyProbe := checkkit.Probe("probe-object")
 	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"}}
@@ -311,7 +311,7 @@ func retentionCase(s Subject, m Mode, pre int) error {
 	}
 	obj, name = nil, ""
 	for i := range 3 {
-		_ = f.Add(Object(spec.Obj{Key: fmt.Sprintf("after%d", i), Version: 1}))
+		_ = f.Add(object(spec.Obj{Key: fmt.Sprintf("after%d", i), Version: 1}))
 	}
 	pops := pre + 1
 	if s.Real {
@@ -355,7 +355,7 @@ func unlockIn(s Subject, cfg checkkit.Config) error {
 		var queued []spec.Delta
 		for j := range q + 1 {
 			o := spec.Obj{Key: fmt.Sprintf("q%d", j), Version: j + 1}
-			_ = f2.Add(Object(o))
+			_ = f2.Add(object(o))
 			queued = append(queued, spec.Of(spec.Added, o))
 		}
 		late := spec.Obj{Key: "late", Version: 1}
@@ -363,7 +363,7 @@ func unlockIn(s Subject, cfg checkkit.Config) error {
 		var stuck error
 		_, perr := f2.Pop(func([]Delta, bool) error {
 			go func() {
-				_ = f2.Update(Object(late))
+				_ = f2.Update(object(late))
 				_ = f2.HasSynced()
 				done <- "done"
 			}()

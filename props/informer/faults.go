@@ -10,10 +10,10 @@ import (
 	"github.com/kverify/kverify/props/checkkit"
 )
 
-// SlowBacklog is the number of notifications queued behind a blocked handler
+// slowBacklog is the number of notifications queued behind a blocked handler
 // in the slow-warning check: its calls then start with every backlog from
-// SlowBacklog down to 0 behind them.
-const SlowBacklog = 2100
+// slowBacklog down to 0 behind them.
+const slowBacklog = 2100
 
 // slowProbe is one handler call of the slow-warning check: the backlog
 // behind it when it starts and how long it takes (fake time).
@@ -67,7 +67,7 @@ func slowWarning(s Subject) func(*testing.T, checkkit.Config) error {
 			sleeps := map[int]time.Duration{}
 			var total time.Duration
 			for _, sp := range slowProbes {
-				sleeps[SlowBacklog-sp.behind] = sp.took
+				sleeps[slowBacklog-sp.behind] = sp.took
 				total += sp.took
 			}
 			p.onCall = func(i int, _ string) { time.Sleep(sleeps[i]) }
@@ -85,13 +85,13 @@ func slowWarning(s Subject) func(*testing.T, checkkit.Config) error {
 			}
 			seq := []string{addEv("plug")}
 			if !d.call(func() {
-				for i := range SlowBacklog {
+				for i := range slowBacklog {
 					f.Emit(Add, fmt.Sprintf("w%d", i))
 				}
 			}) {
 				return checkkit.Broke(GNonBlocking, "Emit blocked behind a blocked handler")
 			}
-			for i := range SlowBacklog {
+			for i := range slowBacklog {
 				seq = append(seq, addEv(fmt.Sprintf("w%d", i)))
 			}
 			p.unblock()
@@ -184,8 +184,8 @@ func describeWarnings(ws []SlowWarning) string {
 	return fmt.Sprint(out)
 }
 
-// FaultEvents is the number of events emitted past the faulty handlers.
-const FaultEvents = 6
+// faultEvents is the number of events emitted past the faulty handlers.
+const faultEvents = 6
 
 // faultPanics are the calls of the panicking handler that panic: one of its
 // three initial adds, then the second and fourth events.
@@ -285,7 +285,7 @@ func faultScenario(s Subject) error {
 	}
 
 	// Events: more panics, a handler blocked forever, a slow one.
-	sc := newScript("e", FaultEvents)
+	sc := newScript("e", faultEvents)
 	if !d.call(func() { sc.emit(f, nil) }) {
 		return checkkit.Broke(GNonBlocking, "with a handler blocked, a slow one and a panicking one, Emit did not return")
 	}

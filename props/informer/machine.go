@@ -10,63 +10,63 @@ import (
 	"pgregory.net/rapid"
 )
 
-// MaxHandlers is how many handlers a delivery machine registers at most.
-const MaxHandlers = 3
+// maxHandlers is how many handlers a delivery machine registers at most.
+const maxHandlers = 3
 
-// Keys are the keys a delivery machine emits single events for: few, so
+// keys are the keys a delivery machine emits single events for: few, so
 // that updates and deletes are frequent.
-var Keys = []string{"a", "b", "c", "d"}
+var keys = []string{"a", "b", "c", "d"}
 
-// MaxBurstEvents bounds the events of all bursts in one machine run, to keep
+// maxBurstEvents bounds the events of all bursts in one machine run, to keep
 // a case's runtime in check; a burst past it is cut down to a small one.
-const MaxBurstEvents = 4096
+const maxBurstEvents = 4096
 
-// Op is the kind of a machine step.
-type Op uint8
+// op is the kind of a machine step.
+type op uint8
 
 // Machine steps.
 const (
-	OpEmit Op = iota // add the key if absent, else update or delete it
-	OpAddHandler
-	OpBlock
-	OpUnblock
-	OpRemove
-	OpStart
-	// OpBurst emits N events over many distinct keys at once, after
+	opEmit op = iota // add the key if absent, else update or delete it
+	opAddHandler
+	opBlock
+	opUnblock
+	opRemove
+	opStart
+	// opBurst emits N events over many distinct keys at once, after
 	// blocking a handler if Block (Handler, or the next one registered):
 	// the backlog and the store grow past the sizes where a listener's
 	// buffer changes shape (1024 slots).
-	OpBurst
+	opBurst
 )
 
-// Step is one step of a delivery machine.
-type Step struct {
-	Op      Op
+// step is one step of a delivery machine.
+type step struct {
+	Op      op
 	Key     string
-	Delete  bool // OpEmit on a present key: delete rather than update
+	Delete  bool // opEmit on a present key: delete rather than update
 	Handler int
-	N       int  // OpBurst: events
-	Block   bool // OpBurst: block a handler first
+	N       int  // opBurst: events
+	Block   bool // opBurst: block a handler first
 }
 
-func (s Step) String() string {
+func (s step) String() string {
 	switch s.Op {
-	case OpEmit:
+	case opEmit:
 		if s.Delete {
 			return "EmitDel(" + s.Key + ")"
 		}
 		return "Emit(" + s.Key + ")"
-	case OpAddHandler:
+	case opAddHandler:
 		return "AddHandler"
-	case OpBlock:
+	case opBlock:
 		return fmt.Sprintf("h%d:Block", s.Handler)
-	case OpUnblock:
+	case opUnblock:
 		return fmt.Sprintf("h%d:Unblock", s.Handler)
-	case OpRemove:
+	case opRemove:
 		return fmt.Sprintf("h%d:Remove", s.Handler)
-	case OpStart:
+	case opStart:
 		return "Start"
-	case OpBurst:
+	case opBurst:
 		if s.Block {
 			return fmt.Sprintf("h%d:Block+Burst(%d)", s.Handler, s.N)
 		}
@@ -78,32 +78,32 @@ func (s Step) String() string {
 // burstSize draws a burst's size with checkkit.Size: small, exactly around
 // 1024 and 2048 (client-go's listener ring starts at 1024 slots and
 // doubles; our buffer links 1024-slot chunks; the slow-handler warning
-// counts past 1024), middling, or far beyond (up to MaxBurstEvents).
+// counts past 1024), middling, or far beyond (up to maxBurstEvents).
 func burstSize() *rapid.Generator[int] {
-	return checkkit.Size(MaxBurstEvents, 1024, 2048)
+	return checkkit.Size(maxBurstEvents, 1024, 2048)
 }
 
-func stepGen() *rapid.Generator[Step] {
+func stepGen() *rapid.Generator[step] {
 	sizes := burstSize()
-	return rapid.Custom(func(t *rapid.T) Step {
+	return rapid.Custom(func(t *rapid.T) step {
 		switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
 		case r < 50:
-			return Step{Op: OpEmit, Key: rapid.SampledFrom(Keys).Draw(t, "key"), Delete: rapid.IntRange(0, 2).Draw(t, "del") == 2}
+			return step{Op: opEmit, Key: rapid.SampledFrom(keys).Draw(t, "key"), Delete: rapid.IntRange(0, 2).Draw(t, "del") == 2}
 		case r < 62:
-			return Step{Op: OpAddHandler}
+			return step{Op: opAddHandler}
 		case r < 74:
-			return Step{Op: OpBlock, Handler: rapid.IntRange(0, MaxHandlers-1).Draw(t, "h")}
+			return step{Op: opBlock, Handler: rapid.IntRange(0, maxHandlers-1).Draw(t, "h")}
 		case r < 86:
-			return Step{Op: OpUnblock, Handler: rapid.IntRange(0, MaxHandlers-1).Draw(t, "h")}
+			return step{Op: opUnblock, Handler: rapid.IntRange(0, maxHandlers-1).Draw(t, "h")}
 		case r < 92:
-			return Step{Op: OpRemove, Handler: rapid.IntRange(0, MaxHandlers-1).Draw(t, "h")}
+			return step{Op: opRemove, Handler: rapid.IntRange(0, maxHandlers-1).Draw(t, "h")}
 		case r == 99 && rapid.Bool().Draw(t, "burst"):
 			// Rare, and costly: about one case in two has one. rapid
 			// favours the smallest and largest draws, hence the top value
 			// and a coin.
-			return Step{Op: OpBurst, N: sizes.Draw(t, "n"), Block: rapid.IntRange(0, 3).Draw(t, "block") < 3, Handler: rapid.IntRange(0, MaxHandlers-1).Draw(t, "h")}
+			return step{Op: opBurst, N: sizes.Draw(t, "n"), Block: rapid.IntRange(0, 3).Draw(t, "block") < 3, Handler: rapid.IntRange(0, maxHandlers-1).Draw(t, "h")}
 		default:
-			return Step{Op: OpStart}
+			return step{Op: opStart}
 		}
 	})
 }
@@ -192,25 +192,25 @@ func (x *machine) storeKeys() []string {
 	return ks
 }
 
-func (x *machine) Apply(s Step) error {
+func (x *machine) Apply(s step) error {
 	var h *mHandler
-	if s.Op == OpBlock || s.Op == OpUnblock || s.Op == OpRemove {
+	if s.Op == opBlock || s.Op == opUnblock || s.Op == opRemove {
 		if s.Handler >= len(x.handlers) {
 			return nil
 		}
 		h = x.handlers[s.Handler]
-		if h.removed && s.Op != OpUnblock {
+		if h.removed && s.Op != opUnblock {
 			return nil
 		}
 	}
-	if s.Op == OpBurst && x.bursts+s.N > MaxBurstEvents {
+	if s.Op == opBurst && x.bursts+s.N > maxBurstEvents {
 		s.N = min(s.N, 64)
 	}
 	x.rec.Step(s.String(), "", "")
 	switch s.Op {
-	case OpBurst:
+	case opBurst:
 		return x.burst(s)
-	case OpEmit:
+	case opEmit:
 		kind := Add
 		if x.store[s.Key] {
 			kind = Update
@@ -229,8 +229,8 @@ func (x *machine) Apply(s Step) error {
 				}
 			}
 		}
-	case OpAddHandler:
-		if len(x.handlers) >= MaxHandlers {
+	case opAddHandler:
+		if len(x.handlers) >= maxHandlers {
 			return nil
 		}
 		nh := &mHandler{p: newProbe(fmt.Sprintf("h%d", len(x.handlers)))}
@@ -245,17 +245,17 @@ func (x *machine) Apply(s Step) error {
 			nh.exp.init, nh.hasInit = x.storeKeys(), true
 		}
 		x.handlers = append(x.handlers, nh)
-	case OpBlock:
+	case opBlock:
 		if !h.blocked {
 			h.blocked = true
 			h.p.block()
 		}
-	case OpUnblock:
+	case opUnblock:
 		if h.blocked {
 			h.blocked = false
 			h.p.unblock()
 		}
-	case OpRemove:
+	case opRemove:
 		var err error
 		if !x.call(func() { err = x.f.RemoveHandler(h.reg) }) {
 			return checkkit.Broke(GNonBlocking, "RemoveHandler(%s) did not return", h.p.name)
@@ -268,7 +268,7 @@ func (x *machine) Apply(s Step) error {
 		if !x.started {
 			h.hasInit = true // never gets an initial list
 		}
-	case OpStart:
+	case opStart:
 		if x.started {
 			return nil
 		}
@@ -288,7 +288,7 @@ func (x *machine) Apply(s Step) error {
 // burst emits s.N events in one call: keys b0.. over three quarters of N
 // (so most are new and the store grows), the rest revisiting the first
 // ones; a present key is updated or deleted, an absent one added.
-func (x *machine) burst(s Step) error {
+func (x *machine) burst(s step) error {
 	if s.Block {
 		// The first handler still registered from s.Handler on (cyclic):
 		// a burst then piles up behind a blocked handler as often as

@@ -10,11 +10,11 @@ import (
 	"github.com/kverify/kverify/props/checkkit"
 )
 
-// PhaseKeys is the number of keys added before Start in the phases check:
+// phaseKeys is the number of keys added before Start in the phases check:
 // more than the 1024 slots client-go's listener buffer starts with and our
 // buffer's chunk, so a handler blocked in its first initial add has more
 // than 1024 notifications pending behind it.
-const PhaseKeys = 1100
+const phaseKeys = 1100
 
 // pev is one event of the phases check.
 type pev struct {
@@ -118,7 +118,7 @@ func phaseScenario(s Subject, progress *checkkit.Progress) error {
 		return err
 	}
 	var before []pev
-	for i := range PhaseKeys {
+	for i := range phaseKeys {
 		before = append(before, pev{Add, fmt.Sprintf("p%04d", i)})
 	}
 	for i := range 10 {

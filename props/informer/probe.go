@@ -48,9 +48,9 @@ type probe struct {
 	onCall    func(index int, ev string) // runs at the start of each call, outside mu
 }
 
-// MaxCalls bounds the calls a probe takes; no check needs more (the
+// maxCalls bounds the calls a probe takes; no check needs more (the
 // delivery machine's largest bursts and initial lists stay well below).
-const MaxCalls = 1 << 16
+const maxCalls = 1 << 16
 
 func newProbe(name string) *probe { return &probe{name: name} }
 
@@ -81,7 +81,7 @@ func (p *probe) call(ev string) {
 	i := len(p.got)
 	p.got = append(p.got, ev)
 	p.at = append(p.at, time.Now())
-	if i >= MaxCalls {
+	if i >= maxCalls {
 		// A runaway subject (one re-delivering forever) would keep the
 		// bubble busy, so synctest.Wait would never return: park this
 		// handler goroutine for good instead, and let the checks see the

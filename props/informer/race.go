@@ -16,10 +16,10 @@ import (
 // CheckRace is the fan-out's race probe.
 const CheckRace = "processor/race"
 
-// InformerRaceRounds is how many rounds the probe runs per pair in the
+// informerRaceRounds is how many rounds the probe runs per pair in the
 // default gate: each round builds a fan-out (for client-go, a whole
 // informer), so a round costs far more than a queue's.
-const InformerRaceRounds = checkkit.RaceRounds / 2
+const informerRaceRounds = checkkit.RaceRounds / 2
 
 // fanRace is one race of the probe, on a started fan-out whose store
 // holds a and b and which has handlers h1 and h2 registered before Start.
@@ -117,7 +117,7 @@ var fanRaces = []fanRace{
 		}},
 }
 
-// raceCheck runs every race for InformerRaceRounds rounds (more while
+// raceCheck runs every race for informerRaceRounds rounds (more while
 // cfg.Budget lasts).
 func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
@@ -125,7 +125,7 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 		if s.Linear != nil {
 			pairs += 2 // Distribute/Distribute and Distribute/shutdown
 		}
-		sched := checkkit.NewRaceSchedule(cfg, pairs, InformerRaceRounds)
+		sched := checkkit.NewRaceSchedule(cfg, pairs, informerRaceRounds)
 		defer sched.Stop()
 		return checkkit.InBubble(t, func() error {
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {

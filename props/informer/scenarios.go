@@ -13,8 +13,8 @@ import (
 	"pgregory.net/rapid"
 )
 
-// IsolationN is the number of events emitted past a blocked handler.
-const IsolationN = 200
+// isolationN is the number of events emitted past a blocked handler.
+const isolationN = 200
 
 // script is a valid event sequence of n events over a few keys named
 // prefix0..prefix6: add a key
@@ -92,11 +92,11 @@ func isolation(s Subject) func(*testing.T, checkkit.Config) error {
 			if !d.call(f.Start) {
 				return checkkit.Broke(GNonBlocking, "Start did not return")
 			}
-			sc := newScript("k", IsolationN)
+			sc := newScript("k", isolationN)
 			want := expectation{seq: sc.events()}
 			var emitted atomic.Int32
 			if !d.call(func() { sc.emit(f, &emitted) }) {
-				return checkkit.Broke(GNonBlocking, "with one handler blocked in a call, Emit blocked after %d of %d emits", emitted.Load(), IsolationN)
+				return checkkit.Broke(GNonBlocking, "with one handler blocked in a call, Emit blocked after %d of %d emits", emitted.Load(), isolationN)
 			}
 			for _, p := range others {
 				if msg := want.conforms(p.received(), true); msg != "" {
@@ -125,8 +125,8 @@ func isolation(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
-// SyncKeys is the size of the initial list in the sync check.
-const SyncKeys = 3
+// syncKeys is the size of the initial list in the sync check.
+const syncKeys = 3
 
 func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
@@ -140,7 +140,7 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				}
 				d.call(f.Stop)
 			}()
-			keys := make([]string, SyncKeys)
+			keys := make([]string, syncKeys)
 			for i := range keys {
 				keys[i] = fmt.Sprintf("s%d", i)
 				if !d.call(func() { f.Emit(Add, keys[i]) }) {
@@ -155,7 +155,7 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				var reg atomic.Pointer[Registration]
 				var early atomic.Value
 				p.onCall = func(i int, ev string) {
-					if r := reg.Load(); r != nil && i < SyncKeys && (*r).HasSynced() {
+					if r := reg.Load(); r != nil && i < syncKeys && (*r).HasSynced() {
 						early.CompareAndSwap(nil, ev)
 					}
 				}
@@ -188,7 +188,7 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			// Added before Start: synced only after Start and its initial list.
 			pre := newProbe("before-start")
 			cleanup = append(cleanup, pre)
-			pre.blockAt(SyncKeys - 1)
+			pre.blockAt(syncKeys - 1)
 			preReg, preEarly := watch(pre)
 			r, err := addHandler(d, f, pre)
 			if err != nil {
@@ -209,7 +209,7 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			// Added after Start: counts its own initial list.
 			late := newProbe("after-start")
 			cleanup = append(cleanup, late)
-			late.blockAt(SyncKeys - 1)
+			late.blockAt(syncKeys - 1)
 			lateReg, lateEarly := watch(late)
 			r2, err := addHandler(d, f, late)
 			if err != nil {
@@ -243,18 +243,18 @@ func syncCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
-// StartRounds is how often the start check races an emit against Start.
-const StartRounds = 20
+// startRounds is how often the start check races an emit against Start.
+const startRounds = 20
 
-// StartEmitBound is how long, in real time, an Emit right after Start may
+// startEmitBound is how long, in real time, an Emit right after Start may
 // take in the start check. It returns in microseconds unless distribution
 // deadlocks with the listeners' start; a bound well under checkkit.Watchdog
 // reports that deadlock (a hang for good) about a second after it began.
-const StartEmitBound = time.Second
+const startEmitBound = time.Second
 
 func startRace(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, _ checkkit.Config) error {
-		for round := range StartRounds {
+		for round := range startRounds {
 			f := s.New()
 			p := newProbe("h")
 			if _, err := addHandlerWithin(f, p); err != nil {
@@ -263,8 +263,8 @@ func startRace(s Subject) func(*testing.T, checkkit.Config) error {
 			if err := within("Start", f.Start); err != nil {
 				return err
 			}
-			if !checkkit.ReturnsWithin(StartEmitBound, func() { f.Emit(Add, "a") }) {
-				return checkkit.Broke(GStart, "round %d: Emit right after Start did not return within %v", round, StartEmitBound)
+			if !checkkit.ReturnsWithin(startEmitBound, func() { f.Emit(Add, "a") }) {
+				return checkkit.Broke(GStart, "round %d: Emit right after Start did not return within %v", round, startEmitBound)
 			}
 			if !checkkit.Eventually(checkkit.Watchdog, func() bool { return len(p.received()) > 0 }) {
 				return checkkit.Broke(GStart, "round %d: an event emitted right after Start was not delivered within %v", round, checkkit.Watchdog)
@@ -281,12 +281,12 @@ func startRace(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
-// LookaheadN is the number of notifications a blocked handler falls behind
+// lookaheadN is the number of notifications a blocked handler falls behind
 // in the lookahead check.
-const LookaheadN = 64
+const lookaheadN = 64
 
-// LookaheadBurst is the larger backlog of the lookahead check.
-const LookaheadBurst = 1500
+// lookaheadBurst is the larger backlog of the lookahead check.
+const lookaheadBurst = 1500
 
 // lookaheadInitial is the lookahead check's last part: a handler added to
 // the running fan-out, blocked in its first initial add, has the rest of
@@ -295,7 +295,7 @@ const LookaheadBurst = 1500
 // released, with a high-water mark of the whole list or all but the one
 // its goroutine took before the others were added.
 func lookaheadInitial(d *driver, f FanOut) error {
-	adds := make([]string, LookaheadBurst)
+	adds := make([]string, lookaheadBurst)
 	for i := range adds {
 		adds[i] = fmt.Sprint("init", i)
 	}
@@ -373,7 +373,7 @@ func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 				return checkkit.Broke(GNonBlocking, "Start did not return")
 			}
 			// Strictly alternating: each emit is handled before the next.
-			sc := newScript("k", LookaheadN)
+			sc := newScript("k", lookaheadN)
 			for i := range sc.kinds {
 				if !d.call(func() { f.Emit(sc.kinds[i], sc.keys[i]) }) {
 					return checkkit.Broke(GNonBlocking, "Emit did not return")
@@ -392,7 +392,7 @@ func lookahead(s Subject) func(*testing.T, checkkit.Config) error {
 			// Two bursts: the buffer is reused after it drained, and the
 			// second crosses the default chunk size of our ring (1024).
 			seq := sc.events()
-			for i, burst := range []int{LookaheadN, LookaheadBurst} {
+			for i, burst := range []int{lookaheadN, lookaheadBurst} {
 				p.block()
 				plug := fmt.Sprintf("plug%d", i)
 				if !d.call(func() { f.Emit(Add, plug) }) {

@@ -2,6 +2,7 @@ package modelserver
 
 import (
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -253,4 +254,47 @@ func (c *shapes) delivered(e watch.Event) {
 func isExpiredOrTooLarge(err error) bool {
 	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) ||
 		apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+}
+
+// Expectations describe the client whose requests the server judges by
+// client-go's request-shape rules (Server.Expect): how it was built and
+// which of its optional features it lacks. The zero value but LastSync is
+// a client built with client-go's defaults and every feature.
+type Expectations struct {
+	// LastSync returns the version the client last published (a
+	// reflector's LastSyncResourceVersion); it must be set.
+	LastSync func() string
+	// WatchList: the client was told to stream its syncs (watch-list);
+	// false: to list.
+	WatchList bool
+	// PageSize is the client's configured page size (0: client-go's
+	// default rules).
+	PageSize int64
+	// NoWatchList: the client has no watch-list, so no request may set
+	// sendInitialEvents. NoPaging: it lists in one request, so every list
+	// must have no limit and no continue token.
+	NoWatchList bool
+	NoPaging    bool
+}
+
+// Expect makes the server check every request's shape against client-go's
+// rules (see shapes) for the client e describes: the rules for its
+// features, e.g. no limit and no continue without paging, no
+// sendInitialEvents without watch-list.
+func (s *Server) Expect(e Expectations) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = &shapes{lastSync: e.LastSync, watchList: e.WatchList, pageSize: e.PageSize,
+		noWatchList: e.NoWatchList, noPaging: e.NoPaging}
+}
+
+// Violations returns what the server found wrong in the requests so far.
+func (s *Server) Violations() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.found)
+	if s.rules != nil {
+		out = append(out, s.rules.violations...)
+	}
+	return out
 }

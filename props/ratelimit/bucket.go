@@ -12,9 +12,9 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Tolerance is how far a token bucket's delay may be from the model's: the
+// tolerance is how far a token bucket's delay may be from the model's: the
 // model repeats the rate package's float64 arithmetic, fed the same instants.
-const Tolerance = time.Microsecond
+const tolerance = time.Microsecond
 
 // bucketOp is one operation of a bucket run: N consecutive Whens, a
 // NumRequeues or a Forget of Item, or a Sleep (fake time).
@@ -60,16 +60,16 @@ var bucketOpGen = rapid.Custom(func(t *rapid.T) bucketOp {
 	switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
 	case r < 65:
 		// Runs reach past the default controller's burst of 100.
-		return bucketOp{Kind: opWhen, Item: rapid.SampledFrom(Items).Draw(t, "item"), N: checkkit.Size(300, 5, 100).Draw(t, "n")}
+		return bucketOp{Kind: opWhen, Item: rapid.SampledFrom(items).Draw(t, "item"), N: checkkit.Size(300, 5, 100).Draw(t, "n")}
 	case r < 90:
 		return bucketOp{Kind: opSleep, Sleep: rapid.OneOf(
 			durs(time.Nanosecond, time.Microsecond, time.Millisecond, 50*time.Millisecond, 100*time.Millisecond, time.Second, 10*time.Second),
 			dur(rapid.Int64Range(1, int64(5*time.Second))),
 		).Draw(t, "d")}
 	case r < 95:
-		return bucketOp{Kind: opNumRequeues, Item: rapid.SampledFrom(Items).Draw(t, "item")}
+		return bucketOp{Kind: opNumRequeues, Item: rapid.SampledFrom(items).Draw(t, "item")}
 	default:
-		return bucketOp{Kind: opForget, Item: rapid.SampledFrom(Items).Draw(t, "item")}
+		return bucketOp{Kind: opForget, Item: rapid.SampledFrom(items).Draw(t, "item")}
 	}
 })
 
@@ -137,8 +137,8 @@ func runBucket(t *testing.T, rt *rapid.T, rec *checkkit.Recorder, s Subject, qps
 					if got < 0 {
 						rec.Fail(rt, GNegative, "%s = %s", o, fmtD(got))
 					}
-					if !within(got, want, Tolerance) {
-						rec.Fail(rt, GBucket, "%s = %s, want %s (±%v)", o, fmtD(got), fmtD(want), Tolerance)
+					if !within(got, want, tolerance) {
+						rec.Fail(rt, GBucket, "%s = %s, want %s (±%v)", o, fmtD(got), fmtD(want), tolerance)
 					}
 				}
 			case opNumRequeues:
@@ -177,7 +177,7 @@ func bucketWitness(t *testing.T, s Subject) error {
 			when := func(want time.Duration) bool {
 				got := l.When("a")
 				sc.step("When(a)", fmtD(want), fmtD(got))
-				if !within(got, want, Tolerance) {
+				if !within(got, want, tolerance) {
 					err = sc.broke(GBucketBurst, "When(a) = %s, want %s", fmtD(got), fmtD(want))
 					return false
 				}
@@ -230,7 +230,7 @@ func defaultScenario(s Subject) error {
 		got := l.When(item)
 		var want time.Duration
 		m, want = m.When(item, now)
-		ok := got >= 0 && within(got, want, Tolerance) && (literal < 0 || within(got, literal, Tolerance))
+		ok := got >= 0 && within(got, want, tolerance) && (literal < 0 || within(got, literal, tolerance))
 		if quiet != nil && !ok {
 			quiet()
 		}

@@ -78,7 +78,7 @@ func (e *expectation) forget(item string) { e.forgets[item]++; delete(e.count, i
 
 // consulted compares what f saw with e: every item's When and Forget calls.
 func consulted(f *recorder, e *expectation) string {
-	for _, it := range Items {
+	for _, it := range items {
 		if f.whens[it] != e.whens[it] {
 			return fmt.Sprintf("%s saw %d When(%s) calls, want %d", f.name, f.whens[it], it, e.whens[it])
 		}

@@ -33,7 +33,7 @@ type itemOp struct {
 // Shrinking moves towards a single When of the first item.
 func itemOpGen(maxRun int) *rapid.Generator[itemOp] {
 	return rapid.Custom(func(t *rapid.T) itemOp {
-		item := rapid.SampledFrom(Items).Draw(t, "item")
+		item := rapid.SampledFrom(items).Draw(t, "item")
 		switch r := rapid.IntRange(0, 99).Draw(t, "op"); {
 		case r < 60:
 			n := 1
@@ -239,7 +239,7 @@ func runItemOps(rt *rapid.T, rec *checkkit.Recorder, exact string, l Limiter, m 
 			l.Forget(o.Item)
 			m = m.Reset(o.Item)
 			rec.Step("Forget("+o.Item+")", "", "")
-			for _, it := range Items {
+			for _, it := range items {
 				checkRequeues(rt, rec, GForget, l, m, it)
 			}
 		}

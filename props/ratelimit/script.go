@@ -9,8 +9,8 @@ import (
 	"github.com/kverify/kverify/traces"
 )
 
-// Items are the items the checks use: few, so that they collide.
-var Items = []string{"a", "b", "c"}
+// items are the items the checks use: few, so that they collide.
+var items = []string{"a", "b", "c"}
 
 // script records the steps of a deterministic witness, so that its failure
 // carries the steps that led to it, like a rapid counterexample.

@@ -70,9 +70,9 @@ func (c *Clock) NewTicker(d time.Duration) clock.Ticker {
 	return t
 }
 
-// Armed is the number of timers and tickers made through c that are not
+// armed is the number of timers and tickers made through c that are not
 // stopped and (timers) not yet due.
-func (c *Clock) Armed() int {
+func (c *Clock) armed() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now, n := time.Now(), 0

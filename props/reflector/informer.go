@@ -234,7 +234,7 @@ func newIWorld(fail func(string, string, ...any), s InformerSubject, srv *models
 	w := &iworld{fail: fail, srv: srv, done: make(chan struct{})}
 	inf, err := s.New(srv, watchList, resync)
 	if err != nil {
-		fail(GuaranteeConstruction, "New: %v", err)
+		fail(GConstruction, "New: %v", err)
 	}
 	w.inf = inf
 	return w
@@ -256,7 +256,7 @@ func (w *iworld) add() {
 	v := newViewer()
 	r, err := w.inf.AddEventHandler(v)
 	if err != nil {
-		w.fail(GuaranteeHandlerRegistration, "AddEventHandler: %v", err)
+		w.fail(GHandlerRegistration, "AddEventHandler: %v", err)
 	}
 	w.viewers, w.regs = append(w.viewers, v), append(w.regs, r)
 }
@@ -272,10 +272,10 @@ func (w *iworld) stop(check bool) {
 		return
 	}
 	if !returned {
-		w.fail(GuaranteeCancel, "the informer's Run did not return after its context was cancelled")
+		w.fail(GCancel, "the informer's Run did not return after its context was cancelled")
 	}
 	if msg := stops(w.srv, false); msg != "" {
-		w.fail(GuaranteeStops, "%s", msg)
+		w.fail(GStops, "%s", msg)
 	}
 	w.nothingAfter()
 }
@@ -286,7 +286,7 @@ func (w *iworld) stop(check bool) {
 func (w *iworld) nothingAfter() {
 	at := w.returned
 	if at.busy > 0 {
-		w.fail(GuaranteeNothingAfterStop, "Run returned while %d handler call(s) were in progress", at.busy)
+		w.fail(GNothingAfterStop, "Run returned while %d handler call(s) were in progress", at.busy)
 	}
 	_ = w.srv.Create("default/after-stop")
 	_ = w.srv.Update("default/o001")
@@ -294,7 +294,7 @@ func (w *iworld) nothingAfter() {
 	time.Sleep(10 * time.Minute)
 	synctest.Wait()
 	if now := w.activity(); now != at {
-		w.fail(GuaranteeNothingAfterStop, "after Run returned: %d handler calls started (%d then), %d requests (%d then), %d calls in progress",
+		w.fail(GNothingAfterStop, "after Run returned: %d handler calls started (%d then), %d requests (%d then), %d calls in progress",
 			now.started, at.started, now.requests, at.requests, now.busy)
 	}
 }
@@ -305,7 +305,7 @@ func (w *iworld) views(want []apiserver.Object) string {
 	for i, v := range w.viewers {
 		view, bad := v.state()
 		if len(bad) > 0 {
-			w.fail(GuaranteeHandlerCalls, "handler %d: %s", i, strings.Join(bad, "; "))
+			w.fail(GHandlerCalls, "handler %d: %s", i, strings.Join(bad, "; "))
 		}
 		if want != nil {
 			if d := diff(view, want); d != "" {
@@ -385,10 +385,10 @@ func assembledConverge(s InformerSubject) func(*testing.T, checkkit.Config) erro
 					}
 				}
 				if d != "" {
-					fail(GuaranteeConverge, "once faults stopped the handlers' views differ from the server: %s", d)
+					fail(GConverge, "once faults stopped the handlers' views differ from the server: %s", d)
 				}
 				if unsynced != "" {
-					fail(GuaranteeAllSynced, "once faults stopped, not synced: %s", unsynced)
+					fail(GAllSynced, "once faults stopped, not synced: %s", unsynced)
 				}
 				w.stop(true)
 			})
@@ -416,25 +416,25 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 				defer w.stop(false)
 				synctest.Wait()
 				if un := w.synced(); un != "the informer, handler 0" {
-					fail(GuaranteeSyncedOnlyAfter, "with every request so far refused, not synced: %q, want the informer and handler 0", un)
+					fail(GSyncedOnlyAfter, "with every request so far refused, not synced: %q, want the informer and handler 0", un)
 				}
 				time.Sleep(30 * time.Second)
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" || w.synced() != "" {
-					fail(GuaranteeSyncedAfter, "after the refusals: views %s; not synced: %q", d, w.synced())
+					fail(GSyncedAfter, "after the refusals: views %s; not synced: %q", d, w.synced())
 				}
 				listed := w.current()
 				if d := w.expectCalls(0, 0, initialAdds(listed), true); d != "" {
-					fail(GuaranteeCallFields, "the initial list: %s", d)
+					fail(GCallFields, "the initial list: %s", d)
 				}
 				w.markSynced()
 				w.add()
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" || w.synced() != "" {
-					fail(GuaranteeLateHandler, "views %s; not synced: %q", d, w.synced())
+					fail(GLateHandler, "views %s; not synced: %q", d, w.synced())
 				}
 				if d := w.expectCalls(1, 0, initialAdds(listed), true); d != "" {
-					fail(GuaranteeCallFields, "a handler added after the sync: %s", d)
+					fail(GCallFields, "a handler added after the sync: %s", d)
 				}
 				w.markSynced()
 				mark, before := w.marks(), w.current()
@@ -443,7 +443,7 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 				_ = srv.Create("default/o009")
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" {
-					fail(GuaranteeEveryChange, "after a delete, an update and a create: %s", d)
+					fail(GEveryChange, "after a delete, an update and a create: %s", d)
 				}
 				after := w.current()
 				for i := range w.viewers {
@@ -456,7 +456,7 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 						got[0].old.RV = 0 // a watch's delete carries the server's object at deletion; its version is checked by the view
 					}
 					if d := strings.Join(strs(got), " "); d != strings.Join(strs(want), " ") {
-						fail(GuaranteeCallFields, "the watch's delete, update and create: handler %d got [%s], want [%s]", i, d, strings.Join(strs(want), " "))
+						fail(GCallFields, "the watch's delete, update and create: handler %d got [%s], want [%s]", i, d, strings.Join(strs(want), " "))
 					}
 				}
 				// A relist: the watch closes, the server changes meanwhile,
@@ -472,12 +472,12 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 					_, err := m.Create("default/o010")
 					return err
 				}, modelserver.Fault{Reject: 410}); err != nil {
-					fail(GuaranteeModelServer, "outage: %v", err)
+					fail(GModelServer, "outage: %v", err)
 				}
 				time.Sleep(30 * time.Second)
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" {
-					fail(GuaranteeConverge, "after a relist: %s", d)
+					fail(GConverge, "after a relist: %s", d)
 				}
 				after = w.current()
 				for i := range w.viewers {
@@ -496,7 +496,7 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 						}
 					}
 					if d := w.expectCalls(i, mark[i], want, true); d != "" {
-						fail(GuaranteeCallFields, "a relist after a closed watch and 410 Gone: %s", d)
+						fail(GCallFields, "a relist after a closed watch and 410 Gone: %s", d)
 					}
 				}
 				w.stop(true)
@@ -536,7 +536,7 @@ func assembledStop(s InformerSubject) func(*testing.T, checkkit.Config) error {
 			select {
 			case <-again:
 			default:
-				fail(GuaranteeCancel, "a second Run, after the first returned, does not return")
+				fail(GCancel, "a second Run, after the first returned, does not return")
 			}
 			return nil
 		})

@@ -143,7 +143,7 @@ func (r *rsRun) join(rec *checkkit.Recorder, j rsJoin) {
 		reg, err = r.w.inf.AddEventHandlerWithResyncPeriod(v, j.period)
 	}
 	if err != nil {
-		r.fail(GuaranteeHandlerRegistration, "adding handler %d (%s): %v", len(r.w.viewers), j.comment, err)
+		r.fail(GHandlerRegistration, "adding handler %d (%s): %v", len(r.w.viewers), j.comment, err)
 	}
 	r.w.viewers, r.w.regs = append(r.w.viewers, v), append(r.w.regs, reg)
 	r.m.AddHandler(period, time.Now())
@@ -165,7 +165,7 @@ func (r *rsRun) write(rec *checkkit.Recorder, srv *modelserver.Server, kind, key
 		err = srv.Create(key)
 	}
 	if err != nil {
-		r.fail(GuaranteeModelServer, "%s %s: %v", kind, key, err)
+		r.fail(GModelServer, "%s %s: %v", kind, key, err)
 	}
 	rec.Step(fmt.Sprintf("at %v %s %s", time.Since(r.t0), kind, key), "", "")
 	synctest.Wait()
@@ -228,9 +228,9 @@ func (r *rsRun) expect(what string, want func(i int) []hcall) {
 	r.w.views(nil)
 	for i := range r.w.viewers {
 		if d := r.w.expectCalls(i, r.marks[i], want(i), true); d != "" {
-			g := GuaranteeCallFields
+			g := GCallFields
 			if slices.ContainsFunc(r.w.viewers[i].since(r.marks[i]), isResync) || slices.ContainsFunc(want(i), isResync) {
-				g = GuaranteeHandlerResync
+				g = GHandlerResync
 			}
 			r.fail(g, "at %v, %s: %s", time.Since(r.t0), what, d)
 		}

@@ -64,7 +64,7 @@ func stopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		w.run()
 		synctest.Wait()
 		if n := w.viewers[0].inProgress(); n != 1 {
-			fail(GuaranteeSyncedAfter, "after the first list, handler 0 has %d calls in progress, want 1: its initial add of default/o001, held", n)
+			fail(GSyncedAfter, "after the first list, handler 0 has %d calls in progress, want 1: its initial add of default/o001, held", n)
 		}
 		// Handler 1 takes these; handler 0 has them queued behind the held call.
 		_ = srv.Update("default/o002")
@@ -74,13 +74,13 @@ func stopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		w.cancel()
 		w.cancel = nil
 		synctest.Wait()
-		w.heldAMinute(w.activity(), "a handler call", GuaranteeNothingAfterStop,
+		w.heldAMinute(w.activity(), "a handler call", GNothingAfterStop,
 			"Run returned while handler 0's OnAdd(default/o001) was in progress (held across cancellation): Run must wait for every handler call")
 		rec.Step("release handler 0's call", "", "")
 		release()
 		synctest.Wait()
 		if !closed(w.done) {
-			fail(GuaranteeCancel, "Run, cancelled, did not return once the handler call it waited for returned")
+			fail(GCancel, "Run, cancelled, did not return once the handler call it waited for returned")
 		}
 		srv.Close()
 		w.views(nil)
@@ -101,7 +101,7 @@ func (w *iworld) heldAMinute(atCancel atReturn, what, g, returned string) {
 		w.fail(g, "%s", returned)
 	}
 	if now := w.activity(); now != atCancel {
-		w.fail(GuaranteeNothingAfterStop, "while Run was cancelled and %s held: %d handler calls started (%d at cancel), %d requests (%d at cancel)",
+		w.fail(GNothingAfterStop, "while Run was cancelled and %s held: %d handler calls started (%d at cancel), %d requests (%d at cancel)",
 			what, now.started, atCancel.started, now.requests, atCancel.requests)
 	}
 }

@@ -40,17 +40,17 @@ func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		if now, _ := srv.Held(); now != 1 {
-			fail(GuaranteeConverge, "a minute after the watch closed and the re-watch was refused with 410, %d requests are held, want 1: the relist's LIST (the 4th request; %d made)", now, srv.Requests())
+			fail(GConverge, "a minute after the watch closed and the re-watch was refused with 410, %d requests are held, want 1: the relist's LIST (the 4th request; %d made)", now, srv.Requests())
 		}
 		rec.Step("cancel Run while the reflector's relist LIST is held", "", "")
 		w.cancel()
 		w.cancel = nil
 		synctest.Wait()
 		if !closed(w.done) {
-			fail(GuaranteeCancel, "Run, cancelled while its reflector's relist LIST was held, did not return at once: the LIST honours its context, so the reflector can give it up")
+			fail(GCancel, "Run, cancelled while its reflector's relist LIST was held, did not return at once: the LIST honours its context, so the reflector can give it up")
 		}
 		if now, _ := srv.Held(); now != 0 {
-			fail(GuaranteeRunWaitsReflector, "after Run returned, the reflector's relist LIST is still in flight (held): the reflector's request outlived Run")
+			fail(GRunWaitsReflector, "after Run returned, the reflector's relist LIST is still in flight (held): the reflector's request outlived Run")
 		}
 		rec.Step("release the server's held answers", "", "")
 		srv.Release()
@@ -58,7 +58,7 @@ func stopListHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) error {
 		w.views(nil)
 		w.nothingAfter()
 		if msg := stops(srv, false); msg != "" {
-			fail(GuaranteeStops, "%s", msg)
+			fail(GStops, "%s", msg)
 		}
 		return nil
 	})
@@ -87,28 +87,28 @@ func stopWatchStopHeld(t *testing.T, cfg checkkit.Config, s InformerSubject) err
 		atCancel := w.activity()
 		if now, ever := srv.Held(); now != 1 {
 			if closed(w.done) && ever == 0 {
-				fail(GuaranteeStops, "Run, cancelled, returned without stopping its watch")
+				fail(GStops, "Run, cancelled, returned without stopping its watch")
 			}
-			fail(GuaranteeRunWaitsReflector, "after cancellation, %d calls held (%d ever), want 1: the reflector's Stop of its watch", now, ever)
+			fail(GRunWaitsReflector, "after cancellation, %d calls held (%d ever), want 1: the reflector's Stop of its watch", now, ever)
 		}
 		if closed(w.done) {
-			fail(GuaranteeRunWaitsReflector, "Run returned while its reflector was still inside the Stop of its watch (held by the server): Run must wait for its reflector")
+			fail(GRunWaitsReflector, "Run returned while its reflector was still inside the Stop of its watch (held by the server): Run must wait for its reflector")
 		}
-		w.heldAMinute(atCancel, "its reflector's Stop", GuaranteeRunWaitsReflector,
+		w.heldAMinute(atCancel, "its reflector's Stop", GRunWaitsReflector,
 			"Run returned while its reflector was still inside the Stop of its watch (held by the server): Run must wait for its reflector")
 		rec.Step("release the reflector's Stop", "", "")
 		srv.Release()
 		synctest.Wait()
 		if !closed(w.done) {
-			fail(GuaranteeCancel, "Run, cancelled, did not return once its reflector's Stop of its watch, which it waited for, returned")
+			fail(GCancel, "Run, cancelled, did not return once its reflector's Stop of its watch, which it waited for, returned")
 		}
 		if now, _ := srv.Held(); now != 0 {
-			fail(GuaranteeModelServer, "%d calls still held after Release", now)
+			fail(GModelServer, "%d calls still held after Release", now)
 		}
 		w.views(nil)
 		w.nothingAfter()
 		if msg := stops(srv, false); msg != "" {
-			fail(GuaranteeStops, "%s", msg)
+			fail(GStops, "%s", msg)
 		}
 		return nil
 	})
@@ -133,7 +133,7 @@ func heldWorld(fail func(string, string, ...any), s InformerSubject, faults []mo
 	synctest.Wait()
 	if un := w.synced(); un != "" {
 		done()
-		fail(GuaranteeSyncedAfter, "after the first list, not synced: %s", un)
+		fail(GSyncedAfter, "after the first list, not synced: %s", un)
 	}
 	return srv, w, done
 }

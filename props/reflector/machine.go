@@ -78,7 +78,7 @@ func start(t *rapid.T, rec *checkkit.Recorder, s Subject, srv *modelserver.Serve
 	}
 	r, err := s.New(setup)
 	if err != nil {
-		w.fail(GuaranteeConstruction, "New(%+v): %v", setup, err)
+		w.fail(GConstruction, "New(%+v): %v", setup, err)
 	}
 	w.r = r
 	srv.Expect(modelserver.Expectations{LastSync: r.LastSyncResourceVersion, WatchList: setup.WatchList, PageSize: setup.PageSize,
@@ -121,13 +121,13 @@ func (w *world) stop() {
 		return
 	}
 	if !returned && !w.lenientCancel {
-		w.fail(GuaranteeCancel, "Run did not return after its context was cancelled: it waits for time to pass (a backoff or a timer) or for a stream to end; it was at:\n%s", stuck)
+		w.fail(GCancel, "Run did not return after its context was cancelled: it waits for time to pass (a backoff or a timer) or for a stream to end; it was at:\n%s", stuck)
 	}
 	if msg := stops(w.srv, w.exactStops); msg != "" {
-		w.fail(GuaranteeStops, "%s", msg)
+		w.fail(GStops, "%s", msg)
 	}
-	if n := w.clock.Armed(); n > 0 {
-		w.fail(GuaranteeTimers, "%d timers or tickers made through the reflector's clock are still armed after Run returned", n)
+	if n := w.clock.armed(); n > 0 {
+		w.fail(GTimers, "%d timers or tickers made through the reflector's clock are still armed after Run returned", n)
 	}
 	w.noResync(w.store.State())
 }
@@ -136,7 +136,7 @@ func (w *world) stop() {
 // store's Resync.
 func (w *world) noResync(st StoreState) {
 	if w.caps.NoResync && st.Resyncs > 0 {
-		w.fail(GuaranteeResync, "the store's Resync was called %d times by a reflector that declares no resync (Capabilities.NoResync)", st.Resyncs)
+		w.fail(GResync, "the store's Resync was called %d times by a reflector that declares no resync (Capabilities.NoResync)", st.Resyncs)
 	}
 }
 
@@ -215,46 +215,46 @@ func stops(srv *modelserver.Server, exact bool) string {
 func (w *world) quiet() {
 	synctest.Wait()
 	if v := w.srv.Violations(); len(v) > 0 {
-		w.fail(GuaranteeRequests, "%s", strings.Join(v, "; "))
+		w.fail(GRequests, "%s", strings.Join(v, "; "))
 	}
 	if v := w.srv.RelistViolations(); len(v) > 0 {
-		w.fail(GuaranteeRelist, "%s", strings.Join(v, "; "))
+		w.fail(GRelist, "%s", strings.Join(v, "; "))
 	}
 	st := w.store.State()
 	w.noResync(st)
 	if len(st.Malformed) > 0 {
-		w.fail(GuaranteeMalformed, "the store was given %s", strings.Join(st.Malformed, ", "))
+		w.fail(GMalformed, "the store was given %s", strings.Join(st.Malformed, ", "))
 	}
 	if n := w.srv.Syncs(); len(st.Replaces) != n {
-		w.fail(GuaranteeReplace, "%d Replace calls (at %v) for %d completed syncs (lists answered in full, end bookmarks delivered)", len(st.Replaces), st.Replaces, n)
+		w.fail(GReplace, "%d Replace calls (at %v) for %d completed syncs (lists answered in full, end bookmarks delivered)", len(st.Replaces), st.Replaces, n)
 	}
 	p := w.r.LastSyncResourceVersion()
 	if p == "" {
 		return
 	}
 	if st.RV != p {
-		w.fail(GuaranteePublish, "published %q but the store was last told %q (by Replace or UpdateResourceVersion; notified %v)", p, st.RV, st.Notified)
+		w.fail(GPublish, "published %q but the store was last told %q (by Replace or UpdateResourceVersion; notified %v)", p, st.RV, st.Notified)
 	}
 	if p == "0" {
 		return // a list that answered "0": no version known yet
 	}
 	if st.RV != p {
-		w.fail(GuaranteePublish, "published %q but the store was last told %q (by Replace or UpdateResourceVersion; notified %v)", p, st.RV, st.Notified)
+		w.fail(GPublish, "published %q but the store was last told %q (by Replace or UpdateResourceVersion; notified %v)", p, st.RV, st.Notified)
 	}
 	n, ok := numeric(p)
 	var serverRV int64
 	w.srv.Model(func(m *apiserver.Server) { serverRV = m.RV() })
 	if !ok || n > serverRV {
-		w.fail(GuaranteeEarned, "published %q, not a version the server issued (server at %d)", p, serverRV)
+		w.fail(GEarned, "published %q, not a version the server issued (server at %d)", p, serverRV)
 	}
 	if n < w.published {
-		w.fail(GuaranteeEarned, "the published version went back from %d to %d", w.published, n)
+		w.fail(GEarned, "the published version went back from %d to %d", w.published, n)
 	}
 	w.published = n
 	var objs []apiserver.Object
 	w.srv.Model(func(m *apiserver.Server) { objs, _ = m.Snapshot(n) })
 	if d := diff(st.Items, objs); d != "" {
-		w.fail(GuaranteeEarned, "published %d but the store is not the server's state at %d: %s", n, n, d)
+		w.fail(GEarned, "published %d but the store is not the server's state at %d: %s", n, n, d)
 	}
 }
 
@@ -272,7 +272,7 @@ func (w *world) converge(rounds int) {
 		}
 	}
 	rv, objs := w.srv.Current()
-	w.fail(GuaranteeConverge, "after the faults and %d rounds of a bookmark and 61s, published %q (server at %d), store vs server: %s; %d requests; errors: %s",
+	w.fail(GConverge, "after the faults and %d rounds of a bookmark and 61s, published %q (server at %d), store vs server: %s; %d requests; errors: %s",
 		rounds, w.r.LastSyncResourceVersion(), rv, diff(w.store.State().Items, objs), w.srv.Requests(), w.lastErrs(3))
 }
 
@@ -366,7 +366,7 @@ func (w *world) apply(op Op, keys []string) string {
 
 func must(w *world, err error) {
 	if err != nil {
-		w.fail(GuaranteeModelServer, "%v", err)
+		w.fail(GModelServer, "%v", err)
 	}
 }
 
@@ -385,9 +385,9 @@ func keyPool(n int) []string {
 	return keys
 }
 
-// Schedules is the least number of random histories and fault schedules
+// schedules is the least number of random histories and fault schedules
 // reflector/machine explores in one round.
-const Schedules = 1000
+const schedules = 1000
 
 // machine runs a random server history against the subject under a random
 // fault schedule, checking at every quiescent point that the published
@@ -396,8 +396,8 @@ const Schedules = 1000
 // that cancelling stops it at once with every watch stopped exactly once.
 func machine(s Subject, malform bool) func(t *testing.T, cfg checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		if !malform && cfg.Checks < Schedules {
-			cfg.Checks = Schedules
+		if !malform && cfg.Checks < schedules {
+			cfg.Checks = schedules
 		}
 		return checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
 			checkkit.Bubble(t, func() { playRandom(rt, rec, s, malform) })

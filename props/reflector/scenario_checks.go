@@ -66,7 +66,7 @@ func (w *world) withheld() {
 		return
 	}
 	if len(from) > 1 || (from[0] != "" && from[0] != "0") {
-		w.fail(GuaranteeWithhold, "the scenario expects one watch from the list's version, \"\" or \"0\"; the reflector opened %d (from %q)", len(from), from)
+		w.fail(GWithhold, "the scenario expects one watch from the list's version, \"\" or \"0\"; the reflector opened %d (from %q)", len(from), from)
 	}
 	want, earned := from[0], false // the list's version until earned
 	var published []string
@@ -80,10 +80,10 @@ func (w *world) withheld() {
 		}
 	}
 	if got := w.r.LastSyncResourceVersion(); got != want {
-		w.fail(GuaranteeWithhold, "after the events %v the published version is %q, want %q", evs[0], got, want)
+		w.fail(GWithhold, "after the events %v the published version is %q, want %q", evs[0], got, want)
 	}
 	if got := w.store.State().Notified; !slices.Equal(got, published) {
-		w.fail(GuaranteeWithhold, "after the events %v UpdateResourceVersion got %v, want %v", evs[0], got, published)
+		w.fail(GWithhold, "after the events %v UpdateResourceVersion got %v, want %v", evs[0], got, published)
 	}
 }
 
@@ -131,12 +131,12 @@ func backoffCheck(s Subject) func(*testing.T, checkkit.Config) error {
 			w.quiet()
 			_, times := srv.Calls()
 			if len(times) < 21 {
-				w.fail(GuaranteeBackoff, "%d requests in 30 minutes, want the 20 refused ones and a successful list", len(times))
+				w.fail(GBackoff, "%d requests in 30 minutes, want the 20 refused ones and a successful list", len(times))
 			}
 			for i := 1; i <= 20; i++ {
 				base := min(800*time.Millisecond<<(i-1), 30*time.Second)
 				if gap := times[i].Sub(times[i-1]); gap < base || gap > 2*base {
-					w.fail(GuaranteeBackoff, "the gap before retry %d is %v, want within [%v, %v] (gaps: %v)", i, gap, base, 2*base, gaps(times[:21]))
+					w.fail(GBackoff, "the gap before retry %d is %v, want within [%v, %v] (gaps: %v)", i, gap, base, 2*base, gaps(times[:21]))
 				}
 			}
 			w.converged("after the refusals")
@@ -158,11 +158,11 @@ func backoffCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				return c.Kind == apiserver.WatchCall && c.Err != nil
 			})
 			if i < 0 || i+2 >= len(calls) {
-				w.fail(GuaranteeBackoff, "no failed watch after the long one: %v", notation(srv))
+				w.fail(GBackoff, "no failed watch after the long one: %v", notation(srv))
 			}
 			// The failed watch, then the refused list after the backoff.
 			if gap := times[i+1].Sub(times[i]); gap < 800*time.Millisecond || gap > 1600*time.Millisecond {
-				w.fail(GuaranteeBackoff, "after a watch of %v the next gap is %v, want the sequence started over: [0.8s, 1.6s]", times[i].Sub(times[i-2]), gap)
+				w.fail(GBackoff, "after a watch of %v the next gap is %v, want the sequence started over: [0.8s, 1.6s]", times[i].Sub(times[i-2]), gap)
 			}
 			w.stop()
 			return nil
@@ -189,7 +189,7 @@ func bound(s Subject) func(*testing.T, checkkit.Config) error {
 			time.Sleep(10*time.Minute + time.Second)
 			w.quiet()
 			if got := notation(srv); !slices.Contains(got, expected(s.Capabilities, listFrom0)) {
-				w.fail(GuaranteeBound, "after 10 minutes the reflector still waits on the stream: requests %v", got)
+				w.fail(GBound, "after 10 minutes the reflector still waits on the stream: requests %v", got)
 			}
 			w.converged("after the fallback")
 			w.stop()
@@ -230,7 +230,7 @@ func resync(s Subject) func(*testing.T, checkkit.Config) error {
 					}
 				}
 				if got := w.store.State().Resyncs; got != c.wantResyncs || lists != c.wantLists {
-					w.fail(GuaranteeResync, "%d Resync calls and %d lists, want %d and %d; requests %v", got, lists, c.wantResyncs, c.wantLists, notation(w.srv))
+					w.fail(GResync, "%d Resync calls and %d lists, want %d and %d; requests %v", got, lists, c.wantResyncs, c.wantLists, notation(w.srv))
 				}
 				w.converged("after the resyncs")
 			}}
@@ -257,7 +257,7 @@ func badInput(s Subject) func(*testing.T, checkkit.Config) error {
 				return err != nil
 			}()
 			if !ok || err == nil {
-				return checkkit.Broke(GuaranteeBadInput, "New with %s: got %v, want an error", w, err)
+				return checkkit.Broke(GBadInput, "New with %s: got %v, want an error", w, err)
 			}
 		}
 		return nil

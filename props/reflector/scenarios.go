@@ -109,7 +109,7 @@ func (w *world) wantCalls(want ...string) {
 	got := notation(w.srv)
 	for i, c := range want {
 		if i >= len(got) || got[i] != c {
-			w.fail(GuaranteeRequests, "request %d: got %q, want %q\n  requests: %s\n  want:     %s", i, at(got, i), c, strings.Join(got, " | "), strings.Join(want, " | "))
+			w.fail(GRequests, "request %d: got %q, want %q\n  requests: %s\n  want:     %s", i, at(got, i), c, strings.Join(got, " | "), strings.Join(want, " | "))
 		}
 	}
 }
@@ -126,7 +126,7 @@ func at(xs []string, i int) string {
 func (w *world) converged(what string) {
 	rv, objs := w.srv.Current()
 	if d := diff(w.store.State().Items, objs); d != "" || w.r.LastSyncResourceVersion() != fmt.Sprint(rv) {
-		w.fail(GuaranteeConverge, "%s: published %q (server at %d); store vs server: %s", what, w.r.LastSyncResourceVersion(), rv, d)
+		w.fail(GConverge, "%s: published %q (server at %d); store vs server: %s", what, w.r.LastSyncResourceVersion(), rv, d)
 	}
 }
 
@@ -211,7 +211,7 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 				w.srv.Bookmark()
 				w.quiet()
 				if n := w.store.State().Bookmarks; n != 1 {
-					w.fail(GuaranteePublish, "a BOOKMARK during a watch reached the store's Bookmark %d times, want once", n)
+					w.fail(GPublish, "a BOOKMARK during a watch reached the store's Bookmark %d times, want once", n)
 				}
 			},
 			want: []string{listFrom0, `Watch rv="2" bookmarks`}},

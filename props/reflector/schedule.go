@@ -112,7 +112,7 @@ func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
 			return fmt.Errorf("reflector: trace's schedule: %w", err)
 		}
 		for _, st := range tr.Steps[1:] {
-			op, err := ParseOp(st.Op)
+			op, err := parseOp(st.Op)
 			if err != nil {
 				return err
 			}
@@ -131,9 +131,9 @@ func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
 	return fmt.Errorf("reflector: no replay for check %q", tr.Check)
 }
 
-// ParseOp reads an op's notation ("create default/o003", "update ...",
+// parseOp reads an op's notation ("create default/o003", "update ...",
 // "delete ...", "progress", "bookmark", "compact", "advance 1m5s").
-func ParseOp(s string) (Op, error) {
+func parseOp(s string) (Op, error) {
 	verb, arg, _ := strings.Cut(s, " ")
 	switch verb {
 	case "create", "update", "delete":

@@ -1,3 +1,16 @@
+// Package reflector is the conformance suite for reflectors: a reflector
+// under test runs against the model API server (spec/apiserver) served
+// through client-go's ListerWatcher method set, over random server
+// histories and fault schedules in synctest bubbles, and is held to
+// client-go's request rules and to the guarantees a store's readers rely
+// on: a published resource version is earned (the store holds the
+// server's state at it), the store converges once faults stop, one Replace
+// per sync, every watch stopped exactly once, cancellation at once,
+// malformed events never stored, backoff within its bounds.
+//
+// The server, its fault schedules and its request rules are
+// props/modelserver's, which other suites (the controller's, the wire's,
+// benchmarks, fuzzing) use to serve the model too.
 package reflector
 
 import (

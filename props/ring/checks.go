@@ -23,38 +23,38 @@ const (
 	CheckShrink       = "shrink"
 )
 
-// InitialSizes are the sizes the machines make buffers with: empty, tiny
+// initialSizes are the sizes the machines make buffers with: empty, tiny
 // (growth and wrap-around every few steps, a chunk per value or three),
 // upstream's default, and (issue 27, class 1: TestReachRing measured none
 // before) an even size that is not a power of two, sizes past the default
 // and a chunk past the listener's 1024, which must be taken whole.
-var InitialSizes = []int{0, 1, 3, 16, 2, 5, 6, 17, 100, 1025, 2000}
+var initialSizes = []int{0, 1, 3, 16, 2, 5, 6, 17, 100, 1025, 2000}
 
-// BurstSize is the burst the shrink check writes and drains.
-const BurstSize = 100_000
+// burstSize is the burst the shrink check writes and drains.
+const burstSize = 100_000
 
-// Name returns the full name of check c for s.
-func Name(s Subject, c string) string { return s.name() + "/" + c }
+// name returns the full name of check c for s.
+func name(s Subject, c string) string { return s.name() + "/" + c }
 
 // Checks returns every check of the suite that s can take: the shrink
 // check only for subjects that give memory back.
 func Checks(s Subject) []checkkit.Check {
 	cs := []checkkit.Check{
-		{Name: Name(s, CheckFIFO), Family: checkkit.FamilyModel,
+		{Name: name(s, CheckFIFO), Family: checkkit.FamilyModel,
 			Guarantee: "across growth, wrap-around and chunk boundaries, ReadOne returns the values written, in order, none lost or repeated, (zero, false) when empty; Len is writes minus successful reads; Cap >= Len",
 			Run:       machineCheck(s, CheckFIFO, Mode{})},
-		{Name: Name(s, CheckCapLaw), Family: checkkit.FamilyModel,
+		{Name: name(s, CheckCapLaw), Family: checkkit.FamilyModel,
 			Guarantee: capGuarantee(s),
 			Run:       machineCheck(s, CheckCapLaw, Mode{Law: true})},
-		{Name: Name(s, CheckRetention), Family: checkkit.FamilyRetention,
+		{Name: name(s, CheckRetention), Family: checkkit.FamilyRetention,
 			Guarantee: "a value returned by ReadOne is not referenced by the buffer, whether it stays in use, wraps, grows, changes chunk or drains",
 			Run:       retention(s)},
-		{Name: Name(s, CheckNegativeSize), Family: checkkit.FamilyWitness,
+		{Name: name(s, CheckNegativeSize), Family: checkkit.FamilyWitness,
 			Guarantee: "New with a negative size does not panic and makes the buffer New(0) makes",
 			Run:       negativeSize(s)},
 	}
-	cs = append(cs, checkkit.Check{Name: Name(s, CheckShrink), Family: checkkit.FamilyWitness,
-		Guarantee: fmt.Sprintf("after a burst of %d values and a full drain, Cap is back to %s and the burst's memory is collectable; during the burst Cap stays within the law", BurstSize, shrinkBound(s)),
+	cs = append(cs, checkkit.Check{Name: name(s, CheckShrink), Family: checkkit.FamilyWitness,
+		Guarantee: fmt.Sprintf("after a burst of %d values and a full drain, Cap is back to %s and the burst's memory is collectable; during the burst Cap stays within the law", burstSize, shrinkBound(s)),
 		Run:       shrink(s)}.OfferedIf(s.shrinks(), "the buffer's law never shrinks it (Subject.Law is LawDoubling, client-go's TypedRingGrowing)"))
 	return checkkit.Replayable(cs, func(_ *testing.T, tr *traces.Trace) error { return Replay([]Subject{s}, tr) })
 }
@@ -81,18 +81,18 @@ var modeFor = map[string]Mode{
 	CheckCapLaw: {Law: true},
 }
 
-// Thresholds are the sizes at which a ring changes behaviour: the growing
+// thresholds are the sizes at which a ring changes behaviour: the growing
 // ring's first capacity and doublings, and the chunked ring's default
 // chunk (1024, client-go's listener ring size) and its multiples. Bursts
-// and drains reach them and go well past (MaxBulk).
-var Thresholds = []int{16, 17, 32, 64, 1023, 1024, 1025, 2048, 3072}
+// and drains reach them and go well past (maxBulk).
+var thresholds = []int{16, 17, 32, 64, 1023, 1024, 1025, 2048, 3072}
 
-// MaxBulk is the largest Burst or Drain of the machines.
-const MaxBulk = 5000
+// maxBulk is the largest Burst or Drain of the machines.
+const maxBulk = 5000
 
 func stepGen() *rapid.Generator[Step] {
 	op := checkkit.Choice(35, 30, 8, 7, 10, 10)
-	size := checkkit.Size(MaxBulk, Thresholds...)
+	size := checkkit.Size(maxBulk, thresholds...)
 	return rapid.Custom(func(t *rapid.T) Step {
 		// Weighted; shrinking moves towards Write.
 		switch op.Draw(t, "op") {
@@ -116,7 +116,7 @@ func machineCheck(s Subject, c string, mode Mode) func(*testing.T, checkkit.Conf
 	return func(t *testing.T, cfg checkkit.Config) error {
 		gen := stepGen()
 		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
-			size := rapid.SampledFrom(InitialSizes).Draw(rt, "initialSize")
+			size := rapid.SampledFrom(initialSizes).Draw(rt, "initialSize")
 			x, err := newMachine(s, size, mode, rec)
 			if err != nil {
 				rec.Errorf(rt, err)
@@ -129,7 +129,7 @@ func machineCheck(s Subject, c string, mode Mode) func(*testing.T, checkkit.Conf
 				},
 			})
 		})
-		return checkkit.Save(t, cfg, Component, Name(s, c), err)
+		return checkkit.Save(t, cfg, Component, name(s, c), err)
 	}
 }
 
@@ -162,7 +162,7 @@ func Replay(ss []Subject, tr *traces.Trace) error {
 	}
 	var steps []Step
 	for _, op := range ops[1:] {
-		st, err := ParseStep(op)
+		st, err := parseStep(op)
 		if err != nil {
 			return fmt.Errorf("trace step %q: %w", op, err)
 		}
@@ -288,7 +288,7 @@ func shrink(s Subject) func(*testing.T, checkkit.Config) error {
 		base := checkkit.LiveHeap()
 		r := s.New(0)
 		const v = "burst-value" // static: the burst allocates slots only
-		for i := range BurstSize {
+		for i := range burstSize {
 			r.WriteOne(v)
 			if s.Law == LawChunked {
 				if l, c := r.Len(), r.Cap(); c > l+3*bound-2 {
@@ -297,7 +297,7 @@ func shrink(s Subject) func(*testing.T, checkkit.Config) error {
 			}
 		}
 		peak := checkkit.LiveHeap()
-		for i := range BurstSize {
+		for i := range burstSize {
 			if got, ok := r.ReadOne(); !ok || got != v {
 				return checkkit.Broke(GFIFO, "read %d of the drain: (%q, %v)", i+1, got, ok)
 			}
@@ -306,7 +306,7 @@ func shrink(s Subject) func(*testing.T, checkkit.Config) error {
 			return checkkit.Broke(GFIFO, "read after the drain returned %q", got)
 		}
 		if c := r.Cap(); c > bound || r.Len() != 0 {
-			return checkkit.Broke(GMemoryReturned, "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", BurstSize, r.Len(), c, bound)
+			return checkkit.Broke(GMemoryReturned, "after a burst of %d and a full drain: len %d cap %d, want cap <= %d", burstSize, r.Len(), c, bound)
 		}
 		after := checkkit.LiveHeap()
 		runtime.KeepAlive(r)
@@ -315,11 +315,11 @@ func shrink(s Subject) func(*testing.T, checkkit.Config) error {
 		grown := int64(peak) - int64(base)
 		kept := int64(after) - int64(base)
 		t.Logf("heap: +%d bytes at the peak, +%d after the drain", grown, kept)
-		if grown < 16*BurstSize/2 {
+		if grown < 16*burstSize/2 {
 			return fmt.Errorf("shrink: the burst grew the heap by only %d bytes; the measurement is unreliable", grown)
 		}
 		if kept > grown/4 {
-			return checkkit.Broke(GMemoryReturned, "after a burst of %d and a full drain, Cap is %d but the heap still holds %d of the %d bytes the burst added", BurstSize, r.Cap(), kept, grown)
+			return checkkit.Broke(GMemoryReturned, "after a burst of %d and a full drain, Cap is %d but the heap still holds %d of the %d bytes the burst added", burstSize, r.Cap(), kept, grown)
 		}
 		return nil
 	})

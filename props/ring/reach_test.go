@@ -78,7 +78,7 @@ func classifyNew(ta checkkit.Tally, n int) {
 // follows each on a doubling ring's layout and counts each class of
 // ringDomain; every class must come.
 //
-// Measured (seed 27000): before the reach work InitialSizes was
+// Measured (seed 27000): before the reach work initialSizes was
 // {0, 1, 3, 16, 2, 5}, and "New even, not a power of two", "New >
 // DefaultSize" and "New > 1024" came 0 times; after ({6, 17, 100, 1025,
 // 2000} added) they come 13, 20 and 10 times of 100 runs, and every other
@@ -92,7 +92,7 @@ func TestReachRing(t *testing.T) {
 	defer func() { _ = f.Value.Set(old) }()
 	_ = f.Value.Set("27000")
 	rapid.Check(t, func(rt *rapid.T) {
-		size := rapid.SampledFrom(InitialSizes).Draw(rt, "initialSize")
+		size := rapid.SampledFrom(initialSizes).Draw(rt, "initialSize")
 		classifyNew(ta, size)
 		p := phys{cap: max(size, 0)}
 		for range 30 {

@@ -90,7 +90,7 @@ func Checks(s Subject) []checkkit.Check {
 		{Name: CheckSchedules, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("over %s: a fault schedule (refusals, 410/429/500/504, too-large versions, stale reads, ignored limits, initial events out of order, streams cut or ended early, missing end bookmarks, slow streams, malformed events), restarts with compaction, writes, deletes, bookmarks and waits, drawn as bytes (Decode); judged from the recorded requests and the client's lines: every guarantee of the wire component", scheduleCount(s)),
 			Run: func(t *testing.T, cfg checkkit.Config) error {
-				n := InProcessSchedules
+				n := inProcessSchedules
 				if s.Realtime {
 					n = realtimeSchedules(s)
 				}
@@ -125,7 +125,7 @@ func scheduleCount(s Subject) string {
 	if s.Realtime {
 		return fmt.Sprintf("%d random schedules in real time", realtimeSchedules(s))
 	}
-	return fmt.Sprintf("%d random schedules in process", InProcessSchedules)
+	return fmt.Sprintf("%d random schedules in process", inProcessSchedules)
 }
 
 // schedulePrefix starts a trace's first step's want: the schedule as JSON.

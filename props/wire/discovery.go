@@ -7,9 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 )
 
-// ServedVersion is the Kubernetes version /version reports: the release
+// servedVersion is the Kubernetes version /version reports: the release
 // whose client-go (v0.37.2) the model's rules were read from.
-var ServedVersion = version.Info{Major: "1", Minor: "37", GitVersion: "v1.37.2-kverify", Platform: "kverify/model"}
+var servedVersion = version.Info{Major: "1", Minor: "37", GitVersion: "v1.37.2-kverify", Platform: "kverify/model"}
 
 // discovery answers the discovery paths a stock client reads before it
 // lists: /version, /api, /api/v1 (ConfigMaps only, list and watch) and
@@ -18,7 +18,7 @@ func discovery(path string) ([]byte, bool) {
 	var v any
 	switch path {
 	case "/version":
-		v = ServedVersion
+		v = servedVersion
 	case "/api":
 		v = metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
 			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: "127.0.0.1"}}}

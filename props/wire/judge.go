@@ -42,21 +42,21 @@ func Judge(r *Run) error {
 
 func (r *Run) started() error {
 	if r.StartErr != nil {
-		return checkkit.Broke(GuaranteeStart, "start: %v", r.StartErr)
+		return checkkit.Broke(GStart, "start: %v", r.StartErr)
 	}
 	if len(r.Lines) == 0 || r.Lines[0].Type != LineHello || r.Lines[0].Protocol != Protocol {
-		return checkkit.Broke(GuaranteeStart, "the first line is not a %s hello: %v", Protocol, first(r.Lines))
+		return checkkit.Broke(GStart, "the first line is not a %s hello: %v", Protocol, first(r.Lines))
 	}
 	for _, s := range r.Samples {
 		if s.Err != nil {
-			return checkkit.Broke(GuaranteeStart, "state after step %d: %v", s.Step, s.Err)
+			return checkkit.Broke(GStart, "state after step %d: %v", s.Step, s.Err)
 		}
 		if s.State.Type != LineState {
-			return checkkit.Broke(GuaranteeStart, "state after step %d: a %q line", s.Step, s.State.Type)
+			return checkkit.Broke(GStart, "state after step %d: a %q line", s.Step, s.State.Type)
 		}
 	}
 	if r.StopErr != nil {
-		return checkkit.Broke(GuaranteeStart, "stop: %v", r.StopErr)
+		return checkkit.Broke(GStart, "stop: %v", r.StopErr)
 	}
 	return nil
 }
@@ -81,16 +81,16 @@ func (r *Run) requests() []Request {
 
 func (r *Run) rate() error {
 	qs := r.requests()
-	if len(qs) > MaxPerSchedule {
-		return checkkit.Broke(GuaranteeRate, "%d requests in the schedule (at most %d): %s", len(qs), MaxPerSchedule, describe(qs[len(qs)-5:]))
+	if len(qs) > maxPerSchedule {
+		return checkkit.Broke(GRate, "%d requests in the schedule (at most %d): %s", len(qs), maxPerSchedule, describe(qs[len(qs)-5:]))
 	}
 	for i := range qs {
 		j := i
 		for j < len(qs) && qs[j].At.Sub(qs[i].At) < time.Second {
 			j++
 		}
-		if j-i > MaxPerSecond {
-			return checkkit.Broke(GuaranteeRate, "%d requests within a second (at most %d), from %s", j-i, MaxPerSecond, describe(qs[i:min(j, i+5)]))
+		if j-i > maxPerSecond {
+			return checkkit.Broke(GRate, "%d requests within a second (at most %d), from %s", j-i, maxPerSecond, describe(qs[i:min(j, i+5)]))
 		}
 	}
 	return nil
@@ -161,7 +161,7 @@ func (r *Run) resumed() error {
 			}
 		}
 		if !sent {
-			return checkkit.Broke(GuaranteeResume, "%s: version %d was never sent before it", q, n)
+			return checkkit.Broke(GResume, "%s: version %d was never sent before it", q, n)
 		}
 	}
 	return nil
@@ -171,7 +171,7 @@ func (r *Run) continued() error {
 	issued := map[string]bool{}
 	for _, q := range r.requests() {
 		if t := q.Options.Continue; t != "" && !issued[t] {
-			return checkkit.Broke(GuaranteeContinue, "%s: a continue token the server never issued (%q)", q, t)
+			return checkkit.Broke(GContinue, "%s: a continue token the server never issued (%q)", q, t)
 		}
 		if q.Continue != "" {
 			issued[q.Continue] = true
@@ -191,7 +191,7 @@ func (r *Run) expired() error {
 	tokens := map[string]bool{}
 	for _, q := range r.requests() {
 		if t := q.Options.Continue; t != "" && tokens[t] && gone(q) {
-			return checkkit.Broke(GuaranteeExpired, "%s: a continue token already answered 410 was used again", q)
+			return checkkit.Broke(GExpired, "%s: a continue token already answered 410 was used again", q)
 		}
 		if !gone(q) {
 			continue
@@ -211,7 +211,7 @@ func (r *Run) expired() error {
 			}
 		}
 		if older >= 2 {
-			return checkkit.Broke(GuaranteeExpired, "%s: a third request answered 410 for version %d or older", q, n)
+			return checkkit.Broke(GExpired, "%s: a third request answered 410 for version %d or older", q, n)
 		}
 		expired = append(expired, n)
 	}
@@ -228,7 +228,7 @@ func (r *Run) view(lines []Line) (map[string]string, error) {
 			continue
 		}
 		bad := func(format string, args ...any) error {
-			return checkkit.Broke(GuaranteeHandlers, "call %d, %s %s@%s: %s", i, l.Type, l.Key, l.RV, fmt.Sprintf(format, args...))
+			return checkkit.Broke(GHandlers, "call %d, %s %s@%s: %s", i, l.Type, l.Key, l.RV, fmt.Sprintf(format, args...))
 		}
 		n, ok := exactVersion(l.RV)
 		if !ok {
@@ -345,7 +345,7 @@ func (r *Run) initialAdds() error {
 		}
 	}
 	k, rv, _ := missing(syncs[0].rv)
-	v := &checkkit.Violation{Guarantee: GuaranteeInitialAdds,
+	v := &checkkit.Violation{Guarantee: GInitialAdds,
 		Detail: fmt.Sprintf("%s@%s was in the first sync (version %d) and never got an add", k, rv, syncs[0].rv)}
 	if len(syncs) > 1 {
 		var later []string
@@ -379,7 +379,7 @@ func (r *Run) earned() error {
 		}
 		n, ok := exactVersion(s.State.RV)
 		if !ok || n > s.RV {
-			return checkkit.Broke(GuaranteeEarned, "after step %d the client reports version %q, the server is at %d", s.Step, s.State.RV, s.RV)
+			return checkkit.Broke(GEarned, "after step %d the client reports version %q, the server is at %d", s.Step, s.State.RV, s.RV)
 		}
 		snap, _ := r.snapshot(n)
 		cache, behind := cacheOf(s.State), map[string]string{}
@@ -394,7 +394,7 @@ func (r *Run) earned() error {
 			}
 		}
 		if len(behind) > 0 {
-			return checkkit.Broke(GuaranteeEarned, "after step %d the client reports version %d, whose state its cache does not hold: %s", s.Step, n, diff(snapOf(behind, cache), snapOf(behind, snap)))
+			return checkkit.Broke(GEarned, "after step %d the client reports version %d, whose state its cache does not hold: %s", s.Step, n, diff(snapOf(behind, cache), snapOf(behind, snap)))
 		}
 	}
 	return nil
@@ -434,7 +434,7 @@ func (r *Run) synced() error {
 			continue
 		}
 		if !ok || order > s.Order {
-			return checkkit.Broke(GuaranteeSynced, "synced reported by step %d, before the server served a complete sync", s.Step)
+			return checkkit.Broke(GSynced, "synced reported by step %d, before the server served a complete sync", s.Step)
 		}
 		return nil
 	}
@@ -484,7 +484,7 @@ func (r *Run) convergence() error {
 		synced = "never reported"
 	}
 	qs := r.requests()
-	return checkkit.Broke(GuaranteeConverge, "not converged after the bound: server at %d %s; cache %s; handlers %s; reported version %s; synced %s; last requests: %s",
+	return checkkit.Broke(GConverge, "not converged after the bound: server at %d %s; cache %s; handlers %s; reported version %s; synced %s; last requests: %s",
 		last.RV, show(now), against(cacheOf(last.State)), against(v), reported, synced, describe(qs[max(0, len(qs)-4):]))
 }
 

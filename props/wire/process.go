@@ -19,9 +19,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// ProcessTimeout bounds, in real time, a process client's answer to state
+// processTimeout bounds, in real time, a process client's answer to state
 // and its exit after stop: past it the call fails, naming the hang.
-const ProcessTimeout = 10 * time.Second
+const processTimeout = 10 * time.Second
 
 // Process is a subject whose client is a process that speaks
 // kverify-client/v1 (traces/client.schema.json): argv run in dir with
@@ -146,13 +146,13 @@ func (c *procClient) State() (Line, error) {
 		return l, nil
 	case <-c.done:
 		return Line{}, fmt.Errorf("the process ended without answering state (stderr: %s)", c.stderr.String())
-	case <-time.After(ProcessTimeout):
-		return Line{}, fmt.Errorf("no state answer within %v (stderr: %s)", ProcessTimeout, c.stderr.String())
+	case <-time.After(processTimeout):
+		return Line{}, fmt.Errorf("no state answer within %v (stderr: %s)", processTimeout, c.stderr.String())
 	}
 }
 
 // Stop asks the process to stop, closes its stdin and waits for it; past
-// ProcessTimeout it is killed and Stop says so. A line that broke the
+// processTimeout it is killed and Stop says so. A line that broke the
 // protocol is reported here.
 func (c *procClient) Stop() error {
 	_ = c.send("stop")
@@ -160,10 +160,10 @@ func (c *procClient) Stop() error {
 	var err error
 	select {
 	case <-c.done:
-	case <-time.After(ProcessTimeout):
+	case <-time.After(processTimeout):
 		_ = c.cmd.Process.Kill()
 		<-c.done
-		err = fmt.Errorf("the process did not exit within %v of stop: killed (stderr: %s)", ProcessTimeout, c.stderr.String())
+		err = fmt.Errorf("the process did not exit within %v of stop: killed (stderr: %s)", processTimeout, c.stderr.String())
 	}
 	if werr := c.cmd.Wait(); err == nil && werr != nil {
 		err = fmt.Errorf("the process exited with %v (stderr: %s)", werr, c.stderr.String())

@@ -92,16 +92,16 @@ func (s *Server) orderNow() int {
 // over a loopback listener in real time.
 func Play(t *testing.T, rec *checkkit.Recorder, s Subject, sc Schedule) *Run {
 	if s.Realtime {
-		bound := RecoverReal + time.Duration(len(sc.Faults))*RecoverRealPerFault
+		bound := recoverReal + time.Duration(len(sc.Faults))*recoverRealPerFault
 		return play(rec, s, sc.Realtime(), bound, 100*time.Millisecond, func(srv *Server) (string, func()) {
 			hs := httptest.NewServer(srv)
 			return hs.URL, func() { hs.CloseClientConnections(); hs.Close() }
 		})
 	}
-	bound := RecoverFake
+	bound := recoverFake
 	for _, f := range sc.Faults {
 		if f.DropEndBookmark || f.Slow > 0 || f.NoTimeout {
-			bound += StallCost
+			bound += stallCost
 		}
 	}
 	var run *Run
@@ -126,10 +126,10 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 	}
 	model := modelserver.NewServer(apiserver.Config{}, sc.Faults)
 	srv := NewServer(model)
-	srv.Limit = MaxPerSchedule + 1
+	srv.Limit = maxPerSchedule + 1
 	run := &Run{Schedule: sc, model: model}
 	defer func() {
-		run.Requests, run.Sent = srv.Requests(), srv.Sent()
+		run.Requests, run.Sent = srv.Requests(), srv.sentVersions()
 	}()
 	if err := srv.Populate(sc.Objects); err != nil {
 		run.StartErr = fmt.Errorf("model server: %w", err)

@@ -40,16 +40,16 @@ const (
 // Op is one step.
 type Op struct {
 	Kind OpKind
-	Key  int           // OpWrite, OpDelete: the key's index (Key)
+	Key  int           // OpWrite, OpDelete: the key's index (key)
 	Wait time.Duration // OpWait
 }
 
 func (o Op) String() string {
 	switch o.Kind {
 	case OpWrite:
-		return "write " + Key(o.Key)
+		return "write " + key(o.Key)
 	case OpDelete:
-		return "delete " + Key(o.Key)
+		return "delete " + key(o.Key)
 	case OpProgress:
 		return "progress"
 	case OpBookmark:
@@ -60,8 +60,8 @@ func (o Op) String() string {
 	return "wait " + o.Wait.String()
 }
 
-// Key is the key of index i: default/o000, default/o001, ...
-func Key(i int) string { return fmt.Sprintf("%s/o%03d", Namespace, i) }
+// key is the key of index i: default/o000, default/o001, ...
+func key(i int) string { return fmt.Sprintf("%s/o%03d", Namespace, i) }
 
 func (sc Schedule) String() string {
 	ops := make([]string, len(sc.Ops))
@@ -127,16 +127,16 @@ func Generate(seed uint64) Schedule {
 	return Decode(b)
 }
 
-// RealtimeFaults is how many faults a real-time schedule keeps: more than
-// MaxPerSecond, so that a client retrying at once breaks the rate bound.
-const RealtimeFaults = 12
+// realtimeFaults is how many faults a real-time schedule keeps: more than
+// maxPerSecond, so that a client retrying at once breaks the rate bound.
+const realtimeFaults = 12
 
 // Realtime returns sc for a client that runs in real time (a process):
 // waits capped at 300ms, slow streams at 50ms an event and the first
-// RealtimeFaults faults, so that a schedule takes seconds, not minutes,
+// realtimeFaults faults, so that a schedule takes seconds, not minutes,
 // of the wall clock even for a client that waits seconds between retries.
 func (sc Schedule) Realtime() Schedule {
-	out := Schedule{Objects: sc.Objects, Faults: slices.Clone(sc.Faults[:min(len(sc.Faults), RealtimeFaults)]), Ops: make([]Op, len(sc.Ops))}
+	out := Schedule{Objects: sc.Objects, Faults: slices.Clone(sc.Faults[:min(len(sc.Faults), realtimeFaults)]), Ops: make([]Op, len(sc.Ops))}
 	copy(out.Ops, sc.Ops)
 	for i := range out.Faults {
 		out.Faults[i].Slow = min(out.Faults[i].Slow, 50*time.Millisecond)
@@ -150,7 +150,7 @@ func (sc Schedule) Realtime() Schedule {
 // Populate creates the schedule's initial objects (keys 0 to Objects-1).
 func (s *Server) Populate(n int) error {
 	for i := range n {
-		if err := s.model.Create(Key(i)); err != nil {
+		if err := s.model.Create(key(i)); err != nil {
 			return err
 		}
 	}
@@ -164,17 +164,17 @@ func (s *Server) Apply(op Op) error {
 	_, objs := s.model.Current()
 	exists := false
 	for _, o := range objs {
-		exists = exists || o.Key == Key(op.Key)
+		exists = exists || o.Key == key(op.Key)
 	}
 	switch op.Kind {
 	case OpWrite:
 		if exists {
-			return s.model.Update(Key(op.Key))
+			return s.model.Update(key(op.Key))
 		}
-		return s.model.Create(Key(op.Key))
+		return s.model.Create(key(op.Key))
 	case OpDelete:
 		if exists {
-			return s.model.Delete(Key(op.Key))
+			return s.model.Delete(key(op.Key))
 		}
 	case OpProgress:
 		s.model.Progress()

@@ -223,9 +223,9 @@ func fidelity(t *testing.T, _ checkkit.Config) error {
 			reason, declared := fidelityDiffs[rec.Name][i]
 			switch {
 			case got[i] != rec.Answers[i] && !declared:
-				return checkkit.Broke(GuaranteeFidelity, "scenario %s, step %d %s: the real stack answers %q, the served model %q", rec.Name, i, rec.Ops[i], rec.Answers[i], got[i])
+				return checkkit.Broke(GFidelity, "scenario %s, step %d %s: the real stack answers %q, the served model %q", rec.Name, i, rec.Ops[i], rec.Answers[i], got[i])
 			case got[i] == rec.Answers[i] && declared:
-				return checkkit.Broke(GuaranteeFidelity, "scenario %s, step %d %s: declared as a difference (%s), but the served model now answers as the real stack", rec.Name, i, rec.Ops[i], reason)
+				return checkkit.Broke(GFidelity, "scenario %s, step %d %s: declared as a difference (%s), but the served model now answers as the real stack", rec.Name, i, rec.Ops[i], reason)
 			}
 		}
 	}

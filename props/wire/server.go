@@ -1,13 +1,3 @@
-// Package wire serves the model API server (props/modelserver:
-// spec/apiserver with its fault schedules) over HTTP, and judges clients
-// that list and watch it over the wire: client-go's REST stack, ours on
-// it, and clients in any language through the kverify-client/v1 protocol
-// (traces/client.schema.json).
-//
-// The resource is ConfigMaps (core/v1, namespaced) in namespace default:
-// every stock client can list and watch them without generated types or
-// custom resource definitions, and the model's objects (a name, a
-// namespace, a resource version) are valid ConfigMaps with no data.
 package wire
 
 import (
@@ -162,8 +152,8 @@ type Sent struct {
 	RV    string `json:"rv"`
 }
 
-// Sent returns every version sent so far, in order.
-func (s *Server) Sent() []Sent {
+// sentVersions returns every version sent so far, in order.
+func (s *Server) sentVersions() []Sent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Sent(nil), s.sent...)

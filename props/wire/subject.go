@@ -1,3 +1,13 @@
+// Package wire serves the model API server (props/modelserver:
+// spec/apiserver with its fault schedules) over HTTP, and judges clients
+// that list and watch it over the wire: client-go's REST stack, ours on
+// it, and clients in any language through the kverify-client/v1 protocol
+// (traces/client.schema.json).
+//
+// The resource is ConfigMaps (core/v1, namespaced) in namespace default:
+// every stock client can list and watch them without generated types or
+// custom resource definitions, and the model's objects (a name, a
+// namespace, a resource version) are valid ConfigMaps with no data.
 package wire
 
 import (
@@ -70,29 +80,29 @@ type Subject struct {
 
 // Bounds are the numbers the checks state.
 const (
-	// RecoverFake is how long an in-process client may take, in fake
+	// recoverFake is how long an in-process client may take, in fake
 	// time after the last step of a schedule, to converge: past
 	// client-go's 30s backoff cap and its 10-minute bound on a watch-list
 	// stream without its end bookmark.
-	RecoverFake = 15 * time.Minute
-	// StallCost is what each stalling fault of a schedule (a missing end
+	recoverFake = 15 * time.Minute
+	// stallCost is what each stalling fault of a schedule (a missing end
 	// bookmark, a slow stream, a stream without a timeout) adds to
-	// RecoverFake: one watch timeout (client-go's is at most 10 minutes)
+	// recoverFake: one watch timeout (client-go's is at most 10 minutes)
 	// and a minute.
-	StallCost = 11 * time.Minute
-	// RecoverReal is the same bound for a real-time client, whose
+	stallCost = 11 * time.Minute
+	// recoverReal is the same bound for a real-time client, whose
 	// schedules are played with waits of at most 300ms, plus
-	// RecoverRealPerFault for each fault of its schedule (a client backs
+	// recoverRealPerFault for each fault of its schedule (a client backs
 	// off after each).
-	RecoverReal         = 20 * time.Second
-	RecoverRealPerFault = 2 * time.Second
-	// MaxPerSecond and MaxPerSchedule bound the requests of one client:
+	recoverReal         = 20 * time.Second
+	recoverRealPerFault = 2 * time.Second
+	// maxPerSecond and maxPerSchedule bound the requests of one client:
 	// any one-second window, and a whole schedule with its recovery.
-	// Beyond MaxPerSchedule the server holds every request (a tight loop
+	// Beyond maxPerSchedule the server holds every request (a tight loop
 	// then blocks instead of spinning the test).
-	MaxPerSecond   = 10
-	MaxPerSchedule = 400
-	// InProcessSchedules is how many random schedules wire/schedules runs
+	maxPerSecond   = 10
+	maxPerSchedule = 400
+	// inProcessSchedules is how many random schedules wire/schedules runs
 	// on an in-process subject per round.
-	InProcessSchedules = 1000
+	inProcessSchedules = 1000
 )

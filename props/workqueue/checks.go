@@ -62,7 +62,7 @@ func RateLimitChecks(s Subject) []checkkit.Check {
 // QueueChecks are the plain queue's checks (component workqueue). They run
 // cheapest first, so that a broken queue fails in the first second: the
 // machines that target one feature (with bulk steps of at most
-// SideMaxBulk), the retention and leak witnesses, then the full machine,
+// sideMaxBulk), the retention and leak witnesses, then the full machine,
 // the race probe, and the real-time linearizability checks.
 func QueueChecks(s Subject) []checkkit.Check {
 	cs := []checkkit.Check{
@@ -94,7 +94,7 @@ func QueueChecks(s Subject) []checkkit.Check {
 			Guarantee: "ShutDown and ShutDownWithDrain called twice (metrics on), in either order, then at the same instant on two goroutines swept across each other for hundreds of rounds: no panic, both return, and the queue is shut down (ShuttingDown true, Get returns shutdown at once, Add adds nothing)",
 			Run:       queueLifecycle(s)},
 		{Name: CheckModel, Family: checkkit.FamilyModel,
-			Guarantee: fmt.Sprintf("with several workers holding items and bursts, drains and steady traffic of up to %d distinct items: fair FIFO order, stingy (never handed out twice before Done), adds collapse, a re-add during processing comes back exactly once after Done, blocked Gets wake on Add and on shutdown (three at once included), Len counts the FIFO", QueueMaxBulk),
+			Guarantee: fmt.Sprintf("with several workers holding items and bursts, drains and steady traffic of up to %d distinct items: fair FIFO order, stingy (never handed out twice before Done), adds collapse, a re-add during processing comes back exactly once after Done, blocked Gets wake on Add and on shutdown (three at once included), Len counts the FIFO", queueMaxBulk),
 			Run:       machineCheck(s, CheckModel, Mode{})},
 		{Name: CheckRace, Family: checkkit.FamilyLinear,
 			Guarantee: "two calls on the same item at the same instant (Add/Done, Done/Add, Add/Get, Done/Get, Get/Get, Get/Add, Add/Add, ShutDown/Get, Add/ShutDown, Len/Add, Len/Get, Done/Done, ShutDownWithDrain/Done), swept across each other's duration for hundreds of rounds: every round's history is linearizable against the whole-queue model, and a drain returns once the last item is Done",
@@ -116,14 +116,14 @@ var modeFor = map[string]Mode{
 	CheckOrder:      {Order: true},
 }
 
-// QueueThresholds are the sizes at which a work queue's storage changes
+// queueThresholds are the sizes at which a work queue's storage changes
 // behaviour: our FIFO ring's first capacity and doublings, the size above
 // which it may shrink and its quarter-full mark, and the informer's 1024.
-// Bulk steps reach them and go well past the largest (QueueMaxBulk).
-var QueueThresholds = []int{16, 17, 32, 64, 65, 128, 256, 1024, 2048}
+// Bulk steps reach them and go well past the largest (queueMaxBulk).
+var queueThresholds = []int{16, 17, 32, 64, 65, 128, 256, 1024, 2048}
 
-// QueueMaxBulk is the largest bulk step of the queue machines.
-const QueueMaxBulk = 4096
+// queueMaxBulk is the largest bulk step of the queue machines.
+const queueMaxBulk = 4096
 
 // The operations of the queue machines, in stepGen's order: shrinking
 // moves towards the first.
@@ -144,21 +144,21 @@ const (
 // stepWeights are the queue machines' operation weights (per 100 steps).
 var stepWeights = []int{opAdd: 27, opGet: 23, opDone: 22, opLen: 6, opShuttingDown: 3, opMisuse: 3, opDrainShutDown: 3, opShutDown: 2, opBurst: 4, opDrain: 4, opSteady: 3}
 
-// SideMaxBulk is the largest bulk step of the machines that target one
+// sideMaxBulk is the largest bulk step of the machines that target one
 // feature (drain, misuse, metrics, order): past the ring's first growth
 // and shrink points, at a fraction of queue/model's cost.
-const SideMaxBulk = 300
+const sideMaxBulk = 300
 
 // bulkMax is the largest bulk step of a machine in mode.
 func bulkMax(mode Mode) int {
 	if mode == (Mode{}) {
-		return QueueMaxBulk
+		return queueMaxBulk
 	}
-	return SideMaxBulk
+	return sideMaxBulk
 }
 
 func stepGen(mode Mode) *rapid.Generator[Step] {
-	size := checkkit.Size(bulkMax(mode), QueueThresholds...)
+	size := checkkit.Size(bulkMax(mode), queueThresholds...)
 	op := checkkit.Choice(stepWeights...)
 	worker := rapid.IntRange(0, Workers-1)
 	key := rapid.SampledFrom(Keys)
@@ -184,11 +184,11 @@ func stepGen(mode Mode) *rapid.Generator[Step] {
 		case opShutDown:
 			return Step{Kind: wq.ShutDown}
 		case opBurst:
-			return Step{Kind: wq.Add, Bulk: Burst, N: size.Draw(t, "n")}
+			return Step{Kind: wq.Add, Bulk: burst, N: size.Draw(t, "n")}
 		case opDrain:
-			return Step{Kind: wq.Get, Bulk: Drain, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
+			return Step{Kind: wq.Get, Bulk: drain, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
 		default:
-			return Step{Kind: wq.Get, Bulk: Steady, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
+			return Step{Kind: wq.Get, Bulk: steady, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
 		}
 	})
 }
@@ -205,14 +205,14 @@ var queueWitnesses = [][]Step{
 		{Kind: wq.Get, Worker: 2}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Done, Worker: 0}, {Kind: wq.Done, Worker: 1}},
 	{{Kind: wq.Add, Key: "a"}, {Kind: wq.Get, Worker: 0}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Get, Worker: 1}, {Kind: wq.Get, Worker: 2},
 		{Kind: wq.Done, Worker: 0}, {Kind: wq.Add, Key: "b"}, {Kind: wq.ShutDown}},
-	{{Kind: wq.Add, Bulk: Burst, N: 20}, {Kind: wq.Get, Bulk: Drain, N: 10}, {Kind: wq.Add, Bulk: Burst, N: 1100},
-		{Kind: wq.Get, Bulk: Drain, N: 1050}, {Kind: wq.Get, Bulk: Steady, N: 2200}, {Kind: wq.Get, Bulk: Drain, N: 100}},
+	{{Kind: wq.Add, Bulk: burst, N: 20}, {Kind: wq.Get, Bulk: drain, N: 10}, {Kind: wq.Add, Bulk: burst, N: 1100},
+		{Kind: wq.Get, Bulk: drain, N: 1050}, {Kind: wq.Get, Bulk: steady, N: 2200}, {Kind: wq.Get, Bulk: drain, N: 100}},
 	// Turn the FIFO over with a large backlog, drain it below a quarter
 	// and keep the traffic steady: a ring that gives memory back shrinks
 	// while its items wrap around the array's end.
-	{{Kind: wq.Add, Bulk: Burst, N: 300}, {Kind: wq.Get, Bulk: Steady, N: 250}, {Kind: wq.Get, Bulk: Drain, N: 180},
-		{Kind: wq.Get, Bulk: Steady, N: 600}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Add, Bulk: Burst, N: 40}, {Kind: wq.Add, Key: "a"},
-		{Kind: wq.Get, Bulk: Drain, N: 200}},
+	{{Kind: wq.Add, Bulk: burst, N: 300}, {Kind: wq.Get, Bulk: steady, N: 250}, {Kind: wq.Get, Bulk: drain, N: 180},
+		{Kind: wq.Get, Bulk: steady, N: 600}, {Kind: wq.Add, Key: "a"}, {Kind: wq.Add, Bulk: burst, N: 40}, {Kind: wq.Add, Key: "a"},
+		{Kind: wq.Get, Bulk: drain, N: 200}},
 }
 
 // fits reports whether a witness's bulk steps are within max.
@@ -340,7 +340,7 @@ func leak(s Subject) func(*testing.T, checkkit.Config) error {
 // the violation if the trace still breaks the subject.
 func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
 	if _, ok := dmodeFor[tr.Check]; ok {
-		return ReplayDelaying(t, s, tr)
+		return replayDelaying(t, s, tr)
 	}
 	if tr.Check == CheckPriority {
 		if s.NewPrioritized == nil {
@@ -357,7 +357,7 @@ func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
 		if strings.HasSuffix(op, " returned") {
 			continue // an observation, not an operation
 		}
-		st, err := ParseStep(op)
+		st, err := parseStep(op)
 		if err != nil {
 			return fmt.Errorf("trace step %q: %w", op, err)
 		}

@@ -25,11 +25,11 @@ const (
 	CheckDelayingMetrics   = "delaying/metrics"
 )
 
-// MaxWait is the longest a delaying queue may keep an item waiting after
+// maxWait is the longest a delaying queue may keep an item waiting after
 // its ready time: client-go's heartbeat, maxWait in
 // util/workqueue/delaying_queue.go:273. The model checks hold a subject to
 // the exact ready time; delaying/deadline allows this much lateness.
-const MaxWait = 10 * time.Second
+const maxWait = 10 * time.Second
 
 // farAway is beyond any time a check sleeps to: a ready time further than
 // this from now never comes during a run.
@@ -72,10 +72,10 @@ func delayingChecks(s Subject) []checkkit.Check {
 			Run:       fakeClockCheck(s)},
 		{Name: CheckDelayingMetrics, Family: checkkit.FamilyModel,
 			Guarantee: "with metrics on, after every step, at every ready time and 1ns before it: the retries counter counts every AddAfter made before shutdown, whatever its delay (0, negative, huge, or later than the item's waiting entry), and nothing else, as client-go's does; depth counts the dirty items and adds the times an item became dirty, an item becoming ready included (nothing when it collapses into one queued or re-added while processing, nothing while it waits); queue latency and work duration are observed once per item handed out and per Done; and the unfinished-work and longest-running gauges hold the sum and the maximum of the ages of the items being processed at the last 500ms refresh before shutdown",
-			Run:       delayingMachineCheck(s, CheckDelayingMetrics, DMode{Metrics: true})},
+			Run:       delayingMachineCheck(s, CheckDelayingMetrics, dMode{Metrics: true})},
 		{Name: CheckDelayingModel, Family: checkkit.FamilyModel,
-			Guarantee: fmt.Sprintf("AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins (and a wait past both brings the item once), waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done, horizons up to an hour past client-go's 10s heartbeat, and bursts of up to %d waiting items", DelayingMaxBulk),
-			Run:       delayingMachineCheck(s, CheckDelayingModel, DMode{})},
+			Guarantee: fmt.Sprintf("AddAfter against the model, to the nanosecond: an item is not ready 1ns before its ready time and is ready at it, the earlier of two AddAfter calls wins (and a wait past both brings the item once), waiting items become ready in ready-time order, d <= 0 adds at once, huge delays never fire, shutdown drops waiting items; with workers getting and marking done, horizons up to an hour past client-go's 10s heartbeat, and bursts of up to %d waiting items", delayingMaxBulk),
+			Run:       delayingMachineCheck(s, CheckDelayingModel, dMode{})},
 		{Name: CheckDelayingTies, Family: checkkit.FamilyModel,
 			Guarantee: "items waiting for the same ready time become ready in the order their ready times were set (a lowered ready time goes behind those already set), bursts of thousands of ties included",
 			Run:       tiesCheck(s)},
@@ -102,20 +102,20 @@ func delayingChecks(s Subject) []checkkit.Check {
 			cs[i].NotOffered = "the queue takes no clock (Subject.NoClock): the check steps and counts the timers of an injected clock"
 		}
 	}
-	return checkkit.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return ReplayDelaying(t, s, tr) })
+	return checkkit.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return replayDelaying(t, s, tr) })
 }
 
-func delayingMachineCheck(s Subject, name string, mode DMode) func(*testing.T, checkkit.Config) error {
+func delayingMachineCheck(s Subject, name string, mode dMode) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		var witnesses [][]DStep
+		var witnesses [][]dStep
 		switch {
-		case mode == (DMode{}):
+		case mode == (dMode{}):
 			witnesses = delayingWitnesses
 		case mode.Metrics:
 			witnesses = metricsWitnesses
 		}
 		for _, steps := range witnesses {
-			if err := RunDSteps(t, s, mode, steps); err != nil {
+			if err := runDSteps(t, s, mode, steps); err != nil {
 				return checkkit.Save(t, cfg, componentOf(mode), name, err)
 			}
 		}
@@ -141,7 +141,7 @@ func delayingMachineCheck(s Subject, name string, mode DMode) func(*testing.T, c
 }
 
 // componentOf is the component a machine check belongs to.
-func componentOf(mode DMode) string {
+func componentOf(mode dMode) string {
 	if mode.RateLimited {
 		return ComponentRateLimit
 	}
@@ -152,20 +152,20 @@ func componentOf(mode DMode) string {
 // items set for the same time, a lowered ready time that meets two others,
 // and a repeated AddAfter of an equal ready time (discarded: the item keeps
 // its place).
-var tieWitnesses = [][]DStep{
-	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: time.Second}, {Kind: DAddAfter, Key: "c", D: time.Second},
-		{Kind: DSleep, D: time.Second}, {Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}},
-	{{Kind: DAddAfter, Key: "a", D: 3 * time.Second}, {Kind: DAddAfter, Key: "b", D: time.Second}, {Kind: DAddAfter, Key: "c", D: time.Second},
-		{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DSleep, D: time.Second}, {Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}},
-	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: time.Second}, {Kind: DAddAfter, Key: "c", D: time.Second},
-		{Kind: DAddAfter, Key: "b", D: time.Second}, {Kind: DSleep, D: time.Second}, {Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}},
+var tieWitnesses = [][]dStep{
+	{{Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dAddAfter, Key: "b", D: time.Second}, {Kind: dAddAfter, Key: "c", D: time.Second},
+		{Kind: dSleep, D: time.Second}, {Kind: dGet, Worker: 0}, {Kind: dGet, Worker: 1}, {Kind: dGet, Worker: 2}},
+	{{Kind: dAddAfter, Key: "a", D: 3 * time.Second}, {Kind: dAddAfter, Key: "b", D: time.Second}, {Kind: dAddAfter, Key: "c", D: time.Second},
+		{Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dSleep, D: time.Second}, {Kind: dGet, Worker: 0}, {Kind: dGet, Worker: 1}, {Kind: dGet, Worker: 2}},
+	{{Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dAddAfter, Key: "b", D: time.Second}, {Kind: dAddAfter, Key: "c", D: time.Second},
+		{Kind: dAddAfter, Key: "b", D: time.Second}, {Kind: dSleep, D: time.Second}, {Kind: dGet, Worker: 0}, {Kind: dGet, Worker: 1}, {Kind: dGet, Worker: 2}},
 }
 
 func tiesCheck(s Subject) func(*testing.T, checkkit.Config) error {
-	machine := delayingMachineCheck(s, CheckDelayingTies, DMode{Ties: true})
+	machine := delayingMachineCheck(s, CheckDelayingTies, dMode{Ties: true})
 	return func(t *testing.T, cfg checkkit.Config) error {
 		for _, steps := range tieWitnesses {
-			if err := RunDSteps(t, s, DMode{Ties: true}, steps); err != nil {
+			if err := runDSteps(t, s, dMode{Ties: true}, steps); err != nil {
 				return checkkit.Save(t, cfg, ComponentDelaying, CheckDelayingTies, err)
 			}
 		}
@@ -175,12 +175,12 @@ func tiesCheck(s Subject) func(*testing.T, checkkit.Config) error {
 
 // finalStep ends every machine run: the subject must shut down as the model
 // says (blocked Gets and a drain in flight released) before Close cleans up.
-var finalStep = DStep{Kind: DShutDown}
+var finalStep = dStep{Kind: dShutDown}
 
-// RunDSteps runs steps, then a ShutDown, on a fresh delaying (or, by mode,
+// runDSteps runs steps, then a ShutDown, on a fresh delaying (or, by mode,
 // rate-limiting) queue from s inside a synctest bubble and checks every
 // outcome against the model. A violation comes back with the steps run as its trace.
-func RunDSteps(t *testing.T, s Subject, mode DMode, steps []DStep) error {
+func runDSteps(t *testing.T, s Subject, mode dMode, steps []dStep) error {
 	var ops []traces.Step
 	err := checkkit.InBubble(t, func() error {
 		x := newDelayingMachine(s, mode, &checkkit.Recorder{})
@@ -199,11 +199,11 @@ func RunDSteps(t *testing.T, s Subject, mode DMode, steps []DStep) error {
 	return err
 }
 
-// ReplayDelaying runs a saved trace of a delaying or rate-limiting machine
+// replayDelaying runs a saved trace of a delaying or rate-limiting machine
 // check (delaying/model, delaying/ties, ratelimiting/model,
 // ratelimiting/delegates) against s. It returns the violation if the trace
 // still breaks the subject.
-func ReplayDelaying(t *testing.T, s Subject, tr *traces.Trace) error {
+func replayDelaying(t *testing.T, s Subject, tr *traces.Trace) error {
 	mode, ok := dmodeFor[tr.Check]
 	if !ok {
 		return fmt.Errorf("workqueue: check %q has no replayable steps", tr.Check)
@@ -211,18 +211,18 @@ func ReplayDelaying(t *testing.T, s Subject, tr *traces.Trace) error {
 	if tr.Check == CheckRateLimitingDelegate {
 		mode = delegatesMode(s)
 	}
-	var steps []DStep
+	var steps []dStep
 	for _, op := range tr.Ops() {
 		if strings.HasSuffix(op, " returned") || strings.HasPrefix(op, "@") {
 			continue // an observation, not an operation
 		}
-		st, err := ParseDStep(op)
+		st, err := parseDStep(op)
 		if err != nil {
 			return fmt.Errorf("trace step %q: %w", op, err)
 		}
 		steps = append(steps, st)
 	}
-	return RunDSteps(t, s, mode, steps)
+	return runDSteps(t, s, mode, steps)
 }
 
 // timersEpoch is where the fake clocks of the delaying checks start.

@@ -2,7 +2,6 @@ package workqueue
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"testing/synctest"
@@ -32,7 +31,7 @@ type delayingMachine struct {
 	rl      RateLimiting // nil unless mode.RateLimited
 	lim     *scriptedLimiter
 	m       delaying.Model
-	mode    DMode
+	mode    dMode
 	workers [Workers]worker
 	drain   chan struct{} // non-nil while ShutDownWithDrain is in flight
 	rec     *checkkit.Recorder
@@ -52,12 +51,12 @@ type delayingMachine struct {
 
 	fresh int // bursts' keys so far
 
-	// With DMode.Metrics: the subject's metrics and what, beyond the model,
+	// With dMode.Metrics: the subject's metrics and what, beyond the model,
 	// judges them (nil otherwise).
 	metrics *metricsWatch
 }
 
-func newDelayingMachine(s Subject, mode DMode, rec *checkkit.Recorder) *delayingMachine {
+func newDelayingMachine(s Subject, mode dMode, rec *checkkit.Recorder) *delayingMachine {
 	x := &delayingMachine{mode: mode, rec: rec, m: delaying.New(s.Profile), moved: map[string]time.Time{}, contested: map[string]bool{}}
 	deps := Deps{Clock: clock.RealClock{}}
 	if mode.Metrics {
@@ -77,34 +76,34 @@ func newDelayingMachine(s Subject, mode DMode, rec *checkkit.Recorder) *delaying
 
 // Enabled reports whether the step is meaningful now; disabled steps are
 // no-ops, so every draw decodes to a valid run.
-func (x *delayingMachine) Enabled(s DStep) bool {
+func (x *delayingMachine) Enabled(s dStep) bool {
 	switch s.Kind {
-	case DGet:
+	case dGet:
 		w := &x.workers[s.Worker]
 		return !w.holding && w.getting == nil
-	case DDone:
+	case dDone:
 		return x.workers[s.Worker].holding
-	case DTick:
+	case dTick:
 		next, ok := x.m.NextReadyAt()
 		return ok && time.Until(next) <= x.mode.horizon()
-	case DSleep:
+	case dSleep:
 		return s.D >= 0 && s.D <= farAway
-	case DAddRateLimited, DForget, DNumRequeues:
+	case dAddRateLimited, dForget, dNumRequeues:
 		return x.rl != nil
-	case DShutDown:
+	case dShutDown:
 		// Under a profile whose drain is a ShutDown, one ShutDown per
 		// queue: a second is the lifecycle checks' to judge. Elsewhere a
 		// ShutDown after a drain releases it, and is how client-go's
 		// delaying queue stops its waiting loop after a drain returned.
 		return !x.m.IsShuttingDown() || !x.m.Queue().Profile().DrainIsShutDown
-	case DDrain:
+	case dDrain:
 		// One worker alone: no other Get in flight may take the items.
 		for i := range x.workers {
 			if w := &x.workers[i]; w.getting != nil || (i == s.Worker && w.holding) {
 				return false
 			}
 		}
-	case DShutDownWithDrain:
+	case dShutDownWithDrain:
 		// Only where every known queue agrees (see Mode.FullDrain): the
 		// drain contract itself is queue/drain's, and a drain begun after
 		// ShutDown is delaying/shutdown-releases-drain's.
@@ -121,59 +120,59 @@ func (x *delayingMachine) Enabled(s DStep) bool {
 }
 
 // Apply runs one step on the subject and the model and checks the outcome.
-func (x *delayingMachine) Apply(s DStep) error {
+func (x *delayingMachine) Apply(s dStep) error {
 	if !x.Enabled(s) {
 		return nil
 	}
 	x.lastHuge = false
 	want, got := "", ""
 	switch s.Kind {
-	case DAddAfter, DAddRateLimited:
+	case dAddAfter, dAddRateLimited:
 		return x.addAfter(s)
-	case DBurst:
+	case dBurst:
 		x.rec.Step(s.String(), "", "")
 		x.burst(s)
 		return x.settle(phaseStep)
-	case DDrain:
+	case dDrain:
 		x.rec.Step(s.String(), "", "")
 		if err := x.drainReady(s); err != nil {
 			return err
 		}
 		return x.settle(phaseStep)
-	case DAdd:
+	case dAdd:
 		x.q.Add(s.Key)
 		x.m.Apply(wq.Op{Kind: wq.Add, Key: s.Key})
-	case DGet:
+	case dGet:
 		x.workers[s.Worker].getting = startGet(x.q)
-	case DDone:
+	case dDone:
 		w := &x.workers[s.Worker]
 		key := w.held
 		w.held, w.holding = "", false
 		x.metrics.done(key, time.Now())
 		x.q.Done(key)
 		x.m.Apply(wq.Op{Kind: wq.Done, Key: key})
-	case DSleep:
+	case dSleep:
 		x.rec.Step(s.String(), "", "")
 		return x.sleepTo(time.Now().Add(s.D))
-	case DTick:
+	case dTick:
 		next, _ := x.m.NextReadyAt()
-		x.rec.Step(DStep{Kind: DSleep, D: time.Until(next)}.String(), "", "")
+		x.rec.Step(dStep{Kind: dSleep, D: time.Until(next)}.String(), "", "")
 		return x.sleepTo(next)
-	case DLen:
+	case dLen:
 		n, m := x.q.Len(), x.m.Queue().Len()
 		want, got = strconv.Itoa(m), strconv.Itoa(n)
 		if n != m {
 			x.rec.Step(s.String(), want, got)
 			return checkkit.Broke(GLenLaw, "Len() = %d, model %d (queue %s, waiting %s)", n, m, x.queueString(), x.waitingString())
 		}
-	case DShuttingDown:
+	case dShuttingDown:
 		b := x.q.ShuttingDown()
 		want, got = strconv.FormatBool(x.m.IsShuttingDown()), strconv.FormatBool(b)
 		if b != x.m.IsShuttingDown() {
 			x.rec.Step(s.String(), want, got)
 			return checkkit.Broke(GShutdown, "ShuttingDown() = %v, model %v", b, x.m.IsShuttingDown())
 		}
-	case DShutDown:
+	case dShutDown:
 		if !x.m.IsShuttingDown() {
 			x.metrics.shutDown(time.Now())
 		}
@@ -182,18 +181,18 @@ func (x *delayingMachine) Apply(s DStep) error {
 			return checkkit.Broke(GShutdownReturns, "ShutDown did not return within %v", checkkit.Watchdog)
 		}
 		x.m.Apply(wq.Op{Kind: wq.ShutDown})
-	case DShutDownWithDrain:
+	case dShutDownWithDrain:
 		x.metrics.shutDown(time.Now())
 		x.drain = startDrain(x.q)
 		x.m.ApplyBegin(wq.Op{Kind: wq.ShutDownWithDrain})
-	case DForget:
+	case dForget:
 		before := x.lim.snapshot()
 		x.rl.Forget(s.Key)
 		if err := x.lim.expect(before, s.Key, 0, 1, 0); err != nil {
 			x.rec.Step(s.String(), "", "")
 			return checkkit.Broke(GForget, "Forget(%s): %v", s.Key, err)
 		}
-	case DNumRequeues:
+	case dNumRequeues:
 		before := x.lim.snapshot()
 		x.lim.setNum(s.Key, s.N)
 		n := x.rl.NumRequeues(s.Key)
@@ -215,7 +214,7 @@ func (x *delayingMachine) Apply(s DStep) error {
 
 // addAfter runs AddAfter or AddRateLimited; with d <= 0 and no Get in
 // flight, it checks Len before the subject's goroutines get a chance to run.
-func (x *delayingMachine) addAfter(s DStep) error {
+func (x *delayingMachine) addAfter(s dStep) error {
 	now := time.Now()
 	if s.D > 0 && !x.mode.Ties {
 		s.D = x.untie(s.Key, s.D, now)
@@ -233,7 +232,7 @@ func (x *delayingMachine) addAfter(s DStep) error {
 	x.m.ApplyAddAfter(s.Key, s.D, now)
 	var before limiterCalls
 	n := 0
-	if s.Kind == DAddRateLimited {
+	if s.Kind == dAddRateLimited {
 		before = x.lim.snapshot()
 		x.lim.script(s.D)
 		x.rl.AddRateLimited(s.Key)
@@ -244,7 +243,7 @@ func (x *delayingMachine) addAfter(s DStep) error {
 		n = x.q.Len()
 	}
 	x.rec.Step(s.String(), "", "")
-	if s.Kind == DAddRateLimited {
+	if s.Kind == dAddRateLimited {
 		if x.m.Queue().Profile().LimiterAskedLater {
 			synctest.Wait() // the queue asks when it takes the add in
 		}
@@ -259,7 +258,7 @@ func (x *delayingMachine) addAfter(s DStep) error {
 	return x.settle(phaseStep)
 }
 
-// burst adds s.N fresh keys with AddAfter (see DBurst); in Ties mode they
+// burst adds s.N fresh keys with AddAfter (see dBurst); in Ties mode they
 // all wait for the same ready time. Outside Ties mode it first lowers the
 // ready time of every key still waiting from earlier bursts, alternately by
 // 1ns and to half the time left (where that ready time is free): each must
@@ -268,7 +267,7 @@ func (x *delayingMachine) addAfter(s DStep) error {
 // implementation whose index loses a key after a removal waits for it
 // twice (it comes back after being processed), and one whose heap
 // positions go stale after it gives memory back sifts the wrong entry.
-func (x *delayingMachine) burst(s DStep) {
+func (x *delayingMachine) burst(s dStep) {
 	now := time.Now()
 	taken := map[time.Time]bool{} // ready times in use, for untying
 	if !x.mode.Ties {
@@ -317,7 +316,7 @@ func (x *delayingMachine) burstAddAfter(key string, d time.Duration, now time.Ti
 // drainReady has one worker Get and Done up to s.N ready items, each
 // checked against the model's FIFO head. The Gets are direct calls: the
 // machine calls Get only while the subject's Len says an item is there.
-func (x *delayingMachine) drainReady(s DStep) error {
+func (x *delayingMachine) drainReady(s dStep) error {
 	for i := 0; i < s.N && x.m.Queue().Ready() > 0; i++ {
 		if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
 			x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
@@ -351,7 +350,7 @@ func (x *delayingMachine) drainReady(s DStep) error {
 }
 
 // untie lengthens d by a nanosecond at a time while key's ready time would
-// equal another waiting key's (see DMode.Ties).
+// equal another waiting key's (see dMode.Ties).
 func (x *delayingMachine) untie(key string, d time.Duration, now time.Time) time.Duration {
 	for {
 		at := now.Add(d).Round(0)
@@ -365,221 +364,6 @@ func (x *delayingMachine) untie(key string, d time.Duration, now time.Time) time
 func (x *delayingMachine) waiting(key string) bool {
 	_, ok := x.m.ReadyAt(key)
 	return ok
-}
-
-// queueString and waitingString render the model's state for violations,
-// shortened when it is large.
-func (x *delayingMachine) queueString() string {
-	return short(x.m.Queue().Head(9), x.m.Queue().Len())
-}
-
-func (x *delayingMachine) waitingString() string {
-	w := x.m.Waiting()
-	if len(w) <= 8 {
-		return fmt.Sprint(w)
-	}
-	return fmt.Sprintf("%v ... (%d entries)", w[:8], len(w))
-}
-
-// sleepTo advances the fake clock to target, stopping 1ns before and at
-// every ready time of the model on the way to check the subject there.
-func (x *delayingMachine) sleepTo(target time.Time) error {
-	for {
-		next, ok := x.m.NextReadyAt()
-		if !ok || next.After(target) {
-			break
-		}
-		if x.m.WaitingLen() > coarseAbove {
-			// A burst waits: stopping at each of its ready times would
-			// take thousands of steps. Jump to the target; the order the
-			// items became ready in is checked when they are taken.
-			time.Sleep(time.Until(target))
-			x.advance(time.Now())
-			x.jumped = true // Gets in flight returned at times not seen
-			err := x.settle(phaseReady)
-			x.jumped = false
-			clear(x.contested)
-			x.justMoved = nil
-			return err
-		}
-		if early := next.Add(-1); early.After(time.Now()) {
-			time.Sleep(time.Until(early))
-			if err := x.settle(phaseEarly); err != nil {
-				return err
-			}
-		}
-		time.Sleep(time.Until(next))
-		x.advance(time.Now())
-		if err := x.settle(phaseReady); err != nil {
-			return err
-		}
-		for _, k := range x.justMoved {
-			delete(x.contested, k)
-		}
-		x.justMoved = nil
-	}
-	if d := time.Until(target); d > 0 {
-		time.Sleep(d)
-	}
-	return x.settle(phaseStep)
-}
-
-// coarseAbove is how many waiting entries a delaying machine still steps
-// through one ready time at a time when it sleeps.
-const coarseAbove = 64
-
-// advance moves what is due in the model, noting which keys moved.
-func (x *delayingMachine) advance(now time.Time) {
-	q := x.m.Queue()
-	for _, e := range x.m.Due(now) {
-		// Moves only add keys, and the due keys are distinct: their state
-		// before the move is their state now.
-		if !q.Queued(e.Key) && !q.Processing(e.Key) && !q.IsShuttingDown() {
-			x.moved[e.Key] = e.ReadyAt
-		}
-		x.justMoved = append(x.justMoved, e.Key)
-	}
-	x.m.ApplyAdvance(now)
-}
-
-// early names a subject that has more ready than the model.
-func (x *delayingMachine) early() string {
-	if x.lastHuge {
-		return GHugeNever
-	}
-	return GNotEarly
-}
-
-// late names a subject that has fewer ready than the model at a ready time.
-func (x *delayingMachine) late() string {
-	for _, k := range x.justMoved {
-		if x.contested[k] {
-			return GEarlierWins
-		}
-	}
-	return GOnTime
-}
-
-// order names Gets that did not take the model's head: got holds a key the
-// head does not, the head a key got does not.
-func (x *delayingMachine) order(got, head []string) string {
-	var g, h string
-	for _, k := range got {
-		if !slices.Contains(head, k) {
-			g = k
-		}
-	}
-	for _, k := range head {
-		if !slices.Contains(got, k) {
-			h = k
-		}
-	}
-	if g != "" && !x.m.Queue().Queued(g) && x.waiting(g) {
-		return x.early()
-	}
-	tg, okg := x.moved[g]
-	th, okh := x.moved[h]
-	switch {
-	case okg && okh && tg.Equal(th):
-		return GTieOrder
-	case okg || okh:
-		return GReadyOrder
-	}
-	return GFair
-}
-
-// settle waits until the subject is quiescent, then checks which blocked
-// calls returned against what the model allows, and the Len law.
-func (x *delayingMachine) settle(ph phase) error {
-	synctest.Wait()
-	g := pollGets(&x.workers, x.rec)
-	returned, blocked, results := g.returned, g.blocked, g.results
-	where := ""
-	switch ph {
-	case phaseEarly:
-		where = " (1ns before the next ready time)"
-	case phaseReady:
-		where = " (at a ready time)"
-	}
-	queued := x.m.Queue().Ready() // what Gets can take
-	shut := x.m.IsShuttingDown()
-	wantItems, wantReturned := g.want(queued, shut)
-	if len(returned) != wantReturned {
-		switch {
-		case len(returned) > wantReturned && queued == 0 && !shut:
-			g := GBlockingGet
-			if x.m.WaitingLen() > 0 {
-				g = x.early()
-			}
-			return checkkit.Broke(g, "%d Get(s) returned from a queue with nothing ready%s: %s (waiting %s)", len(returned)-wantReturned, where, describe(returned, results), x.waitingString())
-		case len(returned) > wantReturned:
-			return checkkit.Broke(GStingy, "%d Get(s) returned but only %d item(s) were queued %s%s: %s", len(returned), queued, x.queueString(), where, describe(returned, results))
-		default:
-			g := GLiveness
-			if ph == phaseReady {
-				g = x.late()
-			}
-			return checkkit.Broke(g, "%d Get(s) still blocked with %d item(s) queued %s%s (shutting down: %v)", len(blocked), queued, x.queueString(), where, shut)
-		}
-	}
-	head := x.m.Queue().Head(wantItems)
-	gotItems := g.items()
-	if !g.tookHead(head) {
-		for _, k := range gotItems {
-			if x.m.Queue().Processing(k) {
-				return checkkit.Broke(GStingy, "Get handed out %q while it was still being processed (processing: %v)", k, x.m.Queue().ProcessingKeys())
-			}
-		}
-		if len(gotItems) < len(head) {
-			return checkkit.Broke(GShutdown, "Get returned shutdown with items still queued %s", x.queueString())
-		}
-		return checkkit.Broke(x.order(gotItems, head), "Gets returned %v, the model's FIFO head is %v (queue %s, ready times %v)%s", gotItems, head, x.queueString(), x.readyTimes(x.m.Queue().Head(9)), where)
-	}
-	for range wantItems {
-		x.m.Apply(wq.Op{Kind: wq.Get})
-	}
-	for _, k := range gotItems {
-		delete(x.moved, k)
-		x.metrics.handed(k, time.Now(), x.jumped)
-	}
-	g.hand(&x.workers)
-	done, err := drainReturned(x.drain, x.m.Enabled(wq.Op{Kind: wq.ShutDownWithDrain}), x.rec, x.m.Queue().Head(9), x.m.Queue().ProcessingKeys())
-	if err != nil {
-		return err
-	}
-	if done {
-		x.drain = nil
-		x.m.Apply(wq.Op{Kind: wq.ShutDownWithDrain})
-	}
-	if n, want := x.q.Len(), x.m.Queue().Len(); n != want {
-		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
-		g := GLenLaw
-		switch {
-		case n > want:
-			g = x.early()
-		case ph == phaseReady:
-			g = x.late()
-		}
-		return checkkit.Broke(g, "Len() = %d, model %d%s (queue %s, waiting %s)", n, want, where, x.queueString(), x.waitingString())
-	}
-	return x.checkMetrics(where)
-}
-
-// checkMetrics compares the subject's metrics with the model, as the plain
-// queue's machine does (depth, adds, latency and work-duration counts, the
-// unfinished-work gauges), with items made dirty by becoming ready counted
-// like Adds, and the retries counter against the AddAfter (and
-// AddRateLimited) calls the model counts; Forget and NumRequeues count
-// nothing.
-func (x *delayingMachine) checkMetrics(where string) error {
-	if x.metrics == nil {
-		return nil
-	}
-	q := x.m.Queue()
-	want := wantMetrics{depth: int64(q.Dirties()), counts: q.Counts(), retries: x.m.Retries()}
-	return x.metrics.check(want, time.Now(), where, func() string {
-		return fmt.Sprintf("queue %s, processing %v, waiting %s", x.queueString(), q.ProcessingKeys(), x.waitingString())
-	})
 }
 
 // readyTimes shows the ready times (from the bubble's start) of the queued
@@ -601,7 +385,7 @@ var bubbleStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // marks the held items done, so that a drain the subject did not release
 // on ShutDown (a violation already reported) does not deadlock the bubble.
 func (x *delayingMachine) Close() {
-	if !x.m.IsShuttingDown() || !x.m.Queue().Profile().DrainIsShutDown { // see Enabled(DShutDown)
+	if !x.m.IsShuttingDown() || !x.m.Queue().Profile().DrainIsShutDown { // see Enabled(dShutDown)
 		shutDown(x.q)
 	}
 	for i := range x.workers {

@@ -20,27 +20,27 @@ const CheckDelayingRace = "delaying/race"
 // delayingCall is one call of a delaying race round: AddAfter(Key, D), Add(Key),
 // Get, Len or ShutDown.
 type delayingCall struct {
-	kind DKind
+	kind dKind
 	key  string
 	d    time.Duration
 }
 
-func (c delayingCall) String() string { return DStep{Kind: c.kind, Key: c.key, D: c.d}.String() }
+func (c delayingCall) String() string { return dStep{Kind: c.kind, Key: c.key, D: c.d}.String() }
 
 // do runs c on the subject; Get's item (or "shutdown") and Len's count
 // come back as the result.
 func (c delayingCall) do(q Delaying) string {
 	switch c.kind {
-	case DAddAfter:
+	case dAddAfter:
 		q.AddAfter(c.key, c.d)
-	case DAdd:
+	case dAdd:
 		q.Add(c.key)
-	case DGet:
+	case dGet:
 		k, shut := q.Get()
 		return fmtResult(getResult{k, shut})
-	case DLen:
+	case dLen:
 		return fmt.Sprint(q.Len())
-	case DShutDown:
+	case dShutDown:
 		q.ShutDown()
 	}
 	return ""
@@ -50,19 +50,19 @@ func (c delayingCall) do(q Delaying) string {
 // model cannot return yet.
 func (c delayingCall) apply(m *delaying.Model, now time.Time) (string, bool) {
 	switch c.kind {
-	case DAddAfter:
+	case dAddAfter:
 		m.ApplyAddAfter(c.key, c.d, now)
-	case DAdd:
+	case dAdd:
 		m.Apply(wq.Op{Kind: wq.Add, Key: c.key})
-	case DGet:
+	case dGet:
 		if !m.Enabled(wq.Op{Kind: wq.Get}) {
 			return "", false
 		}
 		out := m.Apply(wq.Op{Kind: wq.Get})
 		return fmtResult(getResult{out.Key, out.Shutdown}), true
-	case DLen:
+	case dLen:
 		return fmt.Sprint(m.Queue().Len()), true
-	case DShutDown:
+	case dShutDown:
 		m.Apply(wq.Op{Kind: wq.ShutDown})
 	}
 	return "", true
@@ -81,23 +81,23 @@ type delayingRacePair struct {
 }
 
 var delayingRacePairs = []delayingRacePair{
-	{name: "AddAfter(x,0)/Get", a: delayingCall{kind: DAddAfter, key: "x"}, b: delayingCall{kind: DGet}},
-	{name: "AddAfter/AddAfter of one item", a: delayingCall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: delayingCall{kind: DAddAfter, key: "x", d: time.Second}},
-	{name: "AddAfter/AddAfter of a waiting item", setup: []delayingCall{{kind: DAddAfter, key: "x", d: 3 * time.Second}},
-		a: delayingCall{kind: DAddAfter, key: "x", d: 2 * time.Second}, b: delayingCall{kind: DAddAfter, key: "x", d: time.Second}},
-	{name: "AddAfter/AddAfter of two items", setup: []delayingCall{{kind: DAddAfter, key: "w", d: 2 * time.Second}},
-		a: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: DAddAfter, key: "y", d: time.Second + 1}},
-	{name: "AddAfter(x,0)/AddAfter(x,0)", a: delayingCall{kind: DAddAfter, key: "x"}, b: delayingCall{kind: DAddAfter, key: "x"}},
-	{name: "AddAfter/Add of one item", a: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: DAdd, key: "x"}},
-	{name: "Len/AddAfter(x,0)", setup: []delayingCall{{kind: DAdd, key: "y"}}, a: delayingCall{kind: DLen}, b: delayingCall{kind: DAddAfter, key: "x"}},
-	{name: "AddAfter/ShutDown", setup: []delayingCall{{kind: DAddAfter, key: "w", d: time.Second}},
-		a: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: DShutDown}},
-	{name: "loop move/AddAfter of the item", setup: []delayingCall{{kind: DAddAfter, key: "x", d: time.Second}},
-		b: delayingCall{kind: DAddAfter, key: "x", d: time.Second}, atFire: true},
-	{name: "loop move/Get", setup: []delayingCall{{kind: DAddAfter, key: "x", d: time.Second}},
-		b: delayingCall{kind: DGet}, atFire: true},
-	{name: "loop move/AddAfter of another item", setup: []delayingCall{{kind: DAddAfter, key: "x", d: time.Second}, {kind: DAddAfter, key: "y", d: 2 * time.Second}},
-		b: delayingCall{kind: DAddAfter, key: "z", d: time.Millisecond}, atFire: true},
+	{name: "AddAfter(x,0)/Get", a: delayingCall{kind: dAddAfter, key: "x"}, b: delayingCall{kind: dGet}},
+	{name: "AddAfter/AddAfter of one item", a: delayingCall{kind: dAddAfter, key: "x", d: 2 * time.Second}, b: delayingCall{kind: dAddAfter, key: "x", d: time.Second}},
+	{name: "AddAfter/AddAfter of a waiting item", setup: []delayingCall{{kind: dAddAfter, key: "x", d: 3 * time.Second}},
+		a: delayingCall{kind: dAddAfter, key: "x", d: 2 * time.Second}, b: delayingCall{kind: dAddAfter, key: "x", d: time.Second}},
+	{name: "AddAfter/AddAfter of two items", setup: []delayingCall{{kind: dAddAfter, key: "w", d: 2 * time.Second}},
+		a: delayingCall{kind: dAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: dAddAfter, key: "y", d: time.Second + 1}},
+	{name: "AddAfter(x,0)/AddAfter(x,0)", a: delayingCall{kind: dAddAfter, key: "x"}, b: delayingCall{kind: dAddAfter, key: "x"}},
+	{name: "AddAfter/Add of one item", a: delayingCall{kind: dAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: dAdd, key: "x"}},
+	{name: "Len/AddAfter(x,0)", setup: []delayingCall{{kind: dAdd, key: "y"}}, a: delayingCall{kind: dLen}, b: delayingCall{kind: dAddAfter, key: "x"}},
+	{name: "AddAfter/ShutDown", setup: []delayingCall{{kind: dAddAfter, key: "w", d: time.Second}},
+		a: delayingCall{kind: dAddAfter, key: "x", d: time.Second}, b: delayingCall{kind: dShutDown}},
+	{name: "loop move/AddAfter of the item", setup: []delayingCall{{kind: dAddAfter, key: "x", d: time.Second}},
+		b: delayingCall{kind: dAddAfter, key: "x", d: time.Second}, atFire: true},
+	{name: "loop move/Get", setup: []delayingCall{{kind: dAddAfter, key: "x", d: time.Second}},
+		b: delayingCall{kind: dGet}, atFire: true},
+	{name: "loop move/AddAfter of another item", setup: []delayingCall{{kind: dAddAfter, key: "x", d: time.Second}, {kind: dAddAfter, key: "y", d: 2 * time.Second}},
+		b: delayingCall{kind: dAddAfter, key: "z", d: time.Millisecond}, atFire: true},
 }
 
 // delayingRaceCheck runs every pair for checkkit.RaceRounds/2 rounds (more
@@ -150,7 +150,7 @@ func delayingRaceRound(s Subject, r *checkkit.Racer, p delayingRacePair, at chec
 	}
 	now := time.Now()
 	b := func() { rb = p.b.do(q) }
-	if at.Round%4 >= 2 && !p.atFire && p.b.kind != DGet {
+	if at.Round%4 >= 2 && !p.atFire && p.b.kind != dGet {
 		a, b = b, a // neither blocks: the calls also trade goroutines
 	}
 	blocked, err := r.RaceChecked(cfg.Progress, at, a, b)

@@ -24,15 +24,15 @@ type deadlineAdd struct {
 
 var (
 	deadlineKeys   = []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-	deadlineDelays = []time.Duration{time.Second, 0, 30 * time.Second, 1, 2 * time.Second, 5 * time.Second, MaxWait, 15 * time.Second,
-		time.Millisecond, -time.Second, 20 * time.Second, MaxWait + 1, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1}
+	deadlineDelays = []time.Duration{time.Second, 0, 30 * time.Second, 1, 2 * time.Second, 5 * time.Second, maxWait, 15 * time.Second,
+		time.Millisecond, -time.Second, 20 * time.Second, maxWait + 1, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1}
 )
 
 // deadlineCheck adds up to 16 items (of 8 keys), each AddAfter followed by
 // synctest.Wait so that the subject sees every change of its head, then
 // walks the clock through every ready time r, checking Len at r-1ns, r and
-// r+MaxWait: it must lie between the number of items whose ready time is
-// MaxWait or more in the past and the number whose ready time has come.
+// r+maxWait: it must lie between the number of items whose ready time is
+// maxWait or more in the past and the number whose ready time has come.
 // Nothing is taken from the queue until the end, when Gets must return the
 // items in ready-time order (ties in any order).
 func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
@@ -59,7 +59,7 @@ func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				for _, a := range adds {
 					q.AddAfter(a.Key, a.D)
 					synctest.Wait()
-					rec.Step(DStep{Kind: DAddAfter, Key: a.Key, D: a.D}.String(), "", "")
+					rec.Step(dStep{Kind: dAddAfter, Key: a.Key, D: a.D}.String(), "", "")
 					at := t0
 					if a.D > 0 {
 						at = t0.Add(a.D).Round(0)
@@ -72,7 +72,7 @@ func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
 				var pts []time.Time
 				for _, at := range ready {
 					if comes(at) {
-						pts = append(pts, at.Add(-1), at, at.Add(MaxWait))
+						pts = append(pts, at.Add(-1), at, at.Add(maxWait))
 					}
 				}
 				pts = append(pts, t0.Add(2*time.Hour))
@@ -89,7 +89,7 @@ func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
 						if !at.After(pt) {
 							hi++
 						}
-						if !at.Add(MaxWait).After(pt) {
+						if !at.Add(maxWait).After(pt) {
 							lo++
 						}
 					}
@@ -111,12 +111,12 @@ func deadlineCheck(s Subject) func(*testing.T, checkkit.Config) error {
 					}
 					var missing []string
 					for k, at := range ready {
-						if !at.Add(MaxWait).After(pt) && !slices.Contains(there, k) {
+						if !at.Add(maxWait).After(pt) && !slices.Contains(there, k) {
 							missing = append(missing, k)
 						}
 					}
 					slices.Sort(missing)
-					rec.Fail(rt, GWithinMaxWait, "at t0+%s: %v not ready %v or more after their ready time (queued: %v; ready times %s)", pt.Sub(t0), missing, MaxWait, there, fmtReady(ready, t0))
+					rec.Fail(rt, GWithinMaxWait, "at t0+%s: %v not ready %v or more after their ready time (queued: %v; ready times %s)", pt.Sub(t0), missing, maxWait, there, fmtReady(ready, t0))
 				}
 				var prev time.Time
 				got := takeAll(q)

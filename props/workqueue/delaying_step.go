@@ -12,30 +12,30 @@ import (
 	"pgregory.net/rapid"
 )
 
-// DKind is an operation of a delaying (or rate-limiting) queue machine.
-type DKind uint8
+// dKind is an operation of a delaying (or rate-limiting) queue machine.
+type dKind uint8
 
 // The operations of a delaying queue machine.
 const (
-	DAddAfter DKind = iota
-	DAdd
-	DGet
-	DDone
-	DSleep
-	DTick // sleep until the next ready time; recorded as the Sleep it became
-	DLen
-	DShuttingDown
-	DShutDown
-	DShutDownWithDrain
-	DAddRateLimited
-	DForget
-	DNumRequeues
-	// DBurst adds N fresh keys with AddAfter, the i-th with delay
+	dAddAfter dKind = iota
+	dAdd
+	dGet
+	dDone
+	dSleep
+	dTick // sleep until the next ready time; recorded as the Sleep it became
+	dLen
+	dShuttingDown
+	dShutDown
+	dShutDownWithDrain
+	dAddRateLimited
+	dForget
+	dNumRequeues
+	// dBurst adds N fresh keys with AddAfter, the i-th with delay
 	// D + burstSpread(i, N): a permutation of N ready times, so the
 	// waiting heap is filled out of order ("Burst(N,D)").
-	DBurst
-	// DDrain has one worker Get and Done up to N ready items ("w0:Drain(N)").
-	DDrain
+	dBurst
+	// dDrain has one worker Get and Done up to N ready items ("w0:Drain(N)").
+	dDrain
 )
 
 var dkindNames = [...]string{"AddAfter", "Add", "Get", "Done", "Sleep", "Tick", "Len", "ShuttingDown", "ShutDown", "ShutDownWithDrain", "AddRateLimited", "Forget", "NumRequeues", "Burst", "Drain"}
@@ -46,18 +46,18 @@ func burstSpread(i, n int) time.Duration {
 	return time.Duration((i*7919)%n) * time.Millisecond
 }
 
-func (k DKind) String() string {
+func (k dKind) String() string {
 	if int(k) < len(dkindNames) {
 		return dkindNames[k]
 	}
 	return fmt.Sprintf("DKind(%d)", k)
 }
 
-// DStep is one operation of a delaying queue machine. D is AddAfter's delay,
+// dStep is one operation of a delaying queue machine. D is AddAfter's delay,
 // Sleep's duration, or AddRateLimited's delay (what the scripted limiter's
 // When answers); N is the scripted limiter's NumRequeues answer.
-type DStep struct {
-	Kind   DKind
+type dStep struct {
+	Kind   dKind
 	Key    string
 	D      time.Duration
 	N      int
@@ -67,47 +67,47 @@ type DStep struct {
 // String is the trace notation: "AddAfter(a,1s)", "Add(a)", "w1:Get",
 // "w1:Done", "Sleep(1.5s)", "Tick", "Len", "ShutDown", "AddRateLimited(a,1s)",
 // "Forget(a)", "NumRequeues(a,3)", "Burst(500,1s)", "w0:Drain(500)", ...
-func (s DStep) String() string {
+func (s dStep) String() string {
 	switch s.Kind {
-	case DBurst:
+	case dBurst:
 		return fmt.Sprintf("Burst(%d,%s)", s.N, s.D)
-	case DDrain:
+	case dDrain:
 		return fmt.Sprintf("w%d:Drain(%d)", s.Worker, s.N)
-	case DAddAfter, DAddRateLimited:
+	case dAddAfter, dAddRateLimited:
 		return fmt.Sprintf("%s(%s,%s)", s.Kind, s.Key, s.D)
-	case DAdd, DForget:
+	case dAdd, dForget:
 		return fmt.Sprintf("%s(%s)", s.Kind, s.Key)
-	case DNumRequeues:
+	case dNumRequeues:
 		return fmt.Sprintf("%s(%s,%d)", s.Kind, s.Key, s.N)
-	case DGet, DDone:
+	case dGet, dDone:
 		return fmt.Sprintf("w%d:%s", s.Worker, s.Kind)
-	case DSleep:
+	case dSleep:
 		return fmt.Sprintf("Sleep(%s)", s.D)
 	}
 	return s.Kind.String()
 }
 
-// ParseDStep is the inverse of DStep.String.
-func ParseDStep(s string) (DStep, error) {
+// parseDStep is the inverse of dStep.String.
+func parseDStep(s string) (dStep, error) {
 	if n, op, ok, err := cutWorker(s); ok {
 		if err != nil {
-			return DStep{}, err
+			return dStep{}, err
 		}
 		switch op {
 		case "Get":
-			return DStep{Kind: DGet, Worker: n}, nil
+			return dStep{Kind: dGet, Worker: n}, nil
 		case "Done":
-			return DStep{Kind: DDone, Worker: n}, nil
+			return dStep{Kind: dDone, Worker: n}, nil
 		}
-		if b, k, ok := parseBulk(op); ok && b == Drain {
-			return DStep{Kind: DDrain, Worker: n, N: k}, nil
+		if b, k, ok := parseBulk(op); ok && b == drain {
+			return dStep{Kind: dDrain, Worker: n, N: k}, nil
 		}
-		return DStep{}, fmt.Errorf("bad worker step %q", s)
+		return dStep{}, fmt.Errorf("bad worker step %q", s)
 	}
-	kind := func(name string) (DKind, bool) {
+	kind := func(name string) (dKind, bool) {
 		for i, n := range dkindNames {
 			if n == name {
-				return DKind(i), true
+				return dKind(i), true
 			}
 		}
 		return 0, false
@@ -115,55 +115,55 @@ func ParseDStep(s string) (DStep, error) {
 	if name, arg, ok := strings.Cut(s, "("); ok && strings.HasSuffix(arg, ")") {
 		k, ok := kind(name)
 		if !ok {
-			return DStep{}, fmt.Errorf("bad step %q", s)
+			return dStep{}, fmt.Errorf("bad step %q", s)
 		}
 		args := strings.Split(strings.TrimSuffix(arg, ")"), ",")
-		st := DStep{Kind: k}
+		st := dStep{Kind: k}
 		switch {
-		case k == DSleep && len(args) == 1:
+		case k == dSleep && len(args) == 1:
 			d, err := time.ParseDuration(args[0])
 			if err != nil {
-				return DStep{}, fmt.Errorf("step %q: %w", s, err)
+				return dStep{}, fmt.Errorf("step %q: %w", s, err)
 			}
 			st.D = d
-		case (k == DAdd || k == DForget) && len(args) == 1:
+		case (k == dAdd || k == dForget) && len(args) == 1:
 			st.Key = args[0]
-		case (k == DAddAfter || k == DAddRateLimited) && len(args) == 2:
+		case (k == dAddAfter || k == dAddRateLimited) && len(args) == 2:
 			d, err := time.ParseDuration(args[1])
 			if err != nil {
-				return DStep{}, fmt.Errorf("step %q: %w", s, err)
+				return dStep{}, fmt.Errorf("step %q: %w", s, err)
 			}
 			st.Key, st.D = args[0], d
-		case k == DBurst && len(args) == 2:
+		case k == dBurst && len(args) == 2:
 			n, err := strconv.Atoi(args[0])
 			if err != nil || n < 0 {
-				return DStep{}, fmt.Errorf("bad step %q", s)
+				return dStep{}, fmt.Errorf("bad step %q", s)
 			}
 			d, err := time.ParseDuration(args[1])
 			if err != nil {
-				return DStep{}, fmt.Errorf("step %q: %w", s, err)
+				return dStep{}, fmt.Errorf("step %q: %w", s, err)
 			}
 			st.N, st.D = n, d
-		case k == DNumRequeues && len(args) == 2:
+		case k == dNumRequeues && len(args) == 2:
 			n, err := strconv.Atoi(args[1])
 			if err != nil {
-				return DStep{}, fmt.Errorf("step %q: %w", s, err)
+				return dStep{}, fmt.Errorf("step %q: %w", s, err)
 			}
 			st.Key, st.N = args[0], n
 		default:
-			return DStep{}, fmt.Errorf("bad step %q", s)
+			return dStep{}, fmt.Errorf("bad step %q", s)
 		}
 		return st, nil
 	}
 	k, ok := kind(s)
-	if !ok || k == DAddAfter || k == DAdd || k == DSleep || k == DAddRateLimited || k == DForget || k == DNumRequeues || k == DGet || k == DDone {
-		return DStep{}, fmt.Errorf("bad step %q", s)
+	if !ok || k == dAddAfter || k == dAdd || k == dSleep || k == dAddRateLimited || k == dForget || k == dNumRequeues || k == dGet || k == dDone {
+		return dStep{}, fmt.Errorf("bad step %q", s)
 	}
-	return DStep{Kind: k}, nil
+	return dStep{Kind: k}, nil
 }
 
-// DMode selects what a delaying queue machine exercises.
-type DMode struct {
+// dMode selects what a delaying queue machine exercises.
+type dMode struct {
 	// Ties lets distinct keys wait for the same ready time, so the order of
 	// ties is checked. Without it, a delay that would make a tie is
 	// lengthened by a nanosecond at a time until it does not (the trace
@@ -196,7 +196,7 @@ type DMode struct {
 // days, so that an item asked for in more than a day (farDelay) becomes
 // ready while the machine watches: a queue that takes such a delay for
 // never, or loses it in a timer's range, shows only there.
-func (m DMode) horizon() time.Duration {
+func (m dMode) horizon() time.Duration {
 	switch {
 	case m.RateLimited && m.Metrics:
 		return time.Minute
@@ -211,7 +211,7 @@ func (m DMode) horizon() time.Duration {
 const farDelay = 25 * time.Hour
 
 // dmodeFor maps the machine checks to their modes, for replay.
-var dmodeFor = map[string]DMode{
+var dmodeFor = map[string]dMode{
 	CheckDelayingModel:        {},
 	CheckDelayingTies:         {Ties: true},
 	CheckRateLimitingModel:    {RateLimited: true},
@@ -220,28 +220,28 @@ var dmodeFor = map[string]DMode{
 }
 
 // Durations the machines draw from: simple ones first (rapid shrinks
-// towards the start), with the boundaries 0, ±1ns, MaxWait±, horizons well
+// towards the start), with the boundaries 0, ±1ns, maxWait±, horizons well
 // past client-go's 10s heartbeat, the extremes that must neither panic
 // nor overflow, and (issue 27, class 1: TestReachDelaying measured none
 // before) delays of more than a day that still fit: one the plain machine
 // waits out (farDelay: Tick reaches it), a month, and a century.
 var (
-	dlDelays = []time.Duration{time.Second, 0, 2 * time.Second, 1, 5 * time.Second, MaxWait, 30 * time.Second,
-		time.Millisecond, -1, -time.Second, MaxWait + 1, 2, 15 * time.Second, time.Minute, 25 * time.Minute, time.Hour,
+	dlDelays = []time.Duration{time.Second, 0, 2 * time.Second, 1, 5 * time.Second, maxWait, 30 * time.Second,
+		time.Millisecond, -1, -time.Second, maxWait + 1, 2, 15 * time.Second, time.Minute, 25 * time.Minute, time.Hour,
 		math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, farDelay, 30 * 24 * time.Hour, 100 * 365 * 24 * time.Hour}
-	dlSleeps    = []time.Duration{time.Second, 1, time.Millisecond, 2 * time.Second, 5 * time.Second, MaxWait, 30 * time.Second, time.Minute, 10 * time.Minute, time.Hour}
+	dlSleeps    = []time.Duration{time.Second, 1, time.Millisecond, 2 * time.Second, 5 * time.Second, maxWait, 30 * time.Second, time.Minute, 10 * time.Minute, time.Hour}
 	tieDelays   = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 0}
 	tieSleeps   = []time.Duration{time.Second, 2 * time.Second}
 	burstDelays = []time.Duration{time.Second, 0, 25 * time.Second, time.Hour}
 )
 
-// DelayingThresholds are the sizes at which a delaying queue changes
+// delayingThresholds are the sizes at which a delaying queue changes
 // behaviour: our heap's shrink floor (64) and client-go's 1000-slot
 // channel of waiting additions, with the ring sizes around them.
-var DelayingThresholds = []int{64, 65, 128, 1000, 1001, 1024, 2048}
+var delayingThresholds = []int{64, 65, 128, 1000, 1001, 1024, 2048}
 
-// DelayingMaxBulk is the largest bulk step of the delaying machines.
-const DelayingMaxBulk = 3000
+// delayingMaxBulk is the largest bulk step of the delaying machines.
+const delayingMaxBulk = 3000
 
 // The operations of the delaying machines, in delayingStepGen's order.
 const (
@@ -264,58 +264,58 @@ const (
 var delayingStepWeights = []int{dopAddAfter: 25, dopAdd: 5, dopGet: 15, dopDone: 12, dopSleep: 9, dopTick: 10, dopLen: 5, dopShuttingDown: 2,
 	dopDelegate: 6, dopDrainShutDown: 3, dopShutDown: 2, dopBurst: 3, dopDrain: 3}
 
-func delayingStepGen(mode DMode) *rapid.Generator[DStep] {
+func delayingStepGen(mode dMode) *rapid.Generator[dStep] {
 	delays, sleeps := dlDelays, dlSleeps
 	if mode.Ties {
 		delays, sleeps = tieDelays, tieSleeps
 	}
 	sleeps = slices.DeleteFunc(slices.Clone(sleeps), func(d time.Duration) bool { return d > mode.horizon() })
 	op := checkkit.Choice(delayingStepWeights...)
-	hi := DelayingMaxBulk
+	hi := delayingMaxBulk
 	if mode.RateLimited || mode.Metrics {
-		hi = SideMaxBulk // the delaying machine covers the sizes
+		hi = sideMaxBulk // the delaying machine covers the sizes
 	}
-	size := checkkit.Size(hi, DelayingThresholds...)
+	size := checkkit.Size(hi, delayingThresholds...)
 	key := rapid.SampledFrom(Keys)
 	worker := rapid.IntRange(0, Workers-1)
-	return rapid.Custom(func(t *rapid.T) DStep {
+	return rapid.Custom(func(t *rapid.T) dStep {
 		switch op.Draw(t, "op") {
 		case dopAddAfter:
-			kind := DAddAfter
+			kind := dAddAfter
 			if mode.RateLimited && rapid.Bool().Draw(t, "rate limited") {
-				kind = DAddRateLimited
+				kind = dAddRateLimited
 			}
-			return DStep{Kind: kind, Key: key.Draw(t, "key"), D: rapid.SampledFrom(delays).Draw(t, "d")}
+			return dStep{Kind: kind, Key: key.Draw(t, "key"), D: rapid.SampledFrom(delays).Draw(t, "d")}
 		case dopAdd:
-			return DStep{Kind: DAdd, Key: key.Draw(t, "key")}
+			return dStep{Kind: dAdd, Key: key.Draw(t, "key")}
 		case dopGet:
-			return DStep{Kind: DGet, Worker: worker.Draw(t, "worker")}
+			return dStep{Kind: dGet, Worker: worker.Draw(t, "worker")}
 		case dopDone:
-			return DStep{Kind: DDone, Worker: worker.Draw(t, "worker")}
+			return dStep{Kind: dDone, Worker: worker.Draw(t, "worker")}
 		case dopSleep:
-			return DStep{Kind: DSleep, D: rapid.SampledFrom(sleeps).Draw(t, "sleep")}
+			return dStep{Kind: dSleep, D: rapid.SampledFrom(sleeps).Draw(t, "sleep")}
 		case dopTick:
-			return DStep{Kind: DTick}
+			return dStep{Kind: dTick}
 		case dopShuttingDown:
-			return DStep{Kind: DShuttingDown}
+			return dStep{Kind: dShuttingDown}
 		case dopDelegate:
 			if !mode.Delegates {
-				return DStep{Kind: DLen}
+				return dStep{Kind: dLen}
 			}
 			if rapid.Bool().Draw(t, "forget") {
-				return DStep{Kind: DForget, Key: key.Draw(t, "key")}
+				return dStep{Kind: dForget, Key: key.Draw(t, "key")}
 			}
-			return DStep{Kind: DNumRequeues, Key: key.Draw(t, "key"), N: rapid.IntRange(0, 9).Draw(t, "n")}
+			return dStep{Kind: dNumRequeues, Key: key.Draw(t, "key"), N: rapid.IntRange(0, 9).Draw(t, "n")}
 		case dopDrainShutDown:
-			return DStep{Kind: DShutDownWithDrain}
+			return dStep{Kind: dShutDownWithDrain}
 		case dopShutDown:
-			return DStep{Kind: DShutDown}
+			return dStep{Kind: dShutDown}
 		case dopBurst:
-			return DStep{Kind: DBurst, N: size.Draw(t, "n"), D: rapid.SampledFrom(burstDelays).Draw(t, "d")}
+			return dStep{Kind: dBurst, N: size.Draw(t, "n"), D: rapid.SampledFrom(burstDelays).Draw(t, "d")}
 		case dopDrain:
-			return DStep{Kind: DDrain, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
+			return dStep{Kind: dDrain, Worker: worker.Draw(t, "worker"), N: size.Draw(t, "n")}
 		}
-		return DStep{Kind: DLen}
+		return dStep{Kind: dLen}
 	})
 }
 
@@ -326,23 +326,23 @@ func delayingStepGen(mode DMode) *rapid.Generator[DStep] {
 // horizons past client-go's 10s heartbeat, bursts past every size
 // threshold with an early item behind a large heap, and delays of more
 // than a day waited out.
-var delayingWitnesses = [][]DStep{
-	{{Kind: DAddAfter, Key: "a", D: 2 * time.Second}, {Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DGet, Worker: 0},
-		{Kind: DSleep, D: 3 * time.Second}, {Kind: DDone, Worker: 0}, {Kind: DLen}},
-	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "a", D: 2 * time.Second}, {Kind: DGet, Worker: 0},
-		{Kind: DSleep, D: 3 * time.Second}, {Kind: DDone, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DSleep, D: time.Second}},
-	{{Kind: DAdd, Key: "a"}, {Kind: DGet, Worker: 0}, {Kind: DAddAfter, Key: "a", D: 2 * time.Second}, {Kind: DAddAfter, Key: "a", D: time.Second},
-		{Kind: DSleep, D: 3 * time.Second}, {Kind: DGet, Worker: 1}, {Kind: DDone, Worker: 0}, {Kind: DSleep, D: time.Second}},
-	{{Kind: DAddAfter, Key: "a", D: 25 * time.Second}, {Kind: DAddAfter, Key: "b", D: MaxWait + 1}, {Kind: DAddAfter, Key: "c", D: time.Hour},
-		{Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}, {Kind: DSleep, D: time.Minute}, {Kind: DSleep, D: time.Hour}},
-	{{Kind: DBurst, N: 1100, D: time.Second}, {Kind: DAddAfter, Key: "a", D: time.Millisecond}, {Kind: DTick},
-		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 1101}},
-	{{Kind: DBurst, N: 3000, D: time.Hour}, {Kind: DBurst, N: 70, D: time.Second}, {Kind: DAddAfter, Key: "a", D: time.Millisecond},
-		{Kind: DSleep, D: 2 * time.Second}, {Kind: DDrain, N: 100}, {Kind: DSleep, D: 2 * time.Hour}, {Kind: DDrain, N: 3000}},
+var delayingWitnesses = [][]dStep{
+	{{Kind: dAddAfter, Key: "a", D: 2 * time.Second}, {Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dGet, Worker: 0},
+		{Kind: dSleep, D: 3 * time.Second}, {Kind: dDone, Worker: 0}, {Kind: dLen}},
+	{{Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dAddAfter, Key: "a", D: 2 * time.Second}, {Kind: dGet, Worker: 0},
+		{Kind: dSleep, D: 3 * time.Second}, {Kind: dDone, Worker: 0}, {Kind: dGet, Worker: 1}, {Kind: dSleep, D: time.Second}},
+	{{Kind: dAdd, Key: "a"}, {Kind: dGet, Worker: 0}, {Kind: dAddAfter, Key: "a", D: 2 * time.Second}, {Kind: dAddAfter, Key: "a", D: time.Second},
+		{Kind: dSleep, D: 3 * time.Second}, {Kind: dGet, Worker: 1}, {Kind: dDone, Worker: 0}, {Kind: dSleep, D: time.Second}},
+	{{Kind: dAddAfter, Key: "a", D: 25 * time.Second}, {Kind: dAddAfter, Key: "b", D: maxWait + 1}, {Kind: dAddAfter, Key: "c", D: time.Hour},
+		{Kind: dGet, Worker: 0}, {Kind: dGet, Worker: 1}, {Kind: dGet, Worker: 2}, {Kind: dSleep, D: time.Minute}, {Kind: dSleep, D: time.Hour}},
+	{{Kind: dBurst, N: 1100, D: time.Second}, {Kind: dAddAfter, Key: "a", D: time.Millisecond}, {Kind: dTick},
+		{Kind: dSleep, D: 2 * time.Second}, {Kind: dDrain, N: 1101}},
+	{{Kind: dBurst, N: 3000, D: time.Hour}, {Kind: dBurst, N: 70, D: time.Second}, {Kind: dAddAfter, Key: "a", D: time.Millisecond},
+		{Kind: dSleep, D: 2 * time.Second}, {Kind: dDrain, N: 100}, {Kind: dSleep, D: 2 * time.Hour}, {Kind: dDrain, N: 3000}},
 	// An item asked for in more than a day, alone (issue 27, class 1), and
 	// one behind an earlier item: each must come back when its time comes.
-	{{Kind: DAddAfter, Key: "a", D: farDelay}, {Kind: DGet, Worker: 0}, {Kind: DTick}, {Kind: DDone, Worker: 0},
-		{Kind: DAddAfter, Key: "b", D: time.Second}, {Kind: DAddAfter, Key: "c", D: farDelay}, {Kind: DTick}, {Kind: DTick}, {Kind: DLen}},
+	{{Kind: dAddAfter, Key: "a", D: farDelay}, {Kind: dGet, Worker: 0}, {Kind: dTick}, {Kind: dDone, Worker: 0},
+		{Kind: dAddAfter, Key: "b", D: time.Second}, {Kind: dAddAfter, Key: "c", D: farDelay}, {Kind: dTick}, {Kind: dTick}, {Kind: dLen}},
 }
 
 // metricsWitnesses are fixed runs the machines with metrics (delaying/metrics,
@@ -357,14 +357,14 @@ var delayingWitnesses = [][]DStep{
 // positive among Forget and NumRequeues (retries count the adds, nothing
 // else). No step adds an item that waits without a delay, which
 // controller-runtime's queue gets wrong in a way its divergences declare.
-var metricsWitnesses = [][]DStep{
-	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: 2 * time.Second}, {Kind: DGet, Worker: 0}, {Kind: DGet, Worker: 1},
-		{Kind: DSleep, D: 3 * time.Second}, {Kind: DDone, Worker: 0}, {Kind: DDone, Worker: 1}, {Kind: DSleep, D: time.Second}},
-	{{Kind: DAdd, Key: "a"}, {Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: 2 * time.Second}, {Kind: DGet, Worker: 0},
-		{Kind: DSleep, D: time.Second}, {Kind: DAdd, Key: "c"}, {Kind: DAddAfter, Key: "c", D: time.Second}, {Kind: DSleep, D: time.Second},
-		{Kind: DDone, Worker: 0}, {Kind: DGet, Worker: 1}, {Kind: DGet, Worker: 2}, {Kind: DSleep, D: time.Second}},
-	{{Kind: DAddAfter, Key: "a", D: time.Second}, {Kind: DAddAfter, Key: "b", D: time.Hour}, {Kind: DAdd, Key: "c"}, {Kind: DShutDown}},
-	{{Kind: DAddRateLimited, Key: "a", D: 0}, {Kind: DAddRateLimited, Key: "b", D: time.Second}, {Kind: DAddRateLimited, Key: "a", D: -time.Second},
-		{Kind: DForget, Key: "a"}, {Kind: DNumRequeues, Key: "b", N: 3}, {Kind: DForget, Key: "b"}, {Kind: DSleep, D: time.Second},
-		{Kind: DGet, Worker: 0}, {Kind: DDone, Worker: 0}, {Kind: DLen}},
+var metricsWitnesses = [][]dStep{
+	{{Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dAddAfter, Key: "b", D: 2 * time.Second}, {Kind: dGet, Worker: 0}, {Kind: dGet, Worker: 1},
+		{Kind: dSleep, D: 3 * time.Second}, {Kind: dDone, Worker: 0}, {Kind: dDone, Worker: 1}, {Kind: dSleep, D: time.Second}},
+	{{Kind: dAdd, Key: "a"}, {Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dAddAfter, Key: "b", D: 2 * time.Second}, {Kind: dGet, Worker: 0},
+		{Kind: dSleep, D: time.Second}, {Kind: dAdd, Key: "c"}, {Kind: dAddAfter, Key: "c", D: time.Second}, {Kind: dSleep, D: time.Second},
+		{Kind: dDone, Worker: 0}, {Kind: dGet, Worker: 1}, {Kind: dGet, Worker: 2}, {Kind: dSleep, D: time.Second}},
+	{{Kind: dAddAfter, Key: "a", D: time.Second}, {Kind: dAddAfter, Key: "b", D: time.Hour}, {Kind: dAdd, Key: "c"}, {Kind: dShutDown}},
+	{{Kind: dAddRateLimited, Key: "a", D: 0}, {Kind: dAddRateLimited, Key: "b", D: time.Second}, {Kind: dAddRateLimited, Key: "a", D: -time.Second},
+		{Kind: dForget, Key: "a"}, {Kind: dNumRequeues, Key: "b", N: 3}, {Kind: dForget, Key: "b"}, {Kind: dSleep, D: time.Second},
+		{Kind: dGet, Worker: 0}, {Kind: dDone, Worker: 0}, {Kind: dLen}},
 }

@@ -43,7 +43,7 @@ const (
 	GNotEarly = "Not before readyAt"
 	// GOnTime: an item was not ready at its ready time.
 	GOnTime = "Ready at readyAt"
-	// GWithinMaxWait: an item was not ready within MaxWait after its
+	// GWithinMaxWait: an item was not ready within maxWait after its
 	// ready time.
 	GWithinMaxWait = "Ready within maxWait"
 	// GEarlierWins: of two AddAfters of one item, the earlier ready time

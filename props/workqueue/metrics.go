@@ -49,20 +49,20 @@ func (s *Settable) Set(v float64) { s.bits.Store(math.Float64bits(v)) }
 // Value is the last value set.
 func (s *Settable) Value() float64 { return math.Float64frombits(s.bits.Load()) }
 
-// UnfinishedWorkPeriod is how often a queue with metrics refreshes its
+// unfinishedWorkPeriod is how often a queue with metrics refreshes its
 // unfinished-work and longest-running gauges, from a ticker it starts when
 // it is made: client-go's (defaultUnfinishedWorkUpdatePeriod,
 // util/workqueue/queue.go:184 and 359-369, refreshing only while not
 // shutting down, :351-357), which ours and controller-runtime's priority
 // queue (priorityqueue.go:592-602) copy.
-const UnfinishedWorkPeriod = 500 * time.Millisecond
+const unfinishedWorkPeriod = 500 * time.Millisecond
 
 // metricsWatch is what a machine needs beyond its model to judge a queue's
 // metrics: the recorder the queue reports to and the expected values of
 // the gauges that depend on time. The counts come from the model
 // (spec/workqueue.Model.Counts, Dirties, spec/delaying.Model.Retries); the
 // unfinished-work gauges are the value the last refresh set: at the last
-// tick of UnfinishedWorkPeriod since the queue was made, not after
+// tick of unfinishedWorkPeriod since the queue was made, not after
 // shutdown began, the sum and the maximum of the ages of the items being
 // processed then.
 //
@@ -94,10 +94,10 @@ func newMetricsWatch(rec *Metrics) *metricsWatch {
 
 // tick accounts for the refreshes up to now with the current processing set.
 func (w *metricsWatch) tick(now time.Time) {
-	if w == nil || w.stopped || now.Sub(w.lastTick) < UnfinishedWorkPeriod {
+	if w == nil || w.stopped || now.Sub(w.lastTick) < unfinishedWorkPeriod {
 		return
 	}
-	at := w.lastTick.Add(now.Sub(w.lastTick) / UnfinishedWorkPeriod * UnfinishedWorkPeriod)
+	at := w.lastTick.Add(now.Sub(w.lastTick) / unfinishedWorkPeriod * unfinishedWorkPeriod)
 	w.lastTick = at
 	w.unfinished, w.longest, w.known = 0, 0, true
 	for _, s := range w.started {
@@ -178,7 +178,7 @@ func (w *metricsWatch) check(want wantMetrics, now time.Time, where string, stat
 	}
 	refresh := "no refresh yet"
 	if w.lastTick.After(w.created) {
-		refresh = fmt.Sprintf("refreshed at %v, every %v, with %d item(s) being processed", w.lastTick.Sub(w.created), UnfinishedWorkPeriod, len(w.started))
+		refresh = fmt.Sprintf("refreshed at %v, every %v, with %d item(s) being processed", w.lastTick.Sub(w.created), unfinishedWorkPeriod, len(w.started))
 	}
 	if g := m.UnfinishedWork.Value(); !near(g, w.unfinished) {
 		return checkkit.Broke(GMetrics, "unfinished work = %gs, want %gs (%s)%s", g, w.unfinished, refresh, where)

@@ -10,7 +10,7 @@ import (
 	wq "github.com/kverify/kverify/spec/workqueue"
 )
 
-// metricsWatch's gauges are the last refresh's: every UnfinishedWorkPeriod
+// metricsWatch's gauges are the last refresh's: every unfinishedWorkPeriod
 // from the queue's creation, the sum and maximum of the ages of the items
 // processed then; nothing is refreshed after shutdown; an item handed out
 // at an unknown time makes the refreshes that may have seen it unknown.
@@ -60,7 +60,7 @@ func TestMetricsWatchRefreshes(t *testing.T) {
 			t.Fatalf("judged a refresh that saw an item of unknown start: %v", err)
 		}
 		w.done("c", time.Now())
-		time.Sleep(UnfinishedWorkPeriod)
+		time.Sleep(unfinishedWorkPeriod)
 		expect(0, 0)
 
 		// No refresh after shutdown: the values stay those before it.

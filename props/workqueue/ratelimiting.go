@@ -23,7 +23,7 @@ func rateLimitingChecks(s Subject) []checkkit.Check {
 	return []checkkit.Check{
 		{Name: CheckRateLimitingModel, Family: checkkit.FamilyModel,
 			Guarantee: "AddRateLimited(x) calls the limiter's When(x) exactly once and then behaves as AddAfter(x, When(x)) against the delaying model (scripted delays, including 0, negative and huge ones), mixed with AddAfter and the queue operations",
-			Run:       delayingMachineCheck(s, CheckRateLimitingModel, DMode{RateLimited: true})},
+			Run:       delayingMachineCheck(s, CheckRateLimitingModel, dMode{RateLimited: true})},
 		{Name: CheckRateLimitingDelegate, Family: checkkit.FamilyModel,
 			Guarantee: "Forget(x) and NumRequeues(x) call the limiter's Forget(x) and NumRequeues(x) exactly once, NumRequeues returns the limiter's answer, and neither touches the queue or its waiting items; with metrics (Subject.Metrics; then sleeps of at most a minute), among AddRateLimited, AddAfter and the queue operations, the metrics are the model's as in delaying/metrics: AddRateLimited counted as a retry (as AddAfter is), Forget and NumRequeues counting nothing",
 			Run:       delayingMachineCheck(s, CheckRateLimitingDelegate, delegatesMode(s))},
@@ -35,8 +35,8 @@ func rateLimitingChecks(s Subject) []checkkit.Check {
 
 // delegatesMode is ratelimiting/delegates' mode for s: the rate-limiting
 // queue's metrics are compared there when s declares metrics.
-func delegatesMode(s Subject) DMode {
-	return DMode{RateLimited: true, Delegates: true, Metrics: s.Metrics}
+func delegatesMode(s Subject) dMode {
+	return dMode{RateLimited: true, Delegates: true, Metrics: s.Metrics}
 }
 
 // scriptedLimiter is a recording fake rate limiter: When returns the delays

@@ -98,14 +98,14 @@ func classifyQueue(ta checkkit.Tally, x *machine, st Step) {
 		}
 	}
 	switch st.Bulk {
-	case Burst:
+	case burst:
 		ta.Hit("Burst into non-empty", n > 0 && !shut)
 		return
-	case Drain:
+	case drain:
 		ta.Hit("Drain past empty", st.N > n)
 		ta.Hit("Get during drain", x.drain != nil && n > 0)
 		return
-	case Steady:
+	case steady:
 		ta.Hit("Steady wraps", !shut && st.N > 16)
 		return
 	}
@@ -158,7 +158,7 @@ func classifyQueue(ta checkkit.Tally, x *machine, st Step) {
 //
 // Measured: every class comes from the random draws (queue/model: Add
 // queued 641, Add processing+dirty 210, Get empty 38, Done held+dirty 61,
-// Len >1024 110, Steady wraps 48; done-unheld: Done unknown 17, Done
+// Len >1024 110, steady wraps 48; done-unheld: Done unknown 17, Done
 // queued, not held 19; drain: ShutDownWithDrain queued 27,
 // processing+dirty 16, ShutDown drain in flight 27) but one: ShutDown with
 // Gets blocked came 0 times in the draws (a Get blocks only on an empty
@@ -283,7 +283,7 @@ var rateLimitingDelegateDomain = []checkkit.ReachClass{
 }
 
 // classifyDelaying records the class of st on x, before it is applied.
-func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st DStep, known map[string]bool) {
+func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st dStep, known map[string]bool) {
 	if !x.Enabled(st) {
 		return
 	}
@@ -291,9 +291,9 @@ func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st DStep, known map
 	q := x.m.Queue()
 	shut := x.m.IsShuttingDown()
 	switch st.Kind {
-	case DAddAfter, DAddRateLimited:
+	case dAddAfter, dAddRateLimited:
 		op := "AddAfter"
-		if st.Kind == DAddRateLimited {
+		if st.Kind == dAddRateLimited {
 			op = "AddRateLimited"
 			known[st.Key] = true
 			ta.Hit(op+" after shutdown", shut)
@@ -306,7 +306,7 @@ func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st DStep, known map
 		d := st.D
 		at, waiting := x.m.ReadyAt(st.Key)
 		overflow := d > 0 && now.UnixNano() > math.MaxInt64-int64(d)
-		if st.Kind == DAddRateLimited {
+		if st.Kind == dAddRateLimited {
 			ta.Hit(op+" When<=0", d <= 0)
 			ta.Hit(op+" now+When overflows", overflow)
 			ta.Hit(op+" key new", !waiting && !q.Dirty(st.Key) && !q.Processing(st.Key))
@@ -319,9 +319,9 @@ func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st DStep, known map
 		ta.Hit(op+" d<0", d < 0)
 		ta.Hit(op+" d=0", d == 0)
 		ta.Hit(op+" d=1ns", d == 1)
-		ta.Hit(op+" 1ns<d<MaxWait", d > 1 && d < MaxWait)
-		ta.Hit(op+" d=MaxWait", d == MaxWait)
-		ta.Hit(op+" MaxWait<d<=1h", d > MaxWait && d <= time.Hour)
+		ta.Hit(op+" 1ns<d<MaxWait", d > 1 && d < maxWait)
+		ta.Hit(op+" d=MaxWait", d == maxWait)
+		ta.Hit(op+" MaxWait<d<=1h", d > maxWait && d <= time.Hour)
 		ta.Hit(op+" 1h<d, now+d fits", d > time.Hour && !overflow)
 		ta.Hit(op+" now+d overflows", overflow)
 		ta.Hit(op+" key new", !waiting && !q.Dirty(st.Key) && !q.Processing(st.Key))
@@ -342,21 +342,21 @@ func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st DStep, known map
 			}
 			ta.Hit(op+" ties another key", tie)
 		}
-	case DSleep:
-		ta.Hit("Sleep past heartbeat, waiting", st.D > MaxWait && x.m.WaitingLen() > 0)
-	case DTick:
+	case dSleep:
+		ta.Hit("Sleep past heartbeat, waiting", st.D > maxWait && x.m.WaitingLen() > 0)
+	case dTick:
 		ta.Hit("Tick", true)
 		next, _ := x.m.NextReadyAt()
 		ta.Hit("Tick past a day", time.Until(next) > 24*time.Hour)
-	case DBurst:
+	case dBurst:
 		ta.Hit("Burst over waiting", x.m.WaitingLen() > 0 && !shut)
-	case DForget:
+	case dForget:
 		_, waiting := x.m.ReadyAt(st.Key)
 		ta.Hit("Forget unknown", !known[st.Key])
 		ta.Hit("Forget known", known[st.Key])
 		ta.Hit("Forget waiting", waiting)
 		delete(known, st.Key)
-	case DNumRequeues:
+	case dNumRequeues:
 		ta.Hit("NumRequeues unknown", !known[st.Key])
 		ta.Hit("NumRequeues known", known[st.Key])
 	}
@@ -380,13 +380,13 @@ func classifyDelaying(ta checkkit.Tally, x *delayingMachine, st DStep, known map
 func TestReachDelaying(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		mode    DMode
+		mode    dMode
 		domains [][]checkkit.ReachClass
 	}{
-		{CheckDelayingModel, DMode{}, [][]checkkit.ReachClass{without(delayingDomain, tieClass)}},
-		{CheckDelayingTies, DMode{Ties: true}, [][]checkkit.ReachClass{only(delayingDomain, tieClass)}},
-		{CheckRateLimitingModel, DMode{RateLimited: true}, [][]checkkit.ReachClass{rateLimitingDomain}},
-		{CheckRateLimitingDelegate, DMode{RateLimited: true, Delegates: true}, [][]checkkit.ReachClass{rateLimitingDelegateDomain}},
+		{CheckDelayingModel, dMode{}, [][]checkkit.ReachClass{without(delayingDomain, tieClass)}},
+		{CheckDelayingTies, dMode{Ties: true}, [][]checkkit.ReachClass{only(delayingDomain, tieClass)}},
+		{CheckRateLimitingModel, dMode{RateLimited: true}, [][]checkkit.ReachClass{rateLimitingDomain}},
+		{CheckRateLimitingDelegate, dMode{RateLimited: true, Delegates: true}, [][]checkkit.ReachClass{rateLimitingDelegateDomain}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ta := checkkit.Tally{}

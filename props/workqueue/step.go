@@ -28,25 +28,25 @@ type Bulk uint8
 
 // The bulk steps.
 const (
-	// Burst adds N fresh keys ("Burst(N)").
-	Burst Bulk = iota + 1
-	// Drain has one worker Get and Done up to N items, stopping when the
+	// burst adds N fresh keys ("Burst(N)").
+	burst Bulk = iota + 1
+	// drain has one worker Get and Done up to N items, stopping when the
 	// queue is empty ("w0:Drain(N)").
-	Drain
-	// Steady has one worker add a fresh key, Get and Done, N times: the
+	drain
+	// steady has one worker add a fresh key, Get and Done, N times: the
 	// backlog stays the same while the FIFO turns over ("w0:Steady(N)").
-	Steady
+	steady
 )
 
-var bulkNames = [...]string{Burst: "Burst", Drain: "Drain", Steady: "Steady"}
+var bulkNames = [...]string{burst: "Burst", drain: "Drain", steady: "Steady"}
 
 // String is the trace notation: "Add(a)", "w1:Get", "w1:Done", "Done(a)",
 // "Len", "ShutDown", "Burst(500)", "w1:Drain(500)", ...
 func (s Step) String() string {
 	switch s.Bulk {
-	case Burst:
+	case burst:
 		return fmt.Sprintf("Burst(%d)", s.N)
-	case Drain, Steady:
+	case drain, steady:
 		return fmt.Sprintf("w%d:%s(%d)", s.Worker, bulkNames[s.Bulk], s.N)
 	}
 	switch s.Kind {
@@ -95,16 +95,16 @@ func parseBulk(s string) (Bulk, int, bool) {
 	return 0, 0, false
 }
 
-// ParseStep is the inverse of Step.String.
-func ParseStep(s string) (Step, error) {
-	if b, n, ok := parseBulk(s); ok && b == Burst {
-		return Step{Kind: wq.Add, Bulk: Burst, N: n}, nil
+// parseStep is the inverse of Step.String.
+func parseStep(s string) (Step, error) {
+	if b, n, ok := parseBulk(s); ok && b == burst {
+		return Step{Kind: wq.Add, Bulk: burst, N: n}, nil
 	}
 	if n, op, ok, err := cutWorker(s); ok {
 		if err != nil {
 			return Step{}, err
 		}
-		if b, k, ok := parseBulk(op); ok && b != Burst {
+		if b, k, ok := parseBulk(op); ok && b != burst {
 			return Step{Kind: wq.Get, Worker: n, Bulk: b, N: k}, nil
 		}
 		k, err := wq.ParseKind(op)

@@ -119,13 +119,13 @@ var RateLimitDivergences = []checkkit.Divergence{
 // differences from the controller component's guarantees: source.Informer's
 // start before the sync, and client-go's informer's watch-list backoff.
 var ControllerDivergences = []checkkit.Divergence{
-	{Check: pctrl.CheckSync, Guarantees: []string{pctrl.GuaranteeSyncFirst}, Shape: `: a reconcile of \S+ started before the handler was given .* of the first list`,
+	{Check: pctrl.CheckSync, Guarantees: []string{pctrl.GSyncFirst}, Shape: `: a reconcile of \S+ started before the handler was given .* of the first list`,
 		Reason:   "source.Informer is not a SyncingSource: Start starts the workers without waiting for the informer or the handler it registers, so the first keys are reconciled while the handler is still being given the rest of the first list",
 		Upstream: Version + "/pkg/source/source.go:267-299; pkg/internal/controller/controller.go:362-394",
 		Class:    checkkit.ClassDesign,
 		Evidence: "controller-runtime's own source.Kind waits for both its cache and its handler registration before the workers start (" + Version + "/pkg/internal/source/kind.go:121-131: WaitForCacheSync, then toolscache.WaitForCacheSync(handlerRegistration.HasSynced), \"handler did not sync\"); source.Informer, for informers the caller runs, does neither"},
 	{Check: pctrl.CheckConverge, Intermittent: true,
-		Guarantees: []string{pctrl.GuaranteeStop},
+		Guarantees: []string{pctrl.GStop},
 		Shape:      `: Run did not return after its context was cancelled, with 0 reconciles in flight and 0 handler calls in progress; (?s:.*)\(\*Reflector\)\.watchList`,
 		Reason:     "client-go's informer under the controller's source: a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so stopping the controller waits out the backoff (up to 60s with jitter) when a run stops it there; client-go's defect (traces/findings/client-go/reflector-watchlist-backoff-ignores-cancel), reached through source.Informer",
 		Upstream:   "k8s.io/client-go@v0.37.2/tools/cache/reflector.go:811-819",

@@ -19,7 +19,7 @@ const malformedSuffix = `, after malformed events \["[^\]]*"\] \[schedule `
 // object, as the wire checks see it: the process is gone when asked for
 // its state, or when stopped.
 var clientNodeCrash = checkkit.Divergence{
-	Guarantees: []string{wire.GuaranteeStart},
+	Guarantees: []string{wire.GStart},
 	Shape: `(?s)^the client starts and speaks kverify-client/v1: .*TypeError: Cannot read properties of null \(reading '(metadata|code)'\)` +
 		`\s+at (addOrUpdateObject|deleteObject|ListWatch\.watchHandler).*` + malformedSuffix,
 	Reason:   "a watch event whose object is null (an ADDED, MODIFIED or DELETED event with \"object\": null) crashes the process: ListWatch.watchHandler is async and reads obj.metadata (obj.code for ERROR), and the watch's line handler calls it inside a try/catch meant for JSON errors without awaiting it, so the TypeError becomes an unhandled rejection and Node exits with status 1; the application loses its informer and everything else in the process",
@@ -32,7 +32,7 @@ var clientNodeCrash = checkkit.Divergence{
 // fluentMalformed is what kubernetes-fluent-client does with malformed
 // events: it hands them on.
 var fluentMalformed = checkkit.Divergence{
-	Guarantees: []string{wire.GuaranteeHandlers, wire.GuaranteeEarned, wire.GuaranteeConverge, wire.GuaranteeInitialAdds},
+	Guarantees: []string{wire.GHandlers, wire.GEarned, wire.GConverge, wire.GInitialAdds},
 	Shape: `^(handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues` +
 		`|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix,
 	Reason:   "the Watcher calls the application's callback with every ADDED, MODIFIED and DELETED event's object and then caches it by metadata.uid, without looking at its kind or its resourceVersion: an object whose version is empty or not a number, or an object of another kind (a Secret in a ConfigMap watch), reaches the handler and the cache",
@@ -56,7 +56,7 @@ var Divergences = map[string][]checkkit.Divergence{
 	Fluent: {
 		with(fluentMalformed, wire.CheckMalformed, false),
 		{Check: wire.CheckSchedules, Intermittent: true,
-			Guarantees: append(fluentMalformed.Guarantees, wire.GuaranteeSynced),
+			Guarantees: append(fluentMalformed.Guarantees, wire.GSynced),
 			Shape:      `^((handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix + fluentNoListAfterFailure + `)`,
 			Reason:     fluentMalformed.Reason + "; and after its first list fails (refused, or answered with an error), #watch goes on to watch from no version: the server's initial ADDED events fill the cache, the stream stays healthy, so the Watcher's 5 s staleness check never forces a relist and no list completes until the relist timer (600 s): the cache is right, but the application is never told its initial list is done (no list event, start() resolved without one)",
 			Upstream:   fluentMalformed.Upstream + "; dist/fluent/watch.js:88-109,355-375",

@@ -152,7 +152,7 @@ func controllerEntries() []suite.Entry {
 
 // ControllerDivergences are the sample composition's declared differences.
 var ControllerDivergences = []checkkit.Divergence{
-	{Check: pctrl.CheckStop, Guarantees: []string{pctrl.GuaranteeStop}, Shape: `: Run returned with \d+ reconciles in flight$`,
+	{Check: pctrl.CheckStop, Guarantees: []string{pctrl.GStop}, Shape: `: Run returned with \d+ reconciles in flight$`,
 		Reason: "the sample's Run starts its workers with go wait.UntilWithContext and returns at <-ctx.Done() without waiting for them, so it returns with reconciles in flight; " +
 			"its deferred ShutDown does not stop them either: a client-go queue hands out the keys still queued after ShutDown (util/workqueue/queue.go:268-276), so the workers reconcile them, with a cancelled context, after Run returned",
 		Upstream: "k8s.io/sample-controller@v0.35.0 controller.go:162-186; util/workqueue/queue.go:265-276",
@@ -160,18 +160,18 @@ var ControllerDivergences = []checkkit.Divergence{
 		Evidence: "the sample's main.go ends the process when Run returns (main.go:78-80), so nothing waits for the workers; the queue's drain after ShutDown is documented (queue.go: \"ShutDown will cause q to ignore all new items added to it and worker goroutines will continue processing items in the queue until it is empty\"); " +
 			"controller-runtime's controller waits for its workers (pkg/internal/controller/controller.go: c.mu, wg.Wait after the queue's ShutDown)"},
 	{Check: pctrl.CheckConverge, Releases: watchListDefault, Intermittent: true,
-		Guarantees: []string{pctrl.GuaranteeStop},
+		Guarantees: []string{pctrl.GStop},
 		Shape:      `: Run did not return after its context was cancelled, with 0 reconciles in flight and 0 handler calls in progress; (?s:.*)\(\*Reflector\)\.watchList`,
 		Reason:     "the informer's reflector: a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so cancelling the controller waits out the backoff (up to 60s with jitter) when a run stops it there; the same defect as reflector/cancel's (traces/findings/client-go/reflector-watchlist-backoff-ignores-cancel)",
 		Upstream:   Version + "/tools/cache/reflector.go:811-819",
 		Class:      checkkit.ClassDefect,
 		Evidence:   Version + "/tools/cache/reflector.go:420-422: RunWithContext \"will exit when the context is canceled\", but the watch-list backoff (:811-819) waits on <-r.clock.After alone"},
-	{Check: pctrl.CheckSync, Guarantees: []string{pctrl.GuaranteeSyncFirst}, Shape: `: a reconcile of \S+ started before the handler was given .* of the first list`,
+	{Check: pctrl.CheckSync, Guarantees: []string{pctrl.GSyncFirst}, Shape: `: a reconcile of \S+ started before the handler was given .* of the first list`,
 		Reason:   "the sample waits with cache.WaitForCacheSync for the informer's HasSynced, which holds once the informer's store has the first list, not once the controller's handler has been given it: with a slow handler, workers reconcile the first keys while later ones are still being delivered",
 		Upstream: "k8s.io/sample-controller@v0.35.0 controller.go:173; " + Version + "/tools/cache/shared_informer.go:203-210",
 		Class:    checkkit.ClassDesign,
 		Evidence: Version + "/tools/cache/shared_informer.go:203-210 documents it: \"Note that this doesn't tell you if an individual handler is synced!! For that, please call HasSynced on the handle returned by AddEventHandler\"; the sample keeps the informer's"},
-	{Check: pctrl.CheckIsolation, Guarantees: []string{pctrl.GuaranteeIsolation}, Shape: `: with o000's reconcile held: default/o001 reconciled 0 times after its panic, want once more$`,
+	{Check: pctrl.CheckIsolation, Guarantees: []string{pctrl.GIsolation}, Shape: `: with o000's reconcile held: default/o001 reconciled 0 times after its panic, want once more$`,
 		Reason: "a panicking reconcile crashes the process by default: wait.UntilWithContext runs each worker under HandleCrash (apimachinery util/wait/backoff.go:254), which re-panics while utilruntime.ReallyCrash is true (util/runtime/runtime.go:114); " +
 			"with ReallyCrash false (as the check runs it, to stay in process) the panic unwinds processNextWorkItem past AddRateLimited: its deferred Done runs, so the key is dropped until its object changes again, and the worker sleeps a second before it takes the next key",
 		Upstream: "k8s.io/sample-controller@v0.35.0 controller.go:180,200-236; apimachinery util/wait/backoff.go:254; util/runtime/runtime.go:114",

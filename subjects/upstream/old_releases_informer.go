@@ -20,7 +20,7 @@ const watchListDefault = ">=v0.35.0"
 // releases (see old_releases.go).
 var reflectorOldReleases = []checkkit.Divergence{
 	{Check: prefl.CheckRequests, Releases: "<v0.36.0",
-		Guarantees: []string{prefl.GuaranteeRequests, prefl.GuaranteePublish},
+		Guarantees: []string{prefl.GRequests, prefl.GPublish},
 		Shape:      `^request shapes [^:]*: request \d+: got "List rv=\\"0\\" limit=500", want "Watch rv=\\"\\" match=NotOlderThan sendInitialEvents=true|^every published version reaches the store [^:]*: a BOOKMARK during a watch reached the store's Bookmark 0 times, want once`,
 		Reason:     "before v0.35 the reflector lists and then watches by default (the WatchListClient gate is off), where the check expects the watch-list request; in v0.35 a BOOKMARK's version reaches LastSyncResourceVersion but not the store (ReflectorBookmarkStore, v0.36)",
 		Upstream:   "k8s.io/client-go@v0.34.13/features/known_features.go:82; k8s.io/client-go@v0.36.6/tools/cache/reflector.go:93-99,1060-1070",
@@ -28,7 +28,7 @@ var reflectorOldReleases = []checkkit.Divergence{
 		Evidence: "documented feature gates: WatchListClient is \"Default: false, PreRelease: Beta\" up to v0.34 and on by default from 1.35 (k8s.io/client-go@v0.35.10/features/known_features.go:99-103); " +
 			"the store's Bookmark is a new optional interface of v0.36 (ReflectorBookmarkStore, k8s.io/client-go@v0.36.6/tools/cache/reflector.go:93-99)"},
 	{Check: prefl.CheckWithholding, Releases: "<v0.36.0",
-		Guarantees: []string{prefl.GuaranteeWithhold, prefl.GuaranteeEarned},
+		Guarantees: []string{prefl.GWithhold, prefl.GEarned},
 		Shape:      `^a watch from "" or "0" publishes nothing before its first MODIFIED, DELETED or BOOKMARK: after the events \[[^\]]*\] the published version is "\d+", want "\d*"$|^earned resource version [^:]*: published \d+ but the store is not the server's state at \d+: `,
 		Reason:     "before v0.36 a watch from \"\" or \"0\" publishes the version of each synthetic ADDED event it starts with, so a watch that breaks during them is restarted from a version the initial state was not complete at (the store then misses what changed before it: a ghost)",
 		Upstream:   "k8s.io/client-go@v0.35.10/tools/cache/reflector.go:handleAnyWatch (setLastSyncResourceVersion on every event)",
@@ -36,7 +36,7 @@ var reflectorOldReleases = []checkkit.Divergence{
 		Evidence: "fixed upstream: https://github.com/kubernetes/kubernetes/pull/136583 (\"Ensure resource version callbacks aren't called preemptively in reflector\", merged 2026-01; first in v0.36.0), release note: " +
 			"\"Reflector no longer gets confused about the resource version it should use to restart a watch while receiving synthetic ADDED events at the beginning of a watch from resourceVersion \\\"0\\\" or \\\"\\\".\""},
 	{Check: prefl.CheckCancel, Releases: "<v0.28.0",
-		Guarantees: []string{prefl.GuaranteeTimers},
+		Guarantees: []string{prefl.GTimers},
 		Shape:      `^no timer left armed after Run returns [^:]*: \d+ timers or tickers made through the reflector's clock are still armed after Run returned`,
 		Reason:     "v0.27's reflector has a second backoff manager for the watch's initial connection (initConnBackoffManager) whose timer, made through the reflector's clock, is left armed when Run returns",
 		Upstream:   "k8s.io/client-go@v0.27.16/tools/cache/reflector.go (initConnBackoffManager)",
@@ -64,7 +64,7 @@ var informerOldReleases = []checkkit.Divergence{
 	handlerDone(pinf.CheckShutdown, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`),
 	handlerDone(pinf.CheckRace, pinf.GAtomic, `^Atomic calls: .*the removed handler's Done is open although no call is in progress`),
 	{Check: prefl.CheckAssembledStop, Releases: "<v0.33.0",
-		Guarantees: []string{prefl.GuaranteeRunWaitsReflector},
+		Guarantees: []string{prefl.GRunWaitsReflector},
 		Shape:      `^Run returns only once its reflector has stopped, with no request of it in flight: after Run returned, the reflector's .* is still in flight`,
 		Reason:     "before v0.33 the ListerWatcher takes no context, so a LIST or WATCH in flight when the informer stops cannot be cancelled: Run returns while the reflector's request is still open",
 		Upstream:   "k8s.io/client-go@v0.32.13/tools/cache/listwatch.go:33-50, reflector.go:511-565",
@@ -83,7 +83,7 @@ var informerOldReleases = []checkkit.Divergence{
 	// a key popped with its later deltas while the initial population
 	// drains carries isInInitialList for all of them.
 	{Check: prefl.CheckAssembledConverge, Releases: "<v0.33.0", Intermittent: true,
-		Guarantees: []string{prefl.GuaranteeHandlerCalls},
+		Guarantees: []string{prefl.GHandlerCalls},
 		Shape:      `^handler calls consistent with the handler's view: handler \d+: OnAdd\([^)]*, isInInitialList=true\) after the handler's initial list`,
 		Reason:     deltaFIFOOrderReason + "; and a key popped while the initial population drains is flagged isInInitialList for every delta it accumulated, so an add that came after the handler's initial list can arrive flagged initial",
 		Upstream:   deltaFIFOOrderUpstream,

@@ -74,7 +74,7 @@ func (r reflector) LastSyncResourceVersion() string { return r.r.LastSyncResourc
 // reflector contract.
 var ReflectorDivergences = append([]checkkit.Divergence{
 	{Check: prefl.CheckStops, Releases: watchListDefault,
-		Guarantees: []string{prefl.GuaranteeStops, prefl.GuaranteeRequests},
+		Guarantees: []string{prefl.GStops, prefl.GRequests},
 		Shape:      `^(every watch started is stopped \(exactly once in reflector/stops\): watch \d+ stopped 2 times|request shapes \([^)]*\): .*while watch \d+ is open \(not stopped\))`,
 		Reason:     "the defect is the leaked open stream: when the store's Replace fails after the end bookmark, watchList returns the error without stopping the stream, and ListAndWatchWithContext sets w = nil before falling back to LIST, so the stream stays open (its goroutine and connection leak) while the reflector lists and watches again; the stream handed over by watch-list is also stopped twice (handleAnyWatch's deferred stopWatcher, then ListAndWatchWithContext's deferred w.Stop(), since watch() only clears its local copy), which is allowed: kubernetes#131266 says watch implementations must tolerate repeated Stop",
 		Upstream:   Version + "/tools/cache/reflector.go:476-481,489-497,895-904,992-997",
@@ -82,7 +82,7 @@ var ReflectorDivergences = append([]checkkit.Divergence{
 		Evidence: "https://github.com/kubernetes/kubernetes/pull/131266 (merged) makes the reflector always Stop its watcher, says \"watch.Interface implementations must tolerate Stop being called multiple times\" (so the double Stop is allowed) " +
 			"and states its goal as \"ensure watcher.Stop is always called at least once\", which the Replace-failure path breaks by leaving the stream open"},
 	{Check: prefl.CheckCancel, Releases: watchListDefault,
-		Guarantees: []string{prefl.GuaranteeCancel},
+		Guarantees: []string{prefl.GCancel},
 		Shape:      `^cancellation returns at once: Run did not return after its context was cancelled: it waits for time to pass (?s:.*)reflector\.go`,
 		Reason:     "a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so cancelling Run waits out the backoff (up to 60s with jitter)",
 		Upstream:   Version + "/tools/cache/reflector.go:811-819",
@@ -90,7 +90,7 @@ var ReflectorDivergences = append([]checkkit.Divergence{
 		Evidence: Version + "/tools/cache/reflector.go:420-422: RunWithContext \"will exit when the context is canceled\", but the watch-list backoff (:811-819) waits on <-r.clock.After alone; " +
 			"context-aware backoff was a stated goal of https://github.com/kubernetes/kubernetes/issues/136823 (closed; its PR #136824 left this path out)"},
 	{Check: prefl.CheckBackoff, Releases: ">=v0.36.0", // kubernetes PR #136824
-		Guarantees: []string{prefl.GuaranteeBackoff},
+		Guarantees: []string{prefl.GBackoff},
 		Shape:      `^backoff between failing attempts: the gap before retry \d+ is \S+, want within \[\S+, \S+\] \(gaps: `,
 		Reason:     "the delay function is wait.Backoff.DelayWithReset, whose backoffManager restarts the sequence when more than 2 minutes passed since the last restart, not since the last failure; a reflector that keeps failing goes back to 800ms every two minutes (the reflector's own comment promises a reset after 2 minutes without backoff)",
 		Upstream:   "k8s.io/apimachinery@v0.37.2/pkg/util/wait/backoff.go:135-153,292-304; " + Version + "/tools/cache/reflector.go:336",
@@ -98,7 +98,7 @@ var ReflectorDivergences = append([]checkkit.Divergence{
 		Evidence: Version + "/tools/cache/reflector.go:64 says \"If we don't backoff for 2min, assume API server is healthy and we reset the backoff.\", but https://github.com/kubernetes/kubernetes/pull/136824 (merged; first in v0.36.0) " +
 			"replaced the BackoffManager with wait.Backoff.DelayWithReset, which resets every 2 minutes since its last reset even while every attempt fails"},
 	{Check: prefl.CheckBound, Releases: watchListDefault,
-		Guarantees: []string{prefl.GuaranteeBound},
+		Guarantees: []string{prefl.GBound},
 		Shape:      `^a watch-list stream without its end bookmark ends in a fallback within bounded time: after 10 minutes the reflector still waits on the stream: requests \[Watch rv="" match=NotOlderThan sendInitialEvents=true bookmarks\]$`,
 		Reason:     "watchList waits for the initial-events-end bookmark for as long as the stream stays open (only a 10s warning ticker runs), so a stream that never sends it and is never closed by the server hangs the reflector; there is no fallback to LIST",
 		Upstream:   Version + "/tools/cache/reflector.go:840-875,1230-1283",
@@ -107,7 +107,7 @@ var ReflectorDivergences = append([]checkkit.Divergence{
 			"the hang is reported (https://github.com/kubernetes/kubernetes/issues/135895 against the fake tracker, whose fix PR #139716 is open; https://github.com/derailed/k9s/pull/4186 against real servers); https://github.com/kubernetes/kubernetes/issues/140890 (open) reports the reflector retrying streams that close without the bookmark, and its fix PR #140902 (open) bounds those retries, " +
 			"but as proposed sets no deadline on a stream that stays open, the case this check holds"},
 	{Check: prefl.CheckMalformed,
-		Guarantees: []string{prefl.GuaranteeConverge, prefl.GuaranteeMalformed, prefl.GuaranteeEarned, prefl.GuaranteeReplace},
+		Guarantees: []string{prefl.GConverge, prefl.GMalformed, prefl.GEarned, prefl.GReplace},
 		Shape:      `^(convergence once faults stop: after the malformed event: published "\d+" \(server at \d+\); store vs server: (stale|missing) |malformed events are never stored: the store was given |earned resource version \([^)]*\): (published \d+ but the store is not the server\'s state at \d+: (missing|stale|ghost) |published "[^"]*[^"\d][^"]*", not a version the server issued)|exactly one Replace per completed sync: \d+ Replace calls \(at \[[^\]]*\]\) for \d+ completed syncs)`,
 		Reason:     "events it cannot apply are logged and skipped while the stream goes on: a nil or wrongly typed object in the initial events is left out of the Replace and the end bookmark's version is published anyway (an object lost until the next relist); an object whose resourceVersion is empty or not a number is stored and its version published",
 		Upstream:   Version + "/tools/cache/reflector.go:1009-1036,1075",

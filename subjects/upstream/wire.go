@@ -64,7 +64,7 @@ func ConfigMapListWatch(url string, rt http.RoundTripper) (*cache.ListWatch, err
 // WireDivergences are client-go's known differences over the wire.
 var WireDivergences = []checkkit.Divergence{
 	{Check: wire.CheckStall, Releases: watchListDefault,
-		Guarantees: []string{wire.GuaranteeConverge},
+		Guarantees: []string{wire.GConverge},
 		Shape:      `^after quiescence the cache .*: not converged after the bound: server at \d+ \{[^}]*\}; cache missing \[[^\]]*\]; handlers missing \[[^\]]*\]; reported version ""; synced never reported; last requests: #1 watch rv="" match=NotOlderThan sendInitialEvents=true -> 200 \[((ADDED|MODIFIED|DELETED) \d+|\.\.\.)(, ((ADDED|MODIFIED|DELETED) \d+|\.\.\.))*\] \[schedule `,
 		Reason:     "the reflector's watchList waits for the initial-events-end bookmark for as long as the stream stays open (a 10s warning ticker runs, no deadline), so over HTTP too a watch-list stream that never sends it and is never closed by the server leaves the informer unsynced forever: the reflector check's initial-events-bound divergence, seen through the REST stack",
 		Upstream:   Version + "/tools/cache/reflector.go:840-875,1230-1283",
@@ -120,7 +120,7 @@ func (r wireReader) Watch(ctx context.Context, opts metav1.ListOptions) ([]watch
 // malformed divergence, seen through the REST stack.
 func wireMalformed(check, releases string, intermittent bool) checkkit.Divergence {
 	return checkkit.Divergence{Check: check, Releases: releases, Intermittent: intermittent,
-		Guarantees: []string{wire.GuaranteeHandlers, wire.GuaranteeEarned, wire.GuaranteeSynced, wire.GuaranteeInitialAdds, wire.GuaranteeConverge},
+		Guarantees: []string{wire.GHandlers, wire.GEarned, wire.GSynced, wire.GInitialAdds, wire.GConverge},
 		Shape:      `^(handler calls are consistent|a reported version is earned|synced is reported|every object present at the first sync|after quiescence the cache)[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
 		Reason: "events the reflector cannot apply are logged and skipped while the stream goes on, as the reflector check's malformed divergence declares, and over HTTP every run whose server sent one goes wrong in one of these ways: " +
 			"an object whose resourceVersion is empty or not a number is stored and handed to the handlers (the JSON decoder accepts it; the reflector does not look at its version); " +

@@ -53,8 +53,8 @@ func (s Step) String() string {
 // GoString is String, so that rapid's logs show steps in trace notation.
 func (s Step) GoString() string { return s.String() }
 
-// ParseStep is the inverse of Step.String.
-func ParseStep(s string) (Step, error) {
+// parseStep is the inverse of Step.String.
+func parseStep(s string) (Step, error) {
 	if name, arg, ok := strings.Cut(s, "("); ok && strings.HasSuffix(arg, ")") {
 		n, err := strconv.Atoi(strings.TrimSuffix(arg, ")"))
 		if err != nil || n < 0 {

@@ -8,13 +8,13 @@ import (
 
 func TestStepRoundTrip(t *testing.T) {
 	for _, st := range []Step{{Kind: Write}, {Kind: Read}, {Kind: Len}, {Kind: Cap}, {Kind: Burst, N: 12}, {Kind: Drain, N: 3}} {
-		got, err := ParseStep(st.String())
+		got, err := parseStep(st.String())
 		if err != nil || got != st {
 			t.Errorf("ParseStep(%q) = %v, %v", st.String(), got, err)
 		}
 	}
 	for _, bad := range []string{"Write(1)", "Burst", "Drain(-1)", "Pop", "New(3)"} {
-		if _, err := ParseStep(bad); err == nil {
+		if _, err := parseStep(bad); err == nil {
 			t.Errorf("ParseStep(%q) accepted", bad)
 		}
 	}

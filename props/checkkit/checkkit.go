@@ -1,12 +1,3 @@
-// Package props is the core of kverify's conformance library: named checks
-// that each state one guarantee, a runner that turns them into subtests,
-// declared divergences, and a rapid driver whose failures carry their
-// shortest counterexample as a replayable trace.
-//
-// Component packages (props/workqueue, ...) build []Check from a factory;
-// this package runs them. A check's core returns an error rather than
-// failing a *testing.T, so the same check serves go test, the kverify
-// command and the mutant kill matrix.
 package checkkit
 
 import (
@@ -91,7 +82,7 @@ type Config struct {
 	// means the test's artifact directory.
 	TraceDir string
 	// Subject names the subject under test, for traces; Run sets
-	// DefaultSubject when it is empty.
+	// defaultSubject when it is empty.
 	Subject string
 	// Component names the checks' component, for traces. When it is set,
 	// a violation that carries no step trace (a probe's: a race, a
@@ -133,8 +124,8 @@ func (c Config) environ() kvenv.Config {
 	return env
 }
 
-// Abandoned reports whether the runner has given up on the check as hung.
-func (c Config) Abandoned() bool { return c.abandoned != nil && c.abandoned.Load() }
+// isAbandoned reports whether the runner has given up on the check as hung.
+func (c Config) isAbandoned() bool { return c.abandoned != nil && c.abandoned.Load() }
 
 // Option configures Run.
 type Option func(*runOptions)
@@ -149,15 +140,15 @@ func WithBudget(d time.Duration) Option { return func(o *runOptions) { o.cfg.Bud
 
 // WithProbeReplay configures Run to replay probe trace tr (one without
 // steps) by running its check again: a race probe's trace races only its
-// failing pair, at its offset, for up to RaceReplayRounds hot rounds;
-// another probe's runs the whole check exploring for ProbeReplayBudget.
+// failing pair, at its offset, for up to raceReplayRounds hot rounds;
+// another probe's runs the whole check exploring for probeReplayBudget.
 func WithProbeReplay(tr *traces.Trace) Option {
 	return func(o *runOptions) {
 		if tr.Race != nil {
 			o.cfg.race = tr.Race
 			return
 		}
-		o.cfg.Budget = ProbeReplayBudget
+		o.cfg.Budget = probeReplayBudget
 	}
 }
 
@@ -167,9 +158,9 @@ func WithChecks(n int) Option { return func(o *runOptions) { o.cfg.Checks = n } 
 // WithTraceDir saves counterexample traces in dir.
 func WithTraceDir(dir string) Option { return func(o *runOptions) { o.cfg.TraceDir = dir } }
 
-// DefaultSubject names, in traces and messages, a subject that neither
+// defaultSubject names, in traces and messages, a subject that neither
 // WithSubject nor KVERIFY_SUBJECT named.
-const DefaultSubject = "subject"
+const defaultSubject = "subject"
 
 // WithSubject names the subject in traces.
 func WithSubject(name string) Option { return func(o *runOptions) { o.cfg.Subject = name } }
@@ -181,7 +172,7 @@ func WithComponent(name string) Option { return func(o *runOptions) { o.cfg.Comp
 // Run runs every check as a subtest named after it. Options from the
 // environment (KVERIFY_BUDGET, KVERIFY_CHECKS, KVERIFY_TRACE_DIR) apply
 // first, then opts; a malformed variable fails t, naming it. A check the subject is not offered is skipped with its
-// reason. A failing check's counterexample is kept in DefaultTraceDir
+// reason. A failing check's counterexample is kept in defaultTraceDir
 // unless a trace directory was set, and the failure prints the command
 // that replays it; with -kverify.replay=FILE, Run replays that trace on the
 // check it names instead of running the checks.
@@ -205,7 +196,7 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 	if o.cfg.Subject == "" {
 		// Traces and messages name the subject; an unnamed one is the
 		// test's own, not "" (trace files were named "...-.json").
-		o.cfg.Subject = DefaultSubject
+		o.cfg.Subject = defaultSubject
 	}
 	if tr, path, err := replayTrace(); err != nil {
 		t.Fatalf("-kverify.replay: %v", err)
@@ -327,7 +318,7 @@ type Violation struct {
 	// failed (see RaceAt.Broke): its probe trace records it.
 	Race *traces.Race
 	// ReplayCommand replays the saved trace where the check ran (see
-	// DefaultTraceDir and -kverify.replay).
+	// defaultTraceDir and -kverify.replay).
 	ReplayCommand string
 }
 

@@ -99,9 +99,9 @@ func newMachine(s Subject, mode Mode, rec *checkkit.Recorder) *machine {
 // no-ops, so every byte string decodes to a valid run.
 func (x *machine) Enabled(s Step) bool {
 	switch s.Bulk {
-	case Burst:
+	case burst:
 		return true
-	case Drain, Steady:
+	case drain, steady:
 		// One worker alone: no other Get in flight may take the items.
 		for i := range x.workers {
 			if w := &x.workers[i]; w.getting != nil || (i == s.Worker && w.holding) {
@@ -238,19 +238,19 @@ func (x *machine) add(key string) {
 // deadlock of the bubble.
 func (x *machine) bulk(s Step) error {
 	switch s.Bulk {
-	case Burst:
+	case burst:
 		for range s.N {
 			x.add(x.freshKey())
 		}
 		return nil
-	case Drain:
+	case drain:
 		for i := 0; i < s.N && x.m.Ready() > 0; i++ {
 			if err := x.getDone(s, i); err != nil {
 				return err
 			}
 		}
 		return nil
-	case Steady:
+	case steady:
 		for i := range s.N {
 			x.add(x.freshKey())
 			if x.m.Ready() == 0 {
