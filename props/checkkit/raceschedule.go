@@ -28,7 +28,7 @@ import (
 //
 // How many rounds a probe runs is counted, never timed: it stops once its
 // racer has run the rounds it wants hot (both goroutines on a CPU when the
-// round started, see Racer.Hot) or, on a machine too busy to give the
+// round started, see Racer.hotRounds) or, on a machine too busy to give the
 // racer a CPU, once raceCap times that many rounds were released. Only an
 // explicit exploration budget (Config.Budget, kverify --budget) adds
 // rounds for a length of wall time.
