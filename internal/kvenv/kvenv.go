@@ -130,32 +130,8 @@ var variables = []variable{
 		c.HangAfter, err = duration(v, true)
 		return err
 	}, func(c Config) string { return durationString(c.HangAfter) }},
-	{"KVERIFY_LINEAR_SEED", func(c *Config, v string) error {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return errors.New("want an unsigned integer (the seed a failure printed)")
-		}
-		c.LinearSeed, c.HasLinearSeed = n, true
-		return nil
-	}, func(c Config) string {
-		if !c.HasLinearSeed {
-			return ""
-		}
-		return strconv.FormatUint(c.LinearSeed, 10)
-	}},
-	{"KVERIFY_RACE_SEED", func(c *Config, v string) error {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return errors.New("want an unsigned integer (the race seed a failure printed)")
-		}
-		c.RaceSeed, c.HasRaceSeed = n, true
-		return nil
-	}, func(c Config) string {
-		if !c.HasRaceSeed {
-			return ""
-		}
-		return strconv.FormatUint(c.RaceSeed, 10)
-	}},
+	seedVariable("KVERIFY_LINEAR_SEED", "the seed a failure printed", func(c *Config) (*uint64, *bool) { return &c.LinearSeed, &c.HasLinearSeed }),
+	seedVariable("KVERIFY_RACE_SEED", "the race seed a failure printed", func(c *Config) (*uint64, *bool) { return &c.RaceSeed, &c.HasRaceSeed }),
 	{"KVERIFY_ACTIVE_MUTANT", func(c *Config, v string) (err error) {
 		c.ActiveMutant, err = natural(v, "the mutant's number in the schema build")
 		return err
@@ -166,6 +142,26 @@ var variables = []variable{
 	}, func(c Config) string { return positive(c.BenchRound) }},
 	{"KVERIFY_CACHE", func(c *Config, v string) error { c.Cache = v; return nil }, func(c Config) string { return c.Cache }},
 	{"KVERIFY_MUTANT_SUBJECT", func(c *Config, v string) error { c.MutantSubject = v; return nil }, func(c Config) string { return c.MutantSubject }},
+}
+
+// seedVariable is a seed variable: an unsigned integer, and whether it
+// was set (0 is a seed like any other). field picks the Config's pair;
+// what says where the value comes from, for the error.
+func seedVariable(name, what string, field func(*Config) (*uint64, *bool)) variable {
+	return variable{name, func(c *Config, v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want an unsigned integer (%s)", what)
+		}
+		seed, set := field(c)
+		*seed, *set = n, true
+		return nil
+	}, func(c Config) string {
+		if seed, set := field(&c); *set {
+			return strconv.FormatUint(*seed, 10)
+		}
+		return ""
+	}}
 }
 
 // natural parses a non-negative integer; what says what it counts.
