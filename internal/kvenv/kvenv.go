@@ -70,6 +70,9 @@ type Config struct {
 	// Mutant is built into (empty: ours): the subject whose traces and
 	// reports are labelled with the mutant.
 	MutantSubject string
+	// Deeper (KVERIFY_DEEPER, a non-negative integer) adds this many steps
+	// to every exhaustive check's default depth bound.
+	Deeper int
 	// Cache (KVERIFY_CACHE, a directory) is where the modules generated
 	// for client-go releases are kept; empty: the user's cache directory.
 	Cache string
@@ -140,6 +143,10 @@ var variables = []variable{
 		c.BenchRound, err = natural(v, "kverify bench's round, from 0")
 		return err
 	}, func(c Config) string { return positive(c.BenchRound) }},
+	{"KVERIFY_DEEPER", func(c *Config, v string) (err error) {
+		c.Deeper, err = natural(v, "steps added to each exhaustive check's depth bound")
+		return err
+	}, func(c Config) string { return positive(c.Deeper) }},
 	{"KVERIFY_CACHE", func(c *Config, v string) error { c.Cache = v; return nil }, func(c Config) string { return c.Cache }},
 	{"KVERIFY_MUTANT_SUBJECT", func(c *Config, v string) error { c.MutantSubject = v; return nil }, func(c Config) string { return c.MutantSubject }},
 }

@@ -22,6 +22,9 @@ const (
 	FamilyRetention = "retention" // no reference kept to consumed items
 	FamilyWitness   = "witness"   // one fixed scenario pinning a decided contract
 	FamilyFuzz      = "fuzz"      // fuzz seed corpus and saved crashers
+	// FamilyExhaustive is a check that enumerates its choices up to a
+	// bound (Explore) and reports the states it covered.
+	FamilyExhaustive = "exhaustive"
 )
 
 // Check is one named guarantee of a component.
