@@ -61,6 +61,9 @@ type checkReport struct {
 	Trace string `json:"trace,omitempty"`
 	// Crashed says the test binary died during the check.
 	Crashed bool `json:"crashed,omitempty"`
+	// Coverage is what the check explored, when it reports it (the
+	// exhaustive checks: states, transitions, the bound).
+	Coverage *checkkit.Coverage `json:"coverage,omitempty"`
 }
 
 // mutantReport is one mutant's row of the kill matrix.
@@ -112,6 +115,9 @@ func checkFrom(r *result, info map[string]checkkit.Check) checkReport {
 		Guarantee: c.Guarantee, Result: r.Status, Seconds: r.Elapsed.Seconds(), Crashed: r.Crashed}
 	if cr.Result == "" {
 		cr.Result = "not-run"
+	}
+	if cov, ok := checkkit.ParseCoverage(out); ok {
+		cr.Coverage = &cov
 	}
 	switch cr.Result {
 	case "divergence":

@@ -24,6 +24,7 @@ type commonFlags struct {
 	traces     string
 	verbose    bool
 	race       bool
+	deeper     int
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -33,6 +34,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.traces, "traces", "", "directory for counterexample traces (default: a temporary directory)")
 	fs.BoolVar(&c.verbose, "v", false, "print each check's output as it finishes, not only its result")
 	fs.BoolVar(&c.race, "race", true, "build the suite with the race detector (needs cgo; off without it)")
+	fs.IntVar(&c.deeper, "deeper", 0, "steps added to every exhaustive check's default depth bound (KVERIFY_DEEPER)")
 }
 
 // useRace reports whether to build with -race, warning once when it was
@@ -74,7 +76,10 @@ func (c *commonFlags) env(components []string) ([]string, error) {
 		return nil, err
 	}
 	c.traces = abs
-	return kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs}.Environ(), nil
+	if c.deeper < 0 {
+		return nil, fmt.Errorf("--deeper %d: want a non-negative number of steps", c.deeper)
+	}
+	return kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs, Deeper: c.deeper}.Environ(), nil
 }
 
 // timeout is go test's -timeout for a suite of nChecks checks: a backstop
@@ -159,7 +164,11 @@ func verify(args []string) int {
 		fmt.Fprintf(os.Stderr, "kverify: %s: building the suite (race: %v)\n", s, race)
 		start := time.Now()
 		rs, err := runSubject(root, sub, c, env, comps, race, func(done, total int, r *result) {
-			fmt.Fprintf(os.Stderr, "  [%d/%d] %-11s %-9s %s/%s (%v)\n", done, total, r.Status, s, r.Component, r.Check, r.Elapsed.Round(time.Millisecond))
+			cov := ""
+			if c, ok := checkkit.ParseCoverage(r.Output.String()); ok {
+				cov = "  " + c.String()
+			}
+			fmt.Fprintf(os.Stderr, "  [%d/%d] %-11s %-9s %s/%s (%v)%s\n", done, total, r.Status, s, r.Component, r.Check, r.Elapsed.Round(time.Millisecond), cov)
 			if c.verbose && r.Status == "fail" {
 				fmt.Fprint(os.Stderr, indent(tail(r.Output.String(), 40)))
 			}
@@ -182,6 +191,7 @@ func verify(args []string) int {
 		all = append(all, rs...)
 	}
 	printTable(os.Stdout, all, info)
+	printCoverage(os.Stdout, all)
 	printDetails(os.Stdout, all)
 	fmt.Printf("traces: %s\n", c.traces)
 	for _, r := range all {
@@ -324,6 +334,34 @@ func printTable(w io.Writer, rs []*result, info map[string]checkkit.Check) {
 			res = "not offered"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\n", x.component, x.subject, x.family, res, x.pass, x.fail, x.div, x.off, x.skip, x.elapsed.Round(time.Millisecond))
+	}
+	tw.Flush()
+}
+
+// printCoverage prints, under the table, the coverage of every check that
+// reports one: the exhaustive checks' bound, states, transitions, the
+// sequences they stand for, and whether the search closed.
+func printCoverage(w io.Writer, rs []*result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := false
+	for _, r := range rs {
+		c, ok := checkkit.ParseCoverage(r.Output.String())
+		if !ok {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\nCOMPONENT\tSUBJECT\tCHECK\tBOUND\tSTATES\tTRANSITIONS\tSEQUENCES\tCLOSED\tPER SECOND")
+			header = true
+		}
+		closed := "yes"
+		if !c.Exhausted {
+			closed = fmt.Sprintf("no (%d at the bound)", c.Frontier)
+		}
+		rate := "-"
+		if c.Seconds > 0 {
+			rate = fmt.Sprintf("%.0f states, %.0f runs", float64(c.States)/c.Seconds, float64(c.Interleavings)/c.Seconds)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%.3g\t%s\t%s\n", r.Component, r.Subject, r.Check, c.Bound, c.States, c.Transitions, c.Sequences, closed, rate)
 	}
 	tw.Flush()
 }
