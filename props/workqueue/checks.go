@@ -100,7 +100,11 @@ func QueueChecks(s Subject) []checkkit.Check {
 			Guarantee: "two calls on the same item at the same instant (Add/Done, Done/Add, Add/Get, Done/Get, Get/Get, Get/Add, Add/Add, ShutDown/Get, Add/ShutDown, Len/Add, Len/Get, Done/Done, ShutDownWithDrain/Done), swept across each other's duration for hundreds of rounds: every round's history is linearizable against the whole-queue model, and a drain returns once the last item is Done",
 			Run:       raceCheck(s)},
 	}
-	return checkkit.Replayable(append(cs, linearChecks(s)...), func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
+	cs = append(cs, linearChecks(s)...)
+	cs = append(cs, checkkit.Check{Name: CheckExhaustive, Family: checkkit.FamilyExhaustive,
+		Guarantee: fmt.Sprintf("every sequence of up to %d operations (two keys, three workers, Len, ShuttingDown, ShutDownWithDrain, ShutDown; a Get on an empty queue stays blocked while later steps run), each ending in ShutDown, breadth first with one run per state of the model: the queue machine's guarantees hold after every step", exhaustiveDepth),
+		Run:       exhaustiveCheck(s)})
+	return checkkit.Replayable(cs, func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
 }
 
 // noMetrics is why the metrics checks are not offered to a queue that
@@ -114,6 +118,7 @@ var modeFor = map[string]Mode{
 	CheckDoneUnheld: {Misuse: true},
 	CheckMetrics:    {Metrics: true},
 	CheckOrder:      {Order: true},
+	CheckExhaustive: exhaustiveMode,
 }
 
 // queueThresholds are the sizes at which a work queue's storage changes

@@ -48,6 +48,7 @@ func ExampleChecks() {
 	// queue/race         linear     offered
 	// linear/fifo        linear     offered
 	// linear/per-key     linear     offered
+	// queue/exhaustive   exhaustive offered
 }
 
 // A queue that differs from client-go on purpose declares where with a
