@@ -1,6 +1,7 @@
 package reflector
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -54,6 +55,9 @@ func Checks(s Subject) []checkkit.Check {
 		{Name: CheckMachine, Family: checkkit.FamilyModel,
 			Guarantee: "over at least 1000 random histories (up to 540 objects, writes, compactions, bookmarks, time) and fault schedules (refusals, 410 Expired or Gone/429/500/504, too-large versions, stale reads, ignored limits, initial events out of version order, bookmarks among a watch-list's initial events, streams ending early, at once, right after their end bookmark or with errors, missing end bookmarks, slow streams), on servers with and without watch-list: at every quiescent point the published version is earned, every request has client-go's shape and is a relist or a re-watch as the way the request before it ended requires (spec/reflector), one Replace per completed sync; once faults stop the store converges to the server's state at its current version; after cancelling, every watch was stopped and no timer is left armed",
 			Run:       machine(s, false)},
+		{Name: CheckFaultsExhaustive, Family: checkkit.FamilyExhaustive,
+			Guarantee: fmt.Sprintf("every schedule of up to %d faults (healthy, refused, 410, 500, a watch ended at once or after one event with a 410, too large a version, a stale list), on a listing reflector, a streaming one and a streaming one on a server without watch-list, with a history of writes, a compaction, a bookmark and time past every watch's timeout: reflector/machine's invariants hold at every quiescent point, the store converges once the faults are spent, and every watch is stopped", faultsDepth),
+			Run:       faultsExhaustive(s)},
 	}
 	for i := range cs {
 		cs[i].Name = s.checkName(cs[i].Name)

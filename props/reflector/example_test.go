@@ -45,6 +45,7 @@ func ExampleChecks() {
 	// reflector/resync                 timing
 	// reflector/malformed              model
 	// reflector/machine                model
+	// reflector/faults-exhaustive      exhaustive
 }
 
 // Decode turns any bytes into a schedule, which RunSchedule plays against
