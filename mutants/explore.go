@@ -1,0 +1,21 @@
+package mutants
+
+// exploreMutants are bugs in transitions the random machines reach
+// rarely or never, which the exhaustive checks (issue 41) take in every
+// run: a call made in a state that only a particular interleaving of
+// earlier calls produces.
+var exploreMutants = []Mutant{
+	{ID: "wq-drain-wakes-gets-after", Component: "workqueue", File: queueGo,
+		Bug: "ShutDownWithDrain wakes the Gets blocked on an empty queue only once the drain is over, so while an item is still being processed they stay blocked on a queue that is shutting down",
+		Old: "	q.draining = true\n	q.itemReady.Broadcast()\n	for q.draining && (q.nProcessing > 0 || q.order.Len() > 0) {\n		q.drained.Wait()\n	}\n",
+		New: "	q.draining = true\n	for q.draining && (q.nProcessing > 0 || q.order.Len() > 0) {\n		q.drained.Wait()\n	}\n	q.itemReady.Broadcast()\n"},
+	{ID: "wq-done-after-shutdown-drops-readd", Component: "workqueue", File: queueGo,
+		Bug: "Done of an item re-added while it was processing forgets the re-add once the queue is shutting down (\"nothing is queued after shutdown\"), though the re-add came before the shutdown",
+		Old: "	if s&dirty != 0 {\n		q.state.set(place, item, tag, dirty)", New: "	if s&dirty != 0 && !q.shuttingDown {\n		q.state.set(place, item, tag, dirty)"},
+	{ID: "wq-add-during-drain", Component: "workqueue", File: queueGo,
+		Bug: "Add still queues items while ShutDownWithDrain waits (a drain \"finishes the work\"), though the queue is shutting down",
+		Old: "	if q.shuttingDown {\n		return false\n	}\n	place, s := q.state.find(item, tag)", New: "	if q.shuttingDown && !q.draining {\n		return false\n	}\n	place, s := q.state.find(item, tag)"},
+	{ID: "wq-done-during-drain-drops-readd", Component: "workqueue", File: queueGo,
+		Bug: "Done of an item re-added while it was processing forgets the re-add while a drain is in flight (the drain \"finishes the work in hand\")",
+		Old: "	if s&dirty != 0 {\n		q.state.set(place, item, tag, dirty)", New: "	if s&dirty != 0 && !q.draining {\n		q.state.set(place, item, tag, dirty)"},
+}
