@@ -18,4 +18,10 @@ var exploreMutants = []Mutant{
 	{ID: "wq-done-during-drain-drops-readd", Component: "workqueue", File: queueGo,
 		Bug: "Done of an item re-added while it was processing forgets the re-add while a drain is in flight (the drain \"finishes the work in hand\")",
 		Old: "	if s&dirty != 0 {\n		q.state.set(place, item, tag, dirty)", New: "	if s&dirty != 0 && !q.draining {\n		q.state.set(place, item, tag, dirty)"},
+	// The assembled informer's handlers joining at each point of the first
+	// sync: a join between Run and the sync is one no random run or fixed
+	// scenario made with the list still in flight.
+	{ID: "inf-shared-join-started-is-synced", Component: "informer", File: sharedGo,
+		Bug: "AddEventHandler on a running informer tells the new handler the informer has synced once its initial list is queued, taking \"started\" for \"synced\": a handler added while the first list is in flight reports HasSynced before the informer has synced",
+		Old: "	if i.synced {\n		l.UpstreamSynced()\n	} else {", New: "	if i.synced || i.started {\n		l.UpstreamSynced()\n	} else {"},
 }

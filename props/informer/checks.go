@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -91,6 +92,9 @@ func Checks(s Subject) []checkkit.Check {
 		checkkit.Check{Name: CheckLinear, Family: checkkit.FamilyLinear,
 			Guarantee: "with several goroutines distributing at once and handlers that stall, every listener's history of adds and handler calls is linearizable against a FIFO: each value delivered exactly once, in an order consistent with the adds",
 			Run:       linear(s.Linear)}.OfferedIf(s.Linear != nil, "the subject offers no listener for the linearizability check (Subject.Linear is nil)"),
+		{Name: CheckExhaustive, Family: checkkit.FamilyExhaustive,
+			Guarantee: fmt.Sprintf("every sequence of up to %d steps (events that add, update and delete two keys; up to two handlers added before Start, after it, while the other is blocked in its initial list or behind events; handlers blocked, released and removed; Start), breadth first with one run per state of the model, each run ending with every handler released and Stop: the delivery guarantees hold after every step", exhaustiveDepth),
+			Run:       exhaustive(s), Replay: replayExhaustive(s)},
 	}
 	return cs
 }

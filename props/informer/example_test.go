@@ -42,4 +42,5 @@ func ExampleChecks() {
 	// processor/race linear
 	// listener/delivery model
 	// linear/listener linear (not offered)
+	// listener/exhaustive exhaustive
 }

@@ -116,10 +116,13 @@ func faultsExhaustive(s Subject) func(*testing.T, checkkit.Config) error {
 	}
 }
 
-// addCoverage sums the coverage of one setup into the check's.
+// addCoverage sums the coverage of one setup into the check's: the search
+// closed only if every setup's did.
 func addCoverage(a, b checkkit.Coverage) checkkit.Coverage {
-	a.Mode, a.Depth = b.Mode, b.Depth
-	a.Bound = fmt.Sprintf("%s, %d server and reflector setups", b.Bound, len(faultSetups))
+	if a.Mode == "" {
+		b.Bound = fmt.Sprintf("%s, %d server and reflector setups", b.Bound, len(faultSetups))
+		return b
+	}
 	a.States += b.States
 	a.Transitions += b.Transitions
 	a.Interleavings += b.Interleavings
@@ -128,6 +131,6 @@ func addCoverage(a, b checkkit.Coverage) checkkit.Coverage {
 	a.Excused += b.Excused
 	a.Ops += b.Ops
 	a.Seconds += b.Seconds
-	a.Exhausted = a.Frontier == 0
+	a.Exhausted = a.Exhausted && b.Exhausted
 	return a
 }

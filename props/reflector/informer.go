@@ -13,6 +13,7 @@ import (
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/props/modelserver"
 	"github.com/kverify/kverify/spec/apiserver"
+	"github.com/kverify/kverify/traces"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 )
@@ -86,6 +87,15 @@ func InformerChecks(s InformerSubject) []checkkit.Check {
 		{Name: CheckAssembledConverge, Family: checkkit.FamilyModel,
 			Guarantee: "over random server histories and fault schedules, with handlers added before Run and while it runs: every handler's calls are consistent with its view (OnAdd of a key it does not hold, OnUpdate and OnDelete of one it does, old and new of the same key); once faults stop every handler's view equals the server's state and every handler and the informer report synced",
 			Run:       assembledConverge(s)},
+		{Name: CheckAssembledJoins, Family: checkkit.FamilyExhaustive,
+			Guarantee: fmt.Sprintf("with the server holding the informer's first request (a LIST, or a watch-list WATCH), every order of up to %d steps of Run, two handlers joining (before Run, between Run and the sync, mid-list, after), the server's answer, and each handler held in the middle of its initial list and let go, breadth first with one run per state: at every quiescent point the informer reports synced exactly when the first request was answered, and a handler exactly when the informer has synced and its whole initial list has returned; once everything is let go every handler has the server's objects and reports synced, and Run stops cleanly", joinsDepth),
+			Run:       joins(s),
+			Replay: func(t *testing.T, tr *traces.Trace) error {
+				if ok, err := replayJoins(t, checkkit.Config{}, s, tr); ok {
+					return err
+				}
+				return fmt.Errorf("reflector: the trace is not an assembled/joins trace")
+			}},
 	}
 	for i := range cs {
 		cs[i].Run = saved("informer", cs[i].Name, cs[i].Run)
