@@ -24,4 +24,9 @@ var exploreMutants = []Mutant{
 	{ID: "inf-shared-join-started-is-synced", Component: "informer", File: sharedGo,
 		Bug: "AddEventHandler on a running informer tells the new handler the informer has synced once its initial list is queued, taking \"started\" for \"synced\": a handler added while the first list is in flight reports HasSynced before the informer has synced",
 		Old: "	if i.synced {\n		l.UpstreamSynced()\n	} else {", New: "	if i.synced || i.started {\n		l.UpstreamSynced()\n	} else {"},
+	// The informer's own cache, the store its listers read: compared with
+	// the server by nothing before assembled/cache.
+	{ID: "store-replace-merges", Component: "informer", File: "impl/store/store.go",
+		Bug: "the informer's store merges a relist into what it holds instead of replacing it, so an object deleted while the watch was down stays in the cache listers read (the handlers are told of the delete: it is computed before the Replace)",
+		Old: "	s.items = items\n	s.rv = resourceVersion", New: "	for k, obj := range items {\n		s.items[k] = obj\n	}\n	s.rv = resourceVersion"},
 }

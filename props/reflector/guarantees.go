@@ -80,6 +80,10 @@ const (
 	// GLateHandler: a handler added after the sync did not get the
 	// store as initial-list adds, or did not report synced.
 	GLateHandler = "a late handler gets the store as initial-list adds and syncs"
+	// GCache: once faults stopped, the informer's own cache (the store
+	// its listers read; Cache) differs from the server's state: a ghost,
+	// a missing or a stale object.
+	GCache = "the informer's cache is the server's state"
 	// GEveryChange: a handler missed a delete, an update or a
 	// create made after the sync.
 	GEveryChange = "every handler sees every change"
@@ -110,7 +114,7 @@ func Guarantees() []string {
 		GMalformed, GConverge, GCancel, GStops, GBackoff, GBound,
 		GTimers, GResync, GBadInput, GConstruction, GModelServer,
 		GHandlerRegistration, GHandlerCalls, GAllSynced, GSyncedOnlyAfter,
-		GSyncedAfter, GLateHandler, GEveryChange, GCallFields, GNothingAfterStop,
+		GSyncedAfter, GLateHandler, GEveryChange, GCallFields, GNothingAfterStop, GCache,
 		GHandlerResync, GRunWaitsReflector}
 }
 
@@ -122,6 +126,6 @@ func Guarantees() []string {
 func InformerGuarantees() []string {
 	return []string{GConstruction, GModelServer, GHandlerRegistration, GHandlerCalls,
 		GCancel, GStops, GConverge, GAllSynced, GSyncedOnlyAfter,
-		GSyncedAfter, GLateHandler, GEveryChange, GCallFields, GNothingAfterStop,
+		GSyncedAfter, GLateHandler, GEveryChange, GCallFields, GNothingAfterStop, GCache,
 		GHandlerResync, GRunWaitsReflector}
 }

@@ -46,6 +46,14 @@ type Informer interface {
 	Run(ctx context.Context)
 }
 
+// Cache is an optional capability of an Informer: the objects in its
+// own store, the one its listers read (client-go's GetStore().List()).
+// An informer that has it has its cache compared with the server's state
+// wherever the handlers' views are once faults stopped.
+type Cache interface {
+	List() []any
+}
+
 // InformerSubject builds an informer over srv, inside the caller's
 // synctest bubble, streaming its syncs when watchList is set, with resync
 // as client-go's defaultEventHandlerResyncPeriod (the period of
@@ -326,6 +334,24 @@ func (w *iworld) views(want []apiserver.Object) string {
 	return strings.Join(out, "; ")
 }
 
+// cacheDiff compares the informer's cache with the server's state, if
+// the informer offers it (Cache): "" when they agree or it does not.
+func (w *iworld) cacheDiff() string {
+	c, ok := w.inf.(Cache)
+	if !ok {
+		return ""
+	}
+	items := map[string]int64{}
+	for _, obj := range c.List() {
+		k, rv, ok := objKey(obj)
+		if !ok {
+			return fmt.Sprintf("an object of type %T in the cache", obj)
+		}
+		items[k] = rv
+	}
+	return strings.TrimSpace(diff(items, w.current()))
+}
+
 func (w *iworld) current() []apiserver.Object {
 	_, objs := w.srv.Current()
 	return objs
@@ -396,6 +422,9 @@ func assembledConverge(s InformerSubject) func(*testing.T, checkkit.Config) erro
 				}
 				if d != "" {
 					fail(GConverge, "once faults stopped the handlers' views differ from the server: %s", d)
+				}
+				if d := w.cacheDiff(); d != "" {
+					fail(GCache, "once faults stopped and every handler has the server's objects, the informer's cache differs: %s", d)
 				}
 				if unsynced != "" {
 					fail(GAllSynced, "once faults stopped, not synced: %s", unsynced)
@@ -488,6 +517,9 @@ func assembledSync(s InformerSubject) func(*testing.T, checkkit.Config) error {
 				synctest.Wait()
 				if d := w.views(w.current()); d != "" {
 					fail(GConverge, "after a relist: %s", d)
+				}
+				if d := w.cacheDiff(); d != "" {
+					fail(GCache, "after a relist that deleted default/o001: %s", d)
 				}
 				after = w.current()
 				for i := range w.viewers {

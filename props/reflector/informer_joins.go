@@ -178,6 +178,9 @@ func (x *jworld) finish() error {
 	if un := x.synced(); un != "" {
 		return checkkit.Broke(GAllSynced, "once every hold was let go, not synced: %s", un)
 	}
+	if d := x.cacheDiff(); d != "" {
+		return checkkit.Broke(GCache, "once every hold was let go, the informer's cache differs from the server: %s", d)
+	}
 	return nil
 }
 

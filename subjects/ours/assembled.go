@@ -69,4 +69,5 @@ func (o oursInformer) AddEventHandlerWithResyncPeriod(h prefl.Handler, period ti
 	return r, nil
 }
 func (o oursInformer) HasSynced() bool         { return o.i.HasSynced() }
+func (o oursInformer) List() []any             { return o.i.List() }
 func (o oursInformer) Run(ctx context.Context) { o.i.Run(ctx) }

@@ -36,4 +36,5 @@ func (s sharedInformer) AddEventHandlerWithResyncPeriod(h prefl.Handler, period 
 	return s.i.AddEventHandlerWithResyncPeriod(h, period)
 }
 func (s sharedInformer) HasSynced() bool         { return s.i.HasSynced() }
+func (s sharedInformer) List() []any             { return s.i.GetStore().List() }
 func (s sharedInformer) Run(ctx context.Context) { runInformer(ctx, s.i) }
