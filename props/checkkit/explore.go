@@ -93,6 +93,26 @@ func (c Coverage) String() string {
 	return fmt.Sprintf("%s: %d states, %d transitions, %.3g sequences (%s)", c.Bound, c.States, c.Transitions, c.Sequences, closed)
 }
 
+// Plus is the coverage of two searches of one check (over setups, initial
+// sizes, modes) as one: counts add up, and the whole closed only if both
+// did. The zero Coverage is the identity; the bound is the caller's to
+// restate.
+func (c Coverage) Plus(o Coverage) Coverage {
+	if c.Mode == "" {
+		return o
+	}
+	c.States += o.States
+	c.Transitions += o.Transitions
+	c.Interleavings += o.Interleavings
+	c.Sequences += o.Sequences
+	c.Frontier += o.Frontier
+	c.Excused += o.Excused
+	c.Ops += o.Ops
+	c.Seconds += o.Seconds
+	c.Exhausted = c.Exhausted && o.Exhausted
+	return c
+}
+
 // CoveragePrefix starts the log line by which a check reports its
 // coverage to the kverify command: the prefix, a space, and the
 // Coverage as JSON.

@@ -201,7 +201,7 @@ func joins(s InformerSubject) func(*testing.T, checkkit.Config) error {
 					return runJoins(t, cfg, s, watchList, steps)
 				},
 			})
-			total = addCoverage(total, cov)
+			total = total.Plus(cov)
 			total.Bound = fmt.Sprintf("%s, list and watch-list", cov.Bound)
 			if err != nil {
 				checkkit.ReportCoverage(t, total)

@@ -56,6 +56,9 @@ func Checks(s Subject) []checkkit.Check {
 	cs = append(cs, checkkit.Check{Name: name(s, CheckShrink), Family: checkkit.FamilyWitness,
 		Guarantee: fmt.Sprintf("after a burst of %d values and a full drain, Cap is back to %s and the burst's memory is collectable; during the burst Cap stays within the law", burstSize, shrinkBound(s)),
 		Run:       shrink(s)}.OfferedIf(s.shrinks(), "the buffer's law never shrinks it (Subject.Law is LawDoubling, client-go's TypedRingGrowing)"))
+	cs = append(cs, checkkit.Check{Name: name(s, CheckExhaustive), Family: checkkit.FamilyExhaustive,
+		Guarantee: fmt.Sprintf("from initial sizes %v, every sequence of up to %d single writes, reads, Len and Cap, breadth first with one run per state (length, capacity, and the place the next write goes): cap-law's guarantees after every operation", exhaustiveSizes, exhaustiveDepth),
+		Run:       exhaustive(s)})
 	return checkkit.Replayable(cs, func(_ *testing.T, tr *traces.Trace) error { return Replay([]Subject{s}, tr) })
 }
 
@@ -77,8 +80,9 @@ func shrinkBound(s Subject) string {
 }
 
 var modeFor = map[string]Mode{
-	CheckFIFO:   {},
-	CheckCapLaw: {Law: true},
+	CheckFIFO:       {},
+	CheckCapLaw:     {Law: true},
+	CheckExhaustive: {Law: true},
 }
 
 // thresholds are the sizes at which a ring changes behaviour: the growing

@@ -26,4 +26,5 @@ func ExampleChecks() {
 	// ring/retention             retention
 	// ring/negative-size         witness
 	// ring/shrink                witness
+	// ring/exhaustive            exhaustive
 }
