@@ -25,6 +25,9 @@ type commonFlags struct {
 	verbose    bool
 	race       bool
 	deeper     int
+	family     string // verify --family: only checks of these families
+	// shardK/shardN: verify --shard (KVERIFY_SHARD), 0: none.
+	shardK, shardN int
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -35,6 +38,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.verbose, "v", false, "print each check's output as it finishes, not only its result")
 	fs.BoolVar(&c.race, "race", true, "build the suite with the race detector (needs cgo; off without it)")
 	fs.IntVar(&c.deeper, "deeper", 0, "steps added to every exhaustive check's default depth bound (KVERIFY_DEEPER)")
+	fs.StringVar(&c.family, "family", "", "comma-separated check families to run (default all: model, timing, linear, leak, retention, witness, exhaustive)")
 }
 
 // useRace reports whether to build with -race, warning once when it was
@@ -79,7 +83,7 @@ func (c *commonFlags) env(components []string) ([]string, error) {
 	if c.deeper < 0 {
 		return nil, fmt.Errorf("--deeper %d: want a non-negative number of steps", c.deeper)
 	}
-	return kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs, Deeper: c.deeper}.Environ(), nil
+	return kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs, Deeper: c.deeper, ShardK: c.shardK, ShardN: c.shardN}.Environ(), nil
 }
 
 // timeout is go test's -timeout for a suite of nChecks checks: a backstop
@@ -121,12 +125,27 @@ func verify(args []string) int {
 	var rf reportFlags
 	rf.register(fs)
 	subject := fs.String("subject", subjects.Ours, strings.Join(subjects.Forms(), ", "))
+	shardFlag := fs.String("shard", "", "K/N: every exhaustive check explores only its K-th of N slices of its search (KVERIFY_SHARD); runs only the exhaustive checks unless --family says otherwise; join the shards' --json reports with --merge")
+	merge := fs.String("merge", "", "comma-separated --json reports of the shards of one exhaustive run: join them (a check fails if any shard's failed; coverage adds up) instead of running anything")
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
 	}
 	if len(pos) > 0 {
 		return usageErr(fs, fmt.Errorf("unexpected arguments %q", pos))
+	}
+	if *merge != "" {
+		return mergeVerify(strings.Split(*merge, ","), rf, args)
+	}
+	if *shardFlag != "" {
+		k, n, err := kvenv.ParseShard(*shardFlag)
+		if err != nil {
+			return usageErr(fs, fmt.Errorf("--shard: %v", err))
+		}
+		c.shardK, c.shardN = k, n
+		if c.family == "" {
+			c.family = checkkit.FamilyExhaustive
+		}
 	}
 	requested, err := c.componentList()
 	if err != nil {
@@ -256,6 +275,26 @@ func runSubject(root string, subject subjects.Subject, c commonFlags, env []stri
 		if want, families, err = s.list(runEnv); err != nil {
 			return nil, err
 		}
+	}
+	if c.family != "" {
+		fams := strings.Split(c.family, ",")
+		info := checkInfo()
+		var kept []string
+		for _, w := range want {
+			p := strings.SplitN(w, "/", 4) // TestSuite/<component>/<subject>/<check>
+			f, ok := families[w]
+			if !ok && len(p) == 4 {
+				f = info[p[1]+"/"+p[3]].Family
+			}
+			if slices.Contains(fams, f) {
+				kept = append(kept, w)
+			}
+		}
+		if len(kept) == 0 {
+			return nil, fmt.Errorf("no check of the families %s in the components asked for", c.family)
+		}
+		want = kept
+		runEnv = append(runEnv, kvenv.Config{Only: onlyList(want)}.Environ()...)
 	}
 	done := 0
 	finished := func(r *result) {

@@ -73,6 +73,10 @@ type Config struct {
 	// Deeper (KVERIFY_DEEPER, a non-negative integer) adds this many steps
 	// to every exhaustive check's default depth bound.
 	Deeper int
+	// ShardK and ShardN (KVERIFY_SHARD, "K/N" with 1 <= K <= N) make
+	// every exhaustive search explore only its K-th of N slices of the
+	// states at the first level that has N of them (0: not set).
+	ShardK, ShardN int
 	// Cache (KVERIFY_CACHE, a directory) is where the modules generated
 	// for client-go releases are kept; empty: the user's cache directory.
 	Cache string
@@ -147,6 +151,16 @@ var variables = []variable{
 		c.Deeper, err = natural(v, "steps added to each exhaustive check's depth bound")
 		return err
 	}, func(c Config) string { return positive(c.Deeper) }},
+	{"KVERIFY_SHARD", func(c *Config, v string) error {
+		k, n, err := ParseShard(v)
+		c.ShardK, c.ShardN = k, n
+		return err
+	}, func(c Config) string {
+		if c.ShardN == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d/%d", c.ShardK, c.ShardN)
+	}},
 	{"KVERIFY_CACHE", func(c *Config, v string) error { c.Cache = v; return nil }, func(c Config) string { return c.Cache }},
 	{"KVERIFY_MUTANT_SUBJECT", func(c *Config, v string) error { c.MutantSubject = v; return nil }, func(c Config) string { return c.MutantSubject }},
 }
@@ -169,6 +183,14 @@ func seedVariable(name, what string, field func(*Config) (*uint64, *bool)) varia
 		}
 		return ""
 	}}
+}
+
+// ParseShard parses "K/N", 1 <= K <= N.
+func ParseShard(v string) (k, n int, err error) {
+	if _, err := fmt.Sscanf(v, "%d/%d", &k, &n); err != nil || n < 1 || k < 1 || k > n || fmt.Sprintf("%d/%d", k, n) != v {
+		return 0, 0, fmt.Errorf("want K/N with 1 <= K <= N, not %q", v)
+	}
+	return k, n, nil
 }
 
 // natural parses a non-negative integer; what says what it counts.

@@ -41,7 +41,7 @@ func TestRoundTrip(t *testing.T) {
 		Components: []string{"workqueue", "ring"}, Subjects: []string{"ours"}, Only: []string{"ring/fifo"},
 		List: true, Replay: "f.json", ReplaySubject: "upstream", Mutant: "wq-lifo",
 		HangAfter: time.Minute, LinearSeed: 0, HasLinearSeed: true, RaceSeed: 7, HasRaceSeed: true,
-		ActiveMutant: 3, BenchRound: 2, Deeper: 4, Cache: "/c", MutantSubject: "upstream"}
+		ActiveMutant: 3, BenchRound: 2, Deeper: 4, ShardK: 2, ShardN: 3, Cache: "/c", MutantSubject: "upstream"}
 	m := map[string]string{}
 	for _, kv := range want.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -55,7 +55,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got.Components, want.Components) || !slices.Equal(got.Only, want.Only) ||
-		got.Budget != want.Budget || got.Checks != want.Checks || got.List != want.List || !got.HasLinearSeed || got.RaceSeed != 7 || !got.HasRaceSeed || got.ActiveMutant != 3 || got.BenchRound != 2 || got.Deeper != 4 || got.Cache != "/c" || got.MutantSubject != "upstream" || got.HangAfter != want.HangAfter || got.Mutant != want.Mutant {
+		got.Budget != want.Budget || got.Checks != want.Checks || got.List != want.List || !got.HasLinearSeed || got.RaceSeed != 7 || !got.HasRaceSeed || got.ActiveMutant != 3 || got.BenchRound != 2 || got.Deeper != 4 || got.ShardK != 2 || got.ShardN != 3 || got.Cache != "/c" || got.MutantSubject != "upstream" || got.HangAfter != want.HangAfter || got.Mutant != want.Mutant {
 		t.Errorf("round trip: got %+v, want %+v", got, want)
 	}
 	if e := (Config{}).Environ(); len(e) != 0 {

@@ -77,6 +77,11 @@ type Coverage struct {
 	Excused int `json:"excused,omitempty"`
 	// Ops is the number of subject operations executed in all.
 	Ops int `json:"ops"`
+	// Shard is "K/N" when the search explored only its K-th of N slices
+	// (KVERIFY_SHARD): the shards' coverages add up to the whole search's,
+	// except that the states before the split, and states reached in more
+	// than one slice, are counted by every shard that reached them.
+	Shard string `json:"shard,omitempty"`
 	// Seconds is the exploration's wall time, for rates (never a bound).
 	Seconds float64 `json:"seconds"`
 }
@@ -157,9 +162,14 @@ type node struct {
 // reported after every run, so the watchdog sees a long search working.
 func Explore[S any](cfg Config, sp Space[S]) (cov Coverage, err error) {
 	start := time.Now()
-	depth := sp.Depth + cfg.environ().Deeper
+	env := cfg.environ()
+	depth := sp.Depth + env.Deeper
 	cov = Coverage{Mode: "exhaustive", Depth: depth,
 		Bound: fmt.Sprintf("depth %d over %d %s", depth, len(sp.Steps), sp.Name)}
+	split := env.ShardN > 1 // not yet split among the shards
+	if env.ShardN > 0 {
+		cov.Shard = fmt.Sprintf("%d/%d", env.ShardK, env.ShardN)
+	}
 	if sp.NoReduce {
 		cov.Bound += ", unreduced"
 	}
@@ -189,6 +199,18 @@ func Explore[S any](cfg Config, sp Space[S]) (cov Coverage, err error) {
 	edges = append(edges, nil)
 	level := []node{{enabled: enabled}}
 	for d := 0; d < depth && len(level) > 0; d++ {
+		if split && len(level) >= env.ShardN {
+			// The first level with a state for every shard: this shard
+			// expands every N-th from its K-th (the level's order is the
+			// same in every shard), and everything below them.
+			var mine []node
+			for i, n := range level {
+				if i%env.ShardN == env.ShardK-1 {
+					mine = append(mine, n)
+				}
+			}
+			level, split = mine, false
+		}
 		var next []node
 		for _, n := range level {
 			for _, a := range n.enabled {

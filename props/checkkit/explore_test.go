@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kverify/kverify/internal/kvenv"
 )
 
 // counterSpace is a toy space: a counter mod n, steps +1 and +2 (and a
@@ -123,4 +125,48 @@ func mustJSON(c Coverage) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// TestExploreShardsCoverTheSearch: the shards of a search reach, between
+// them, every state the whole search reaches, and each expands only its
+// slice below the split.
+func TestExploreShardsCoverTheSearch(t *testing.T) {
+	reached := func(cfg Config) (map[string]bool, Coverage) {
+		keys := map[string]bool{}
+		sp := counterSpace(1_000_000, 5, -1)
+		sp.Steps = []int{1, 10, 100, 0} // sums of these: a level grows with depth
+		run := sp.Run
+		sp.Run = func(steps []int) (string, []int, error) {
+			k, e, err := run(steps)
+			keys[k] = true
+			return k, e, err
+		}
+		cov, err := Explore(cfg, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys, cov
+	}
+	whole, wcov := reached(Config{})
+	union := map[string]bool{}
+	transitions := 0
+	for k := 1; k <= 3; k++ {
+		keys, cov := reached(Config{env: &kvenv.Config{ShardK: k, ShardN: 3}})
+		if cov.Shard != fmt.Sprintf("%d/3", k) {
+			t.Errorf("shard %d's coverage says shard %q", k, cov.Shard)
+		}
+		if cov.Transitions >= wcov.Transitions {
+			t.Errorf("shard %d ran %d transitions, the whole search %d: it did not split", k, cov.Transitions, wcov.Transitions)
+		}
+		transitions += cov.Transitions
+		for key := range keys {
+			union[key] = true
+		}
+	}
+	if len(union) != len(whole) {
+		t.Errorf("the shards reached %d states between them, the whole search %d", len(union), len(whole))
+	}
+	if transitions < wcov.Transitions {
+		t.Errorf("the shards ran %d transitions between them, fewer than the whole search's %d", transitions, wcov.Transitions)
+	}
 }
