@@ -37,6 +37,7 @@ func ExampleChecks() {
 	// Output:
 	// queue/drain        model      offered
 	// queue/done-unheld  model      offered
+	// queue/exhaustive   exhaustive offered
 	// queue/metrics      model      not offered
 	// queue/order        model      not offered
 	// queue/priority     model      not offered
@@ -48,7 +49,6 @@ func ExampleChecks() {
 	// queue/race         linear     offered
 	// linear/fifo        linear     offered
 	// linear/per-key     linear     offered
-	// queue/exhaustive   exhaustive offered
 }
 
 // A queue that differs from client-go on purpose declares where with a
