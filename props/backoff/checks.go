@@ -1,6 +1,7 @@
 package backoff
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -53,6 +54,9 @@ func Checks(s Subject) []checkkit.Check {
 		checkkit.Check{Name: CheckResetDeclared, Family: checkkit.FamilyTiming,
 			Guarantee: "in fake time, with a positive reset interval, with and without jitter, every Next follows the model under the reset rule the subject declares (Subject.ResetRule; client-go's is since-last-reset), including reference §6.2's probe: its base delay without jitter, within [base, base*(1+jitter)] with it, exactly base + r*jitter*base when the subject takes its random source",
 			Run:       reset(s, CheckResetDeclared, s.ResetRule, true)}.OfferedIf(s.NewDelay != nil, noDelay),
+		checkkit.Check{Name: CheckResetExhaustive, Family: checkkit.FamilyExhaustive,
+			Guarantee: fmt.Sprintf("in fake time, without jitter, every sequence of up to %d calls of Next with the clock moved before each by 0, 1s, the reset interval minus 1ns, the interval, the interval plus 1ns, or an hour back: every Next is the model's under the reset rule the subject declares", resetDepth),
+			Run:       resetExhaustive(s)}.OfferedIf(s.NewDelay != nil, noDelay),
 		// Last: the race probe costs most.
 		checkkit.Check{Name: CheckRace, Family: checkkit.FamilyLinear,
 			Guarantee: "two Next calls at the same instant on one Delay (jitter 0, the clock standing still), swept across each other for hundreds of rounds after 0 to 7 serial calls: no data race, the two delays are the model's next two in some order and the call after them gets the third",

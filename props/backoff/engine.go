@@ -202,7 +202,7 @@ func Replay(_ *testing.T, s Subject, tr *traces.Trace) error {
 	rule := SinceLastCall
 	switch tr.Check {
 	case CheckSequence, CheckJitter, CheckReset:
-	case CheckResetDeclared:
+	case CheckResetDeclared, CheckResetExhaustive:
 		rule = s.ResetRule
 	default:
 		return fmt.Errorf("%s saves no replayable script: run the check again", tr.Check)

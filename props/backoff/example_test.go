@@ -28,5 +28,6 @@ func ExampleChecks() {
 	// backoff/jitter         model
 	// backoff/reset          timing
 	// backoff/reset-declared timing
+	// backoff/reset-exhaustive exhaustive
 	// backoff/race           linear
 }

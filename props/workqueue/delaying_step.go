@@ -212,11 +212,13 @@ const farDelay = 25 * time.Hour
 
 // dmodeFor maps the machine checks to their modes, for replay.
 var dmodeFor = map[string]dMode{
-	CheckDelayingModel:        {},
-	CheckDelayingTies:         {Ties: true},
-	CheckRateLimitingModel:    {RateLimited: true},
-	CheckRateLimitingDelegate: {RateLimited: true, Delegates: true},
-	CheckDelayingMetrics:      {Metrics: true},
+	CheckDelayingModel:          {},
+	CheckDelayingTies:           {Ties: true},
+	CheckRateLimitingModel:      {RateLimited: true},
+	CheckRateLimitingDelegate:   {RateLimited: true, Delegates: true},
+	CheckDelayingMetrics:        {Metrics: true},
+	CheckDelayingExhaustive:     {},
+	CheckRateLimitingExhaustive: {RateLimited: true, Delegates: true},
 }
 
 // Durations the machines draw from: simple ones first (rapid shrinks

@@ -84,6 +84,7 @@ func ExampleSubject_profile() {
 	// delaying/lifecycle
 	// delaying/fake-clock: not offered: the queue takes no clock (Subject.NoClock): the check steps and counts the timers of an injected clock
 	// delaying/metrics: not offered: the queue does not declare metrics (Subject.Metrics is false; set it when the factories give Deps.Recorder to the queue's metrics provider)
+	// delaying/exhaustive
 	// delaying/model
 	// delaying/ties
 	// delaying/race
