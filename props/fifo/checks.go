@@ -460,6 +460,9 @@ func Checks(s Subject) []checkkit.Check {
 	for _, ms := range s.machines() {
 		cs = append(cs, checkkit.Check{Name: name(s, ms.name), Family: checkkit.FamilyModel, Guarantee: ms.g, Run: machineCheck(s, ms)})
 	}
+	cs = append(cs, checkkit.Check{Name: name(s, CheckExhaustive), Family: checkkit.FamilyExhaustive,
+		Guarantee: fmt.Sprintf("every sequence of up to %d steps (add, update and delete of one key, add of another, relists of both, of one and of none, resync, pop%s), with known objects%s, breadth first with one run per state (versions kept by their order), each ending with Close and every delta popped: the machines' guarantees after every step", exhaustiveDepth, map[bool]string{true: ", batch pop, bookmark", false: ""}[s.Real], map[bool]string{true: ", atomic with bookmarks, and through the processing path when offered", false: ""}[s.Real]),
+		Run:       exhaustive(s)})
 	return checkkit.Replayable(append(cs, probes[1:]...), func(_ *testing.T, tr *traces.Trace) error { return Replay(s, tr) })
 }
 
@@ -469,7 +472,7 @@ func Replay(s Subject, tr *traces.Trace) error {
 	if comp != component(s) {
 		return fmt.Errorf("fifo: trace of %q is not of component %s", tr.Check, component(s))
 	}
-	found := c == CheckRules
+	found := c == CheckRules || c == CheckExhaustive
 	for _, ms := range s.machines() {
 		found = found || ms.name == c
 	}

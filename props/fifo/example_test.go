@@ -40,6 +40,7 @@ func ExampleChecks() {
 	// realfifo/collaborators model
 	// realfifo/pipeline      model
 	// realfifo/replace       model
+	// realfifo/exhaustive    exhaustive
 	// realfifo/linear        linear
 }
 
@@ -66,5 +67,6 @@ func ExampleChecks_deltaFIFO() {
 	// deltafifo/collaborators  model
 	// deltafifo/pipeline       model
 	// deltafifo/replace        model
+	// deltafifo/exhaustive     exhaustive
 	// deltafifo/linear         linear
 }
