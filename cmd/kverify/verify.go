@@ -393,7 +393,10 @@ func printCoverage(w io.Writer, rs []*result) {
 			header = true
 		}
 		closed := "yes"
-		if !c.Exhausted {
+		switch {
+		case c.Stopped:
+			closed = "stopped at a violation"
+		case !c.Exhausted:
 			closed = fmt.Sprintf("no (%d at the bound)", c.Frontier)
 		}
 		rate := "-"

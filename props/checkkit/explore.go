@@ -47,8 +47,8 @@ type Space[S any] struct {
 // Coverage is what a check explored, reported with its verdict (the JSON
 // report's coverage, the table's column).
 type Coverage struct {
-	// Mode is "exhaustive" (every sequence up to Bound, reduced by state)
-	// or "random" (rapid's draws: states reached, no bound).
+	// Mode is "exhaustive": every sequence up to Bound, reduced by state
+	// unless the bound says "unreduced".
 	Mode string `json:"mode"`
 	// Bound states the bound in words ("depth 8 over 11 queue ops").
 	Bound string `json:"bound"`
@@ -72,6 +72,9 @@ type Coverage struct {
 	// Frontier is the number of states at the bound whose successors were
 	// not explored.
 	Frontier int `json:"frontier,omitempty"`
+	// Stopped is true when the search ended at a violation, before its
+	// bound: the counts are what it had explored by then.
+	Stopped bool `json:"stopped,omitempty"`
 	// Excused is the number of runs that broke a guarantee the subject's
 	// declared divergence covers: they end there, unexpanded.
 	Excused int `json:"excused,omitempty"`
@@ -88,11 +91,11 @@ type Coverage struct {
 
 // String is the coverage as the table's column prints it.
 func (c Coverage) String() string {
-	if c.Mode == "random" {
-		return fmt.Sprintf("random: %d states, %d transitions", c.States, c.Transitions)
-	}
 	closed := fmt.Sprintf("bound hit, %d frontier", c.Frontier)
-	if c.Exhausted {
+	switch {
+	case c.Stopped:
+		closed = "stopped at a violation"
+	case c.Exhausted:
 		closed = "closed"
 	}
 	return fmt.Sprintf("%s: %d states, %d transitions, %.3g sequences (%s)", c.Bound, c.States, c.Transitions, c.Sequences, closed)
@@ -115,6 +118,7 @@ func (c Coverage) Plus(o Coverage) Coverage {
 	c.Ops += o.Ops
 	c.Seconds += o.Seconds
 	c.Exhausted = c.Exhausted && o.Exhausted
+	c.Stopped = c.Stopped || o.Stopped
 	return c
 }
 
@@ -186,6 +190,7 @@ func Explore[S any](cfg Config, sp Space[S]) (cov Coverage, err error) {
 	var edges [][]int // successors of each expanded state, by id
 	seen := map[string]int{}
 	defer func() {
+		cov.Stopped = err != nil
 		cov.Seconds = time.Since(start).Seconds()
 		cov.States = len(seen) // with NoReduce, a state has many nodes
 		cov.Sequences = sequences(edges, depth)

@@ -28,5 +28,6 @@ func ExampleChecks() {
 	// controller/isolation model
 	// controller/sync timing
 	// controller/stop leak
+	// controller/outcomes-exhaustive exhaustive
 	// controller/converge model
 }
