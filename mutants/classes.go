@@ -23,7 +23,7 @@ var Classes = []Class{
 		"rfifo-resync-lookup-error-returns", "rfifo-replace-ghost-no-tombstone",
 		"bo-delay-mark-monotonic", "bo-delay-reset-on-clock-jump", "rq-when-under-lock", "rq-when-panic-adds"}},
 	{4, "a declared divergence hides the rest of its check", []string{
-		"up-fifo-delete-swallows-error", "up-fifo-update-swallows-error", "up-dfifo-pop-keeps-last", "up-reflector-run-returns-early"}},
+		"up-fifo-delete-swallows-error", "up-fifo-update-swallows-error", "up-dfifo-pop-keeps-last", "up-reflector-run-returns-early", "up-reflector-no-expected-type"}},
 	{5, "the relist-or-rewatch decision pinned only by fixed scenarios", []string{
 		"refl-watch-after-failed-list", "refl-very-short-from-first-watch", "refl-504-watch-retried", "refl-watchlist-restreams-after-close"}},
 	{6, "an observable compared in only some machines", []string{

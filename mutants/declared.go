@@ -29,4 +29,8 @@ var declaredMutants = []Mutant{
 		Bug: "the adapter's Run returns when its context is cancelled without waiting for the reflector to stop, so watches are stopped after Run returned (reflector/stops declares only a stream stopped twice or left open while relisting)",
 		Old: "func (r reflector) Run(ctx context.Context)         { runReflector(ctx, r.r) }",
 		New: "func (r reflector) Run(ctx context.Context)         { go runReflector(ctx, r.r); <-ctx.Done() }"},
+	{ID: "up-reflector-no-expected-type", Component: "reflector", File: upstreamReflectorGo, Subject: "upstream",
+		Bug: "the adapter makes client-go's reflector without its expected type, so watch events whose object is of another type reach the store (reflector/malformed declares only objects stored with an empty or non-numeric version: issue 41, item 9)",
+		Old: "r := cache.NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, reflectorStore(s.Store),",
+		New: "_ = metav1.Now // the expected type is gone\n\t\tr := cache.NewReflectorWithOptions(lw, nil, reflectorStore(s.Store),"},
 }

@@ -23,12 +23,13 @@ func Example() {
 		New: func(d workqueue.Deps) workqueue.Queue { return impl.New(impl.Config[string]{Clock: d.Clock}) },
 	}
 	var checks []props.Check = workqueue.Checks(subject)
-	for _, c := range checks[:3] {
+	for _, c := range checks[:4] {
 		fmt.Printf("%s (%s), not offered: %q\n", c.Name, c.Family, c.NotOffered)
 	}
 	// Output:
 	// queue/drain (model), not offered: ""
 	// queue/done-unheld (model), not offered: ""
+	// queue/exhaustive (exhaustive), not offered: ""
 	// queue/metrics (model), not offered: "the queue does not declare metrics (Subject.Metrics is false; set it when the factories give Deps.Recorder to the queue's metrics provider)"
 }
 

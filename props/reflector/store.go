@@ -43,14 +43,25 @@ func (s *Store) failures() int {
 func NewStore() *Store { return &Store{items: map[string]int64{}} }
 
 func (s *Store) key(obj any, op string) (string, int64, bool) {
+	// Each malformation is named apart (no object, the wrong type, an
+	// empty version, a version that is not a number), so that a declared
+	// divergence can excuse exactly the ones a subject stores.
 	m, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
-		s.malformed = append(s.malformed, fmt.Sprintf("%s of %T", op, obj))
+		if obj == nil {
+			s.malformed = append(s.malformed, fmt.Sprintf("%s of no object (nil)", op))
+		} else {
+			s.malformed = append(s.malformed, fmt.Sprintf("%s of an object of the wrong type %T", op, obj))
+		}
 		return "", 0, false
 	}
 	rv, err := strconv.ParseInt(m.ResourceVersion, 10, 64)
 	if err != nil {
-		s.malformed = append(s.malformed, fmt.Sprintf("%s of %s with version %q", op, m.Name, m.ResourceVersion))
+		if m.ResourceVersion == "" {
+			s.malformed = append(s.malformed, fmt.Sprintf("%s of %s with an empty version", op, m.Name))
+		} else {
+			s.malformed = append(s.malformed, fmt.Sprintf("%s of %s with the non-numeric version %q", op, m.Name, m.ResourceVersion))
+		}
 		return "", 0, false
 	}
 	return metaKey(m), rv, true
