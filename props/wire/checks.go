@@ -89,7 +89,7 @@ func Checks(s Subject) []checkkit.Check {
 		fixed(CheckMalformed, "watch events with no object, an object of another kind, or a version that is missing or not a number, among initial events and later ones, across restarts: the client neither crashes nor hands them to its handlers, its cache and version stay earned, and it converges", malformed),
 		checkkit.Check{Name: CheckFaultsExhaustive, Family: checkkit.FamilyExhaustive,
 			Guarantee: fmt.Sprintf("every schedule of up to %d faults of: served, refused, 410, 500, a stream ended at once, one ended after an event with a 410, too large a version; with 3 objects, writes, a restart that compacts the history, a delete and waits: every guarantee of the wire component, as wire/schedules judges a schedule", wireFaultsDepth),
-			Run:       faultsExhaustive(s)}.OfferedIf(!s.Realtime, "the subject runs in real time (a process): the 393 schedules of the bound would take an hour; wire/schedules draws its schedules instead"),
+			Run:       faultsExhaustive(s)}.OfferedIf(!s.Realtime, "the subject runs in real time (a process): the 400 schedules of the bound would take an hour; wire/schedules draws its schedules instead"),
 		{Name: CheckSchedules, Family: checkkit.FamilyModel,
 			Guarantee: fmt.Sprintf("over %s: a fault schedule (refusals, 410/429/500/504, too-large versions, stale reads, ignored limits, initial events out of order, streams cut or ended early, missing end bookmarks, slow streams, malformed events), restarts with compaction, writes, deletes, bookmarks and waits, drawn as bytes (Decode); judged from the recorded requests and the client's lines: every guarantee of the wire component", scheduleCount(s)),
 			Run: func(t *testing.T, cfg checkkit.Config) error {
