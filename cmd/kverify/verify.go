@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,6 +27,7 @@ type commonFlags struct {
 	race       bool
 	deeper     int
 	family     string // verify --family: only checks of these families
+	gates      string // --gates: client-go feature gates, Name=bool,...
 	// shardK/shardN: verify --shard (KVERIFY_SHARD), 0: none.
 	shardK, shardN int
 }
@@ -39,6 +41,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.race, "race", true, "build the suite with the race detector (needs cgo; off without it)")
 	fs.IntVar(&c.deeper, "deeper", 0, "steps added to every exhaustive check's default depth bound (KVERIFY_DEEPER)")
 	fs.StringVar(&c.family, "family", "", "comma-separated check families to run (default all: model, timing, linear, leak, retention, witness, exhaustive)")
+	fs.StringVar(&c.gates, "gates", "", "client-go feature gates for the suite, Name=true|false,... (KUBE_FEATURE_Name, read by client-go from v0.30; the upstream subjects learn WatchListClient's setting)")
 }
 
 // useRace reports whether to build with -race, warning once when it was
@@ -80,10 +83,32 @@ func (c *commonFlags) env(components []string) ([]string, error) {
 		return nil, err
 	}
 	c.traces = abs
+	gates, err := gateEnv(c.gates)
+	if err != nil {
+		return nil, err
+	}
 	if c.deeper < 0 {
 		return nil, fmt.Errorf("--deeper %d: want a non-negative number of steps", c.deeper)
 	}
-	return kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs, Deeper: c.deeper, ShardK: c.shardK, ShardN: c.shardN}.Environ(), nil
+	return append(kvenv.Config{Components: components, Budget: c.budget, Checks: c.checks, TraceDir: abs, Deeper: c.deeper, ShardK: c.shardK, ShardN: c.shardN}.Environ(), gates...), nil
+}
+
+// gateEnv turns --gates (Name=bool,...) into client-go's feature-gate
+// variables, KUBE_FEATURE_Name=bool.
+func gateEnv(spec string) ([]string, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, g := range strings.Split(spec, ",") {
+		name, val, ok := strings.Cut(g, "=")
+		b, err := strconv.ParseBool(val)
+		if !ok || name == "" || err != nil || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("--gates %q: want Name=true or Name=false, comma-separated", g)
+		}
+		out = append(out, fmt.Sprintf("KUBE_FEATURE_%s=%t", name, b))
+	}
+	return out, nil
 }
 
 // timeout is go test's -timeout for a suite of nChecks checks: a backstop

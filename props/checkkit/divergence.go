@@ -55,6 +55,12 @@ type Divergence struct {
 	// built from. A check may carry several declarations whose ranges do
 	// not overlap: one per release era of the behaviour.
 	Releases string
+	// Gate, for a subject whose behaviour a feature gate switches
+	// (client-go's WatchListClient, ...), is the gate the declaration
+	// holds under: "Name" while it is on, "!Name" while it is off; empty
+	// whatever the gates. The subject's registry evaluates it with
+	// Releases (subjects/upstream.ForRelease).
+	Gate string
 }
 
 // The classes of a declared divergence (Divergence.Class).

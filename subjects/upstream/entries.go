@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kverify/kverify/internal/releaserange"
@@ -30,16 +31,52 @@ func entry(component string, checks func() []checkkit.Check, ds []checkkit.Diver
 }
 
 // ForRelease returns the declarations of ds that hold for release (see
-// InRange). One whose range does not parse is kept, so that it is seen:
+// InRange) under the feature gates as they are in this process (see
+// GateHolds). One whose range does not parse is kept, so that it is seen:
 // TestDeclarationsParse names it.
 func ForRelease(ds []checkkit.Divergence, release string) []checkkit.Divergence {
 	var out []checkkit.Divergence
 	for _, d := range ds {
-		if ok, err := InRange(d.Releases, release); err != nil || ok {
+		if ok, err := InRange(d.Releases, release); (err != nil || ok) && GateHolds(d.Gate) {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// GateHolds reports whether a declaration's gate condition (Divergence.Gate:
+// "Name" on, "!Name" off, "" always) holds in this process. A gate the
+// release does not have is off: the behaviour it would switch on is not
+// there.
+func GateHolds(cond string) bool {
+	if cond == "" {
+		return true
+	}
+	name, off := strings.CutPrefix(cond, "!")
+	on, _ := GateOn(name)
+	return on != off
+}
+
+// WatchListClient is client-go's gate that makes a reflector stream its
+// initial list over a watch (on by default from v0.35): the subjects turn
+// off their watch-list capability when it is off, and the declarations
+// about streams hold only when it is on.
+const WatchListClient = "WatchListClient"
+
+// streams reports whether client-go's reflector streams in this process.
+func streams() bool {
+	on, _ := GateOn(WatchListClient)
+	return on
+}
+
+// noWatchList is whether the subjects declare no watch-list: when the
+// WatchListClient gate is off, from v0.35, the release it is on by
+// default. (Before v0.35 the gate is off by default and the declarations
+// of reflectorOldReleases still describe what that does when a check asks
+// for a stream: the reflector lists.)
+func noWatchList() bool {
+	from, _ := InRange(watchListDefault, Release)
+	return from && !streams()
 }
 
 // InRange reports whether release is in rng (releaserange.InRange: one
