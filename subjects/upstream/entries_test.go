@@ -30,18 +30,29 @@ func TestOneDeclarationPerRelease(t *testing.T) {
 	}
 	for _, release := range Matrix {
 		for comp, ds := range lists {
-			seen := map[string]bool{}
+			seen := map[string][]string{} // check -> the gates of the declarations that hold
 			for _, d := range ds {
 				in, err := InRange(d.Releases, release)
 				if err != nil {
 					t.Errorf("%s/%s: %v", comp, d.Check, err)
 					continue
 				}
-				if in && seen[d.Check] {
-					t.Errorf("%s/%s: two declarations hold for %s", comp, d.Check, release)
+				if !in {
+					continue
 				}
-				seen[d.Check] = seen[d.Check] || in
+				for _, g := range seen[d.Check] {
+					if !exclusive(g, d.Gate) {
+						t.Errorf("%s/%s: two declarations hold for %s (gates %q and %q)", comp, d.Check, release, g, d.Gate)
+					}
+				}
+				seen[d.Check] = append(seen[d.Check], d.Gate)
 			}
 		}
 	}
+}
+
+// exclusive reports whether two gate conditions never hold together: one
+// gate, on in one and off in the other.
+func exclusive(a, b string) bool {
+	return a != "" && b != "" && (a == "!"+b || b == "!"+a)
 }
