@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"golang.org/x/mod/semver"
 	"io"
 	"os"
 	"os/exec"
@@ -65,6 +66,7 @@ func matrixCmd(args []string) int {
 	list := fs.String("releases", "", "comma-separated client-go releases (default: the matrix's "+strings.Join(releases.Matrix, ","))
 	out := fs.String("out", filepath.Join("docs", "matrix"), "write OUT.json and OUT.md, whose summary tables the README links to (relative to the module root)")
 	render := fs.Bool("render", false, "run nothing: write OUT.md again from OUT.json")
+	patches := fs.Bool("patches", false, "run the first patch (vX.Y.0) beside the newest of each minor release in the list, so that a behaviour a backport changed shows as a change within the minor line")
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
@@ -78,6 +80,9 @@ func matrixCmd(args []string) int {
 	rels := releases.Matrix
 	if *list != "" {
 		rels = strings.Split(*list, ",")
+	}
+	if *patches {
+		rels = withFirstPatches(rels)
 	}
 	for _, r := range rels {
 		if err := releases.Check(r); err != nil {
@@ -124,6 +129,22 @@ func matrixCmd(args []string) int {
 		}
 	}
 	return 0
+}
+
+// withFirstPatches puts before each release of a minor line its first
+// patch, vX.Y.0 (a pre-release, or a release that is its line's first, is
+// kept alone): the matrix then shows, between the two, what changed within
+// the line, where fixes are backported.
+func withFirstPatches(rels []string) []string {
+	var out []string
+	for _, r := range rels {
+		first := semver.MajorMinor(r) + ".0"
+		if semver.Prerelease(r) == "" && r != first && !slices.Contains(out, first) {
+			out = append(out, first)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // renderMatrix writes the Markdown again from a matrix's JSON, so that a

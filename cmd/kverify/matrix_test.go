@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,5 +37,13 @@ func TestMatrixMarkdownCurrent(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "## Summary\n\n| component \\ client-go v0.") {
 		t.Error("docs/matrix.md has no summary table")
+	}
+}
+
+func TestWithFirstPatches(t *testing.T) {
+	got := withFirstPatches([]string{"v0.20.15", "v0.21.0", "v0.37.2", "v0.38.0-beta.0"})
+	want := []string{"v0.20.0", "v0.20.15", "v0.21.0", "v0.37.0", "v0.37.2", "v0.38.0-beta.0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("withFirstPatches = %v, want %v", got, want)
 	}
 }

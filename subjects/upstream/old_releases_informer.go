@@ -61,6 +61,20 @@ var informerOldReleases = []checkkit.Divergence{
 		d.Evidence += "; " + deltaFIFOOrderEvidence
 		return d
 	}(),
+	// listener/exhaustive meets what listener/delivery meets, in every
+	// run: the same declarations, for the exhaustive check.
+	func() checkkit.Divergence {
+		d := handlerDone(pinf.CheckExhaustive, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`)
+		d.Releases = ">=v0.33.0 <v0.37.0"
+		return d
+	}(),
+	func() checkkit.Divergence {
+		d := handlerDone(pinf.CheckExhaustive, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)|`+deltaFIFOOrderShape)
+		d.Releases, d.Guarantees = "<v0.33.0", append(d.Guarantees, pinf.GDelivery)
+		d.Reason += "; and " + deltaFIFOOrderReason
+		d.Evidence += "; " + deltaFIFOOrderEvidence
+		return d
+	}(),
 	handlerDone(pinf.CheckShutdown, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`),
 	handlerDone(pinf.CheckRace, pinf.GAtomic, `^Atomic calls: .*the removed handler's Done is open although no call is in progress`),
 	{Check: prefl.CheckAssembledStop, Releases: "<v0.33.0",
