@@ -421,6 +421,8 @@ func printCoverage(w io.Writer, rs []*result) {
 		switch {
 		case c.Stopped:
 			closed = "stopped at a violation"
+		case c.States == 0 && c.Excused > 0:
+			closed = "every run meets the declared divergence"
 		case !c.Exhausted:
 			closed = fmt.Sprintf("no (%d at the bound)", c.Frontier)
 		}

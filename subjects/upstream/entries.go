@@ -57,6 +57,15 @@ func GateHolds(cond string) bool {
 	return on != off
 }
 
+// watchListDefault are the releases whose reflector streams its initial
+// list over a watch by default (the WatchListClient feature gate, on by
+// default from v1.35, k8s.io/client-go@v0.35.10/features/known_features.go:103):
+// the declarations about watch-list streams hold there while the gate is
+// on. Before, the reflector lists and watches, so those paths are not
+// taken (the findings' reproducers turn the gate on and show them from
+// v0.27). Here, not in an era file: every era's noWatchList reads it.
+const watchListDefault = ">=v0.35.0"
+
 // WatchListClient is client-go's gate that makes a reflector stream its
 // initial list over a watch (on by default from v0.35): the subjects turn
 // off their watch-list capability when it is off, and the declarations

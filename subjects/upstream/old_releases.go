@@ -55,6 +55,7 @@ var unfinishedLoopDivergences = map[string][]checkkit.Divergence{
 		unfinishedLoop(pwq.CheckModel, "<v0.21.0", deadlockGuarantees, deadlockShape),
 		unfinishedLoop("queue/liveness", "<v0.21.0", deadlockGuarantees, deadlockShape),
 		unfinishedLoop("queue/race", "<v0.21.0", deadlockGuarantees, deadlockShape),
+		unfinishedLoop(pwq.CheckExhaustive, "<v0.21.0", deadlockGuarantees, deadlockShape),
 		// done-unheld: the pinned release's declaration (Len law) holds
 		// from v0.21; on v0.20 the same check meets the goroutine too.
 		func() checkkit.Divergence {
@@ -73,6 +74,7 @@ var unfinishedLoopDivergences = map[string][]checkkit.Divergence{
 		unfinishedLoop("delaying/liveness", "<v0.21.0", deadlockGuarantees, deadlockShape),
 		unfinishedLoop("delaying/race", "<v0.21.0", deadlockGuarantees, deadlockShape),
 		unfinishedLoop("delaying/scale", "<v0.21.0", deadlockGuarantees, deadlockShape),
+		unfinishedLoop(pwq.CheckDelayingExhaustive, "<v0.21.0", deadlockGuarantees, deadlockShape),
 		// leak: the pinned release's declaration (the waiting loop after
 		// ShutDownWithDrain) holds where this one does not.
 		func() checkkit.Divergence {
@@ -84,6 +86,7 @@ var unfinishedLoopDivergences = map[string][]checkkit.Divergence{
 	pwq.ComponentRateLimit: {
 		unfinishedLoop(pwq.CheckRateLimitingDelegate, unfinishedLoopReleases, deadlockGuarantees, deadlockShape),
 		unfinishedLoop(pwq.CheckRateLimitingModel, "<v0.21.0", deadlockGuarantees, deadlockShape),
+		unfinishedLoop(pwq.CheckRateLimitingExhaustive, "<v0.21.0", deadlockGuarantees, deadlockShape),
 	},
 }
 

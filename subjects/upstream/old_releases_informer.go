@@ -8,14 +8,6 @@ import (
 	prefl "github.com/kverify/kverify/props/reflector"
 )
 
-// watchListDefault are the releases whose reflector streams its initial
-// list over a watch by default (the WatchListClient feature gate, on by
-// default from v1.35, k8s.io/client-go@v0.35.10/features/known_features.go:103):
-// the declarations about watch-list streams hold there. Before, the
-// reflector lists and watches, so those paths are not taken (the
-// findings' reproducers turn the gate on and show them from v0.27).
-const watchListDefault = ">=v0.35.0"
-
 // reflectorOldReleases are the reflector's declarations for older
 // releases (see old_releases.go).
 var reflectorOldReleases = []checkkit.Divergence{

@@ -20,8 +20,13 @@ var WorkqueueDivergences = slices.Concat(QueueDivergences, DelayingDivergences, 
 var QueueDivergences = append([]checkkit.Divergence{
 	drainSkipsQueued(pwq.CheckDrain),
 	// The exhaustive search meets the same drain in its first runs (Add,
-	// ShutDownWithDrain), and goes on past it to every other state.
-	drainSkipsQueued(pwq.CheckExhaustive),
+	// ShutDownWithDrain), and goes on past it to every other state; before
+	// v0.23 there is no drain (the adapter's is a ShutDown).
+	func() checkkit.Divergence {
+		d := drainSkipsQueued(pwq.CheckExhaustive)
+		d.Releases = ">=v0.23.0"
+		return d
+	}(),
 	{
 		Check:      pwq.CheckDoneUnheld,
 		Releases:   ">=v0.21.0", // v0.20: old_releases.go
