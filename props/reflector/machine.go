@@ -144,8 +144,19 @@ func (w *world) noResync(st StoreState) {
 // this package's, the runtime's or the test framework's), shortened, for a
 // report of where a subject waits.
 func stacks() string {
+	// The whole dump, however many goroutines the process holds: one cut
+	// at a fixed size lost the reflector's goroutines, and with them the
+	// stack a declaration's shape looks for, when earlier checks had left
+	// many goroutines in the process.
 	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if strings.Contains(g, "kverify/props/reflector.start") {

@@ -95,4 +95,5 @@ var RealFIFODivergences = append([]checkkit.Divergence{
 			"deliberately panics on a breach with \"coding error: ...\" (:813-828)",
 	},
 }, batchKeys(pfifo.CheckAtomic, pfifo.GBatch), batchKeys(pfifo.CheckBatch, pfifo.GBatch), batchKeys(pfifo.CheckFaults, pfifo.GBatch),
-	batchKeys(pfifo.CheckModel, pfifo.GBatch), batchKeys(pfifo.CheckRules, pfifo.GBatch), batchKeys(pfifo.CheckCollaborators, pfifo.GKnownFaults, pfifo.GFailedCall))
+	batchKeys(pfifo.CheckModel, pfifo.GBatch), batchKeys(pfifo.CheckRules, pfifo.GBatch), batchKeys(pfifo.CheckCollaborators, pfifo.GKnownFaults, pfifo.GFailedCall),
+	batchKeys(pfifo.CheckExhaustive, pfifo.GBatch))

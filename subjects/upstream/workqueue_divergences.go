@@ -65,8 +65,12 @@ var DelayingDivergences = append([]checkkit.Divergence{
 			"the delaying queue's stopOnce swallows that second ShutDown",
 	},
 	{
-		Check:      pwq.CheckDelayingLeak,
-		Releases:   ">=v0.23.0 <v0.27.0 || >=v0.35.0", // no drain before v0.23; old_releases.go for the others
+		Check: pwq.CheckDelayingLeak,
+		// No drain before v0.23; old_releases.go for the others. Not
+		// observed on v0.38.0-beta.0 in every run of 2026-12-06, though its
+		// ShutDownWithDrain still leaves stopCh open: what changed is not
+		// read yet (issue 41's matrix rerun).
+		Releases:   ">=v0.23.0 <v0.27.0 || >=v0.35.0 <v0.38.0-0",
 		Guarantees: []string{pwq.GNoLeak},
 		Shape:      `^No leak: after ShutDownWithDrain returned: found unexpected goroutines:(?s:.*)delaying_queue\.go`,
 		Reason:     "ShutDownWithDrain is the inner queue's (delayingType does not override it): stopCh is not closed nor the heartbeat stopped, so waitingLoop runs on until its next wake-up (the 10s heartbeat, a timer or an AddAfter) finds the queue shutting down",
