@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -24,14 +23,9 @@ func mergeVerify(files []string, rf reportFlags, args []string) int {
 	rep := newReport("verify", args, false, "")
 	index := map[string]int{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		r, err := readVerifyReport(f)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "kverify: --merge:", err)
-			return 2
-		}
-		var r report
-		if err := json.Unmarshal(data, &r); err != nil || r.Format != ReportVersion || r.Command != "verify" {
-			fmt.Fprintf(os.Stderr, "kverify: --merge: %s is not a %s report of kverify verify (%v)\n", f, ReportVersion, err)
 			return 2
 		}
 		rep.Race = rep.Race || r.Race

@@ -34,10 +34,7 @@ var gapAlphabet = []time.Duration{0, time.Second, exhaustiveReset - 1, exhaustiv
 // against the model. The search is unreduced: every sequence runs.
 func resetExhaustive(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		all := make([]int, len(gapAlphabet))
-		for i := range all {
-			all[i] = i
-		}
+		all := checkkit.Every(len(gapAlphabet))
 		cov, err := checkkit.Explore(cfg, checkkit.Space[time.Duration]{
 			Name: "clock moves", Steps: gapAlphabet, Depth: resetDepth, NoReduce: true,
 			Run: func(gaps []time.Duration) (string, []int, error) {

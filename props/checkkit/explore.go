@@ -153,6 +153,17 @@ func ParseCoverage(output string) (Coverage, bool) {
 	return c, true
 }
 
+// Every is every index of an alphabet of n steps: the enabled steps of a
+// Run whose steps are always all enabled (an unreduced search over
+// faults, answers, clock moves).
+func Every(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // node is a state the search reached, with the shortest sequence that
 // reaches it (the one it replays to expand it).
 type node struct {

@@ -40,10 +40,7 @@ var outcomeLimiter = spec.Limiter{Base: time.Millisecond, Max: 8 * time.Millisec
 // every sequence runs.
 func outcomesExhaustive(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		all := make([]int, len(outcomeAlphabet))
-		for i := range all {
-			all[i] = i
-		}
+		all := checkkit.Every(len(outcomeAlphabet))
 		cov, err := checkkit.Explore(cfg, checkkit.Space[behaviour]{
 			Name: "reconcile answers", Steps: outcomeAlphabet, Depth: outcomesDepth, NoReduce: true,
 			Run: func(answers []behaviour) (string, []int, error) {

@@ -38,10 +38,7 @@ var wireHistory = []Op{
 // as wire/schedules judges a schedule. Unreduced: every schedule runs.
 func faultsExhaustive(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		all := make([]int, len(wireFaults))
-		for i := range all {
-			all[i] = i
-		}
+		all := checkkit.Every(len(wireFaults))
 		cov, err := checkkit.Explore(cfg, checkkit.Space[modelserver.Fault]{
 			Name: "faults", Steps: wireFaults, Depth: wireFaultsDepth, NoReduce: true,
 			Run: func(faults []modelserver.Fault) (string, []int, error) {

@@ -3,6 +3,8 @@
 package upstream
 
 import (
+	"slices"
+
 	"github.com/kverify/kverify/props/checkkit"
 	pinf "github.com/kverify/kverify/props/informer"
 	prefl "github.com/kverify/kverify/props/reflector"
@@ -38,63 +40,52 @@ var reflectorOldReleases = []checkkit.Divergence{
 }
 
 // informerOldReleases are the informer's declarations for older releases.
-var informerOldReleases = []checkkit.Divergence{
-	handlerDone(pinf.CheckLifecycle, pinf.GLifecycle, `^Lifecycle calls are safe: .*the registration's Done is still open after Stop`),
-	func() checkkit.Divergence {
-		d := handlerDone(pinf.CheckDelivery, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`)
-		d.Releases = ">=v0.33.0 <v0.37.0"
-		return d
-	}(),
-	// Before v0.33, delivery meets the DeltaFIFO's order as well.
-	func() checkkit.Divergence {
-		d := handlerDone(pinf.CheckDelivery, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)|`+deltaFIFOOrderShape)
-		d.Releases, d.Guarantees = "<v0.33.0", append(d.Guarantees, pinf.GDelivery)
-		d.Reason += "; and " + deltaFIFOOrderReason
-		d.Evidence += "; " + deltaFIFOOrderEvidence
-		return d
-	}(),
+var informerOldReleases = slices.Concat(deliveryOldReleases(pinf.CheckDelivery),
 	// listener/exhaustive meets what listener/delivery meets, in every
-	// run: the same declarations, for the exhaustive check.
-	func() checkkit.Divergence {
-		d := handlerDone(pinf.CheckExhaustive, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`)
-		d.Releases = ">=v0.33.0 <v0.37.0"
-		return d
-	}(),
-	func() checkkit.Divergence {
-		d := handlerDone(pinf.CheckExhaustive, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)|`+deltaFIFOOrderShape)
-		d.Releases, d.Guarantees = "<v0.33.0", append(d.Guarantees, pinf.GDelivery)
-		d.Reason += "; and " + deltaFIFOOrderReason
-		d.Evidence += "; " + deltaFIFOOrderEvidence
-		return d
-	}(),
-	handlerDone(pinf.CheckShutdown, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`),
-	handlerDone(pinf.CheckRace, pinf.GAtomic, `^Atomic calls: .*the removed handler's Done is open although no call is in progress`),
-	{Check: prefl.CheckAssembledStop, Releases: "<v0.33.0",
-		Guarantees: []string{prefl.GRunWaitsReflector},
-		Shape:      `^Run returns only once its reflector has stopped, with no request of it in flight: after Run returned, the reflector's .* is still in flight`,
-		Reason:     "before v0.33 the ListerWatcher takes no context, so a LIST or WATCH in flight when the informer stops cannot be cancelled: Run returns while the reflector's request is still open",
-		Upstream:   "k8s.io/client-go@v0.32.13/tools/cache/listwatch.go:33-50, reflector.go:511-565",
-		Class:      checkkit.ClassDefect,
-		Evidence: "no upstream report; changed, not fixed, by https://github.com/kubernetes/kubernetes/pull/129341 (\"client-go watch: context support\", merged 2025-01; first in v0.33.0), a cleanup with no release note: " +
-			"\"The Lister and Watcher interfaces only supported methods without context, but were typically implemented with client-go API calls which need a context\"; " +
-			"from v0.33 the request is cancelled when the informer stops, so the check passes, but Run still does not wait for the LIST goroutine (k8s.io/client-go@v0.37.2/tools/cache/reflector.go:683-743)"},
-	{Check: pinf.CheckIsolation, Releases: "<v0.33.0",
-		Guarantees: []string{pinf.GIsolation},
-		Shape:      `^Isolation: with another handler blocked, \w+: call \d+ is (update|delete):\w+, want add:\w+`,
-		Reason:     deltaFIFOOrderReason,
-		Upstream:   deltaFIFOOrderUpstream,
-		Class:      checkkit.ClassDesign,
-		Evidence:   deltaFIFOOrderEvidence},
-	// The random informer check meets the same accumulation now and then:
-	// a key popped with its later deltas while the initial population
-	// drains carries isInInitialList for all of them.
-	{Check: prefl.CheckAssembledConverge, Releases: "<v0.33.0", Intermittent: true,
-		Guarantees: []string{prefl.GHandlerCalls},
-		Shape:      `^handler calls consistent with the handler's view: handler \d+: OnAdd\([^)]*, isInInitialList=true\) after the handler's initial list`,
-		Reason:     deltaFIFOOrderReason + "; and a key popped while the initial population drains is flagged isInInitialList for every delta it accumulated, so an add that came after the handler's initial list can arrive flagged initial",
-		Upstream:   deltaFIFOOrderUpstream,
-		Class:      checkkit.ClassDesign,
-		Evidence:   deltaFIFOOrderEvidence},
+	// run: the same declarations.
+	deliveryOldReleases(pinf.CheckExhaustive), []checkkit.Divergence{
+		handlerDone(pinf.CheckLifecycle, pinf.GLifecycle, `^Lifecycle calls are safe: .*the registration's Done is still open after Stop`),
+		handlerDone(pinf.CheckShutdown, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`),
+		handlerDone(pinf.CheckRace, pinf.GAtomic, `^Atomic calls: .*the removed handler's Done is open although no call is in progress`),
+		{Check: prefl.CheckAssembledStop, Releases: "<v0.33.0",
+			Guarantees: []string{prefl.GRunWaitsReflector},
+			Shape:      `^Run returns only once its reflector has stopped, with no request of it in flight: after Run returned, the reflector's .* is still in flight`,
+			Reason:     "before v0.33 the ListerWatcher takes no context, so a LIST or WATCH in flight when the informer stops cannot be cancelled: Run returns while the reflector's request is still open",
+			Upstream:   "k8s.io/client-go@v0.32.13/tools/cache/listwatch.go:33-50, reflector.go:511-565",
+			Class:      checkkit.ClassDefect,
+			Evidence: "no upstream report; changed, not fixed, by https://github.com/kubernetes/kubernetes/pull/129341 (\"client-go watch: context support\", merged 2025-01; first in v0.33.0), a cleanup with no release note: " +
+				"\"The Lister and Watcher interfaces only supported methods without context, but were typically implemented with client-go API calls which need a context\"; " +
+				"from v0.33 the request is cancelled when the informer stops, so the check passes, but Run still does not wait for the LIST goroutine (k8s.io/client-go@v0.37.2/tools/cache/reflector.go:683-743)"},
+		{Check: pinf.CheckIsolation, Releases: "<v0.33.0",
+			Guarantees: []string{pinf.GIsolation},
+			Shape:      `^Isolation: with another handler blocked, \w+: call \d+ is (update|delete):\w+, want add:\w+`,
+			Reason:     deltaFIFOOrderReason,
+			Upstream:   deltaFIFOOrderUpstream,
+			Class:      checkkit.ClassDesign,
+			Evidence:   deltaFIFOOrderEvidence},
+		// The random informer check meets the same accumulation now and then:
+		// a key popped with its later deltas while the initial population
+		// drains carries isInInitialList for all of them.
+		{Check: prefl.CheckAssembledConverge, Releases: "<v0.33.0", Intermittent: true,
+			Guarantees: []string{prefl.GHandlerCalls},
+			Shape:      `^handler calls consistent with the handler's view: handler \d+: OnAdd\([^)]*, isInInitialList=true\) after the handler's initial list`,
+			Reason:     deltaFIFOOrderReason + "; and a key popped while the initial population drains is flagged isInInitialList for every delta it accumulated, so an add that came after the handler's initial list can arrive flagged initial",
+			Upstream:   deltaFIFOOrderUpstream,
+			Class:      checkkit.ClassDesign,
+			Evidence:   deltaFIFOOrderEvidence},
+	})
+
+// deliveryOldReleases are the declarations of a check of the delivery
+// machine (listener/delivery, listener/exhaustive) before v0.37: the open
+// Done, and before v0.33 the DeltaFIFO's order as well.
+func deliveryOldReleases(check string) []checkkit.Divergence {
+	done := handlerDone(check, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`)
+	done.Releases = ">=v0.33.0 <v0.37.0"
+	order := handlerDone(check, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)|`+deltaFIFOOrderShape)
+	order.Releases, order.Guarantees = "<v0.33.0", append(order.Guarantees, pinf.GDelivery)
+	order.Reason += "; and " + deltaFIFOOrderReason
+	order.Evidence += "; " + deltaFIFOOrderEvidence
+	return []checkkit.Divergence{done, order}
 }
 
 // The informer's queue before v0.33: a DeltaFIFO.
