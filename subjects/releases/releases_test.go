@@ -55,3 +55,17 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// TestKeepFilePatchEras: an era tag may name a patch release, for an API
+// backported within a minor line (DeltaFIFOOptions.Transformer, in
+// v0.24.13, v0.25.9 and v0.26.4).
+func TestKeepFilePatchEras(t *testing.T) {
+	const notr = "(clientgo_before_v0_24_13 && !clientgo_before_v0_24) || (clientgo_before_v0_26_4 && !clientgo_before_v0_26)"
+	src := "//go:build clientgo_before_v0_36 && !clientgo_before_v0_24 && !(" + notr + ")\n\npackage upstream\n"
+	for release, want := range map[string]bool{"v0.23.17": false, "v0.24.0": false, "v0.24.12": false, "v0.24.13": true, "v0.25.0": true, "v0.26.3": false, "v0.26.4": true, "v0.35.10": true, "v0.36.0": false} {
+		keep, strip, _, err := keepFile([]byte(src), release)
+		if err != nil || keep != want || !strip {
+			t.Errorf("%s: keep %v strip %v err %v; want keep %v", release, keep, strip, err, want)
+		}
+	}
+}

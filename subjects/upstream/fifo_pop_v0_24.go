@@ -1,4 +1,4 @@
-//go:build clientgo_before_v0_27 && !clientgo_before_v0_24
+//go:build clientgo_before_v0_27 && !clientgo_before_v0_24 && !((clientgo_before_v0_24_13 && !clientgo_before_v0_24) || (clientgo_before_v0_25_9 && !clientgo_before_v0_25) || (clientgo_before_v0_26_4 && !clientgo_before_v0_26))
 
 package upstream
 

@@ -1,4 +1,4 @@
-//go:build clientgo_before_v0_36 && !clientgo_before_v0_24
+//go:build clientgo_before_v0_36 && !clientgo_before_v0_24 && !((clientgo_before_v0_24_13 && !clientgo_before_v0_24) || (clientgo_before_v0_25_9 && !clientgo_before_v0_25) || (clientgo_before_v0_26_4 && !clientgo_before_v0_26))
 
 package upstream
 
@@ -17,7 +17,8 @@ import (
 
 // DeltaFIFO returns client-go's cache.DeltaFIFO (v0.24 to v0.35) as a
 // subject, made with NewDeltaFIFOWithOptions (DeltaFIFOOptions.Transformer
-// is first in v0.24) and MetaNamespaceKeyFunc. Before v0.36 the FIFO has
+// is first in v0.27.0, backported to v0.24.13, v0.25.9 and v0.26.4:
+// before_v0_24.go has the releases without it) and MetaNamespaceKeyFunc. Before v0.36 the FIFO has
 // no Done channel: oldDeltaFIFO keeps one, closed when it sees the FIFO
 // synced (see oldDeltaFIFO). Pop's process func takes isInInitialList
 // from v0.27 (fifo_pop_v0_27.go); before, the adapter works it out
