@@ -24,6 +24,18 @@ var exploreMutants = []Mutant{
 	{ID: "inf-shared-join-started-is-synced", Component: "informer", File: sharedGo,
 		Bug: "AddEventHandler on a running informer tells the new handler the informer has synced once its initial list is queued, taking \"started\" for \"synced\": a handler added while the first list is in flight reports HasSynced before the informer has synced",
 		Old: "	if i.synced {\n		l.UpstreamSynced()\n	} else {", New: "	if i.synced || i.started {\n		l.UpstreamSynced()\n	} else {"},
+	// Handlers with different resync periods joining in every order, and
+	// when the resync timer starts relative to the first sync: the fixed
+	// timeline of assembled/resync joins its handlers in one order, with
+	// the first request answered at once.
+	{ID: "inf-resync-lowered-from-default", Component: "informer", File: sharedGo,
+		Bug: "a handler added before Run is compared with the informer's default period, not with the check period as earlier handlers left it, so a handler asking for more than an earlier one (but less than the default, or the default itself) raises the check period back: the order of AddEventHandlerWithResyncPeriod calls before Run changes every handler's resyncs",
+		Old: "	req, eff, check, err := JoinResync(period, i.check, i.started)",
+		New: "	base := i.check\n\tif !i.started {\n\t\tbase = i.defaultResync // the last lowering wins\n\t}\n\treq, eff, check, err := JoinResync(period, base, i.started)"},
+	{ID: "inf-resync-armed-at-run", Component: "informer", File: sharedGo,
+		Bug: "the informer runs its own resync timer from Run (Processor.RunResync) instead of the reflector's, which client-go arms only once the first sync is stored: when the first list takes time, every resync comes that much early",
+		Old: "\tro.ResyncPeriod, ro.ShouldResync = i.check, i.proc.ShouldResync\n\trefl, err := reflector.New(i.lw, i.fifo, ro)\n\tif err != nil {\n\t\t// NewInformer took these options but for a period >= 0.\n\t\tpanic(fmt.Sprintf(\"informer: the reflector's options, accepted by NewInformer, are refused at Run: %v\", err))\n\t}\n\ti.refl = refl\n\ti.mu.Unlock()\n\n\trctx, cancel := context.WithCancel(ctx)\n\tdefer cancel()\n\tvar wg sync.WaitGroup\n\twg.Go(func() { i.proc.Run(rctx) })\n\twg.Go(func() { refl.Run(rctx) })\n",
+		New: "\tcheck := i.check // the informer's own resync timer, armed at Run\n\trefl, err := reflector.New(i.lw, i.fifo, ro)\n\tif err != nil {\n\t\t// NewInformer took these options but for a period >= 0.\n\t\tpanic(fmt.Sprintf(\"informer: the reflector's options, accepted by NewInformer, are refused at Run: %v\", err))\n\t}\n\ti.refl = refl\n\ti.mu.Unlock()\n\n\trctx, cancel := context.WithCancel(ctx)\n\tdefer cancel()\n\tvar wg sync.WaitGroup\n\twg.Go(func() { i.proc.Run(rctx) })\n\twg.Go(func() { refl.Run(rctx) })\n\twg.Go(func() { i.proc.RunResync(rctx, check, nil, func() { _ = i.fifo.Resync() }) })\n"},
 	// The informer's own cache, the store its listers read: compared with
 	// the server by nothing before assembled/cache.
 	{ID: "store-replace-merges", Component: "informer", File: "impl/store/store.go",

@@ -127,6 +127,12 @@ func (c Config) environ() kvenv.Config {
 	return env
 }
 
+// Deeper is the depth the run adds to every exhaustive bound
+// (KVERIFY_DEEPER, kverify --deeper): Explore adds it to Space.Depth, and
+// a check whose alphabet is limited besides (how many handlers may join)
+// raises those limits with it.
+func (c Config) Deeper() int { return max(c.environ().Deeper, 0) }
+
 // isAbandoned reports whether the runner has given up on the check as hung.
 func (c Config) isAbandoned() bool { return c.abandoned != nil && c.abandoned.Load() }
 

@@ -265,8 +265,14 @@ func Explore[S any](cfg Config, sp Space[S]) (cov Coverage, err error) {
 		}
 		level = next
 	}
-	cov.Frontier = len(level)
-	cov.Exhausted = len(level) == 0
+	// A state at the bound with no step enabled is a leaf, not frontier:
+	// the search closed there too.
+	for _, n := range level {
+		if len(n.enabled) > 0 {
+			cov.Frontier++
+		}
+	}
+	cov.Exhausted = cov.Frontier == 0
 	return cov, nil
 }
 

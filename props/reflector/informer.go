@@ -104,6 +104,15 @@ func InformerChecks(s InformerSubject) []checkkit.Check {
 				}
 				return fmt.Errorf("reflector: the trace is not an assembled/joins trace")
 			}},
+		checkkit.Check{Name: CheckAssembledResyncOrders, Family: checkkit.FamilyExhaustive,
+			Guarantee: fmt.Sprintf("with the server holding the informer's first request, every order of up to %d steps of handlers joining with different resync periods (the default, 300ms, 2.5s, 6s; before Run, between Run and the sync, after it), Run, the server's answer and time passing, breadth first with one run per model state: every handler gets its initial list at the sync (or at its join after it) and OnUpdate(o, o) for every stored object at exactly the resync checks spec/informer.Resync makes of that order (the check period lowered by handlers added before Run, final at Run, the timer armed at the first sync), and nothing else", orderDepth),
+			Run:       resyncOrders(s),
+			Replay: func(t *testing.T, tr *traces.Trace) error {
+				if ok, err := replayOrders(t, checkkit.Config{}, s, tr); ok {
+					return err
+				}
+				return fmt.Errorf("reflector: the trace is not an assembled/resync-orders trace")
+			}}.OfferedIf(!s.Capabilities.NoResync, "the subject declares no resync"),
 	}
 	for i := range cs {
 		cs[i].Run = saved("informer", cs[i].Name, cs[i].Run)

@@ -21,11 +21,13 @@ const MinimumResyncPeriod = time.Second
 // Start + k × check period (k >= 1); the caller runs it with Round once the
 // time has come, before anything that happens later.
 type Resync struct {
-	check    time.Duration
-	started  bool
-	start    time.Time
-	rounds   int
-	handlers []ResyncHandler
+	check time.Duration
+	// started: Run was called (the check period is final); armed: the
+	// resync timer runs, from start.
+	started, armed bool
+	start          time.Time
+	rounds         int
+	handlers       []ResyncHandler
 }
 
 // ResyncHandler is one handler's resync state in the model.
@@ -51,6 +53,12 @@ func NewResync(check time.Duration) *Resync {
 
 // CheckPeriod is the informer's check period so far.
 func (m *Resync) CheckPeriod() time.Duration { return m.check }
+
+// Len is the number of handlers added.
+func (m *Resync) Len() int { return len(m.handlers) }
+
+// Armed is when the resync timer was armed; false if it is not.
+func (m *Resync) Armed() (time.Time, bool) { return m.start, m.armed }
 
 // Handler returns handler i's state.
 func (m *Resync) Handler(i int) ResyncHandler { return m.handlers[i] }
@@ -89,17 +97,32 @@ func effective(requested, check time.Duration) time.Duration {
 // Remove removes handler i.
 func (m *Resync) Remove(i int) { m.handlers[i].Removed = true }
 
-// Start starts the informer at now: the resync timer is armed.
+// Start starts the informer at now with the resync timer armed at once:
+// Run and Arm together, as when the first sync takes no time.
 func (m *Resync) Start(now time.Time) {
-	if !m.started {
-		m.started, m.start = true, now
+	m.Run()
+	m.Arm(now)
+}
+
+// Run marks the informer running: the check period is final, and a
+// handler added from now on is raised to it.
+func (m *Resync) Run() { m.started = true }
+
+// Arm arms the resync timer at now. client-go arms it when the first sync
+// has been stored, not at Run: ListAndWatchWithContext lists (or streams
+// the initial events) and only then calls watchWithResync, which starts
+// the timer (k8s.io/client-go@v0.37.2/tools/cache/reflector.go:470-551).
+// Only the first Arm counts: the model has no relists.
+func (m *Resync) Arm(now time.Time) {
+	if !m.armed {
+		m.started, m.armed, m.start = true, true, now
 	}
 }
 
-// NextRound is the time of the next resync round; false if the informer
-// has not started or never resyncs.
+// NextRound is the time of the next resync round; false if the timer is
+// not armed or the informer never resyncs.
 func (m *Resync) NextRound() (time.Time, bool) {
-	if !m.started || m.check == 0 {
+	if !m.armed || m.check == 0 {
 		return time.Time{}, false
 	}
 	return m.start.Add(time.Duration(m.rounds+1) * m.check), true
