@@ -36,6 +36,14 @@ var exploreMutants = []Mutant{
 		Bug: "the informer runs its own resync timer from Run (Processor.RunResync) instead of the reflector's, which client-go arms only once the first sync is stored: when the first list takes time, every resync comes that much early",
 		Old: "\tro.ResyncPeriod, ro.ShouldResync = i.check, i.proc.ShouldResync\n\trefl, err := reflector.New(i.lw, i.fifo, ro)\n\tif err != nil {\n\t\t// NewInformer took these options but for a period >= 0.\n\t\tpanic(fmt.Sprintf(\"informer: the reflector's options, accepted by NewInformer, are refused at Run: %v\", err))\n\t}\n\ti.refl = refl\n\ti.mu.Unlock()\n\n\trctx, cancel := context.WithCancel(ctx)\n\tdefer cancel()\n\tvar wg sync.WaitGroup\n\twg.Go(func() { i.proc.Run(rctx) })\n\twg.Go(func() { refl.Run(rctx) })\n",
 		New: "\tcheck := i.check // the informer's own resync timer, armed at Run\n\trefl, err := reflector.New(i.lw, i.fifo, ro)\n\tif err != nil {\n\t\t// NewInformer took these options but for a period >= 0.\n\t\tpanic(fmt.Sprintf(\"informer: the reflector's options, accepted by NewInformer, are refused at Run: %v\", err))\n\t}\n\ti.refl = refl\n\ti.mu.Unlock()\n\n\trctx, cancel := context.WithCancel(ctx)\n\tdefer cancel()\n\tvar wg sync.WaitGroup\n\twg.Go(func() { i.proc.Run(rctx) })\n\twg.Go(func() { refl.Run(rctx) })\n\twg.Go(func() { i.proc.RunResync(rctx, check, nil, func() { _ = i.fifo.Resync() }) })\n"},
+	// A reflector told to stream that lists at every sync after one
+	// fallback: no rule said that a reflector streams again at its next
+	// sync until the request shapes did (mayFallBack). The random
+	// schedules of reflector/malformed reach it (a malformed event fails
+	// a stream).
+	{ID: "refl-fallback-sticks", Component: "reflector", File: "impl/reflector/reflector.go",
+		Bug: "once a watch-list stream failed and the reflector fell back to a list, it never streams again: every later sync lists, though client-go decides afresh at each ListAndWatch",
+		Old: "			fallback = true\n", New: "			fallback, r.useWatchList = true, false\n"},
 	// The informer's own cache, the store its listers read: compared with
 	// the server by nothing before assembled/cache.
 	{ID: "store-replace-merges", Component: "informer", File: "impl/store/store.go",

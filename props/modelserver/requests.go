@@ -48,9 +48,17 @@ type shapes struct {
 	// comment; we do not. Either is accepted.
 	maybeLearned bool
 	lastRV       string // of the last list's first page
-	chainMaybe0  bool
-	inRetry      bool // the list in progress is the immediate retry from ""
-	violations   []string
+	// mayFallBack: the last WATCH was a watch-list request and its stream
+	// has not gone on past the initial-events-end bookmark (endSeen): it
+	// failed, is still sending, or its Replace failed at the bookmark.
+	// Only then may a reflector told to stream list: it falls back to a
+	// list within one ListAndWatch, and decides afresh at the next
+	// (client-go v0.37.2 reflector.go:470-505: useWatchList is never
+	// cleared).
+	mayFallBack, endSeen bool
+	chainMaybe0          bool
+	inRetry              bool // the list in progress is the immediate retry from ""
+	violations           []string
 }
 
 func (c *shapes) fail(format string, args ...any) {
@@ -135,6 +143,10 @@ func (c *shapes) list(opts metav1.ListOptions) {
 		return // the pager's full list after an expired continuation
 	}
 	c.chain = false
+	if c.watchList && !c.noWatchList && !c.inRetryNext() && !c.mayFallBack {
+		c.fail("list %s from a reflector told to stream, with no failed watch-list before it: a reflector falls back to a list only after its stream failed, and streams again at its next sync", Describe(opts))
+	}
+	c.mayFallBack = false
 	rv, limit := c.wantList(c.unavailable)
 	if c.maybeExpired && (opts.ResourceVersion != rv || opts.Limit != limit) {
 		// The stream's expired ERROR may or may not have reached the
@@ -158,6 +170,11 @@ func (c *shapes) list(opts metav1.ListOptions) {
 	c.chainRV, c.chainLimit, c.chainFrom0 = opts.ResourceVersion, opts.Limit, opts.ResourceVersion == "0"
 	c.lastLimit, c.lastRV, c.listExpired, c.maybeExpired = opts.Limit, opts.ResourceVersion, false, false
 }
+
+// inRetryNext reports whether the list about to be checked is the
+// immediate retry from "" of a list that was expired or too large (its
+// pager's second attempt): part of the same fallback.
+func (c *shapes) inRetryNext() bool { return c.unavailable && c.listExpired }
 
 // listed records a LIST's outcome.
 func (c *shapes) listed(opts metav1.ListOptions, cont string, err error) {
@@ -191,11 +208,13 @@ func (c *shapes) watch(opts metav1.ListOptions) {
 		c.fail("watch %s: want bookmarks allowed and a timeout in [%d, %d) seconds", Describe(opts), minTimeoutSeconds, maxTimeoutSeconds)
 	}
 	if opts.SendInitialEvents == nil {
+		c.mayFallBack = false
 		if opts.ResourceVersion != last || opts.ResourceVersionMatch != "" {
 			c.fail("watch from %s, want rv=%q (the last synced version)", Describe(opts), last)
 		}
 		return
 	}
+	c.mayFallBack, c.endSeen = true, false
 	if !*opts.SendInitialEvents || opts.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
 		c.fail("watch-list %s: want sendInitialEvents=true and match NotOlderThan", Describe(opts))
 	}
@@ -242,9 +261,14 @@ func (c *shapes) aborted() { c.maybeExpired = false }
 // delivered records an event a watch-list stream delivered. An expired
 // ERROR whose ambiguity a request already resolved changes nothing more.
 func (c *shapes) delivered(e watch.Event) {
+	if c.endSeen {
+		// The stream goes on past its end bookmark: the sync was stored
+		// and the reflector watches on it.
+		c.mayFallBack = false
+	}
 	switch {
 	case isEndBookmark(e):
-		c.unavailable = false
+		c.unavailable, c.endSeen = false, true
 	case e.Type == watch.Error && c.maybeExpired:
 		c.unavailable, c.listExpired = true, false
 	}
