@@ -44,6 +44,12 @@ var exploreMutants = []Mutant{
 	{ID: "refl-fallback-sticks", Component: "reflector", File: "impl/reflector/reflector.go",
 		Bug: "once a watch-list stream failed and the reflector fell back to a list, it never streams again: every later sync lists, though client-go decides afresh at each ListAndWatch",
 		Old: "			fallback = true\n", New: "			fallback, r.useWatchList = true, false\n"},
+	// Behaviour behind a feature gate: client-go's adapter deciding from
+	// the release number, not from the gate, whether the reflector
+	// streams. With the gates at their defaults nothing differs.
+	{ID: "up-watchlist-from-release", Component: "reflector", File: "subjects/upstream/entries.go", Subject: "upstream",
+		Bug: "the adapter takes client-go's watch-list from the release number (on from v0.35) instead of the WatchListClient gate, so with the gate off it offers streaming syncs the reflector does not make",
+		Old: "	return !streams()\n", New: "	from, _ := InRange(watchListDefault, Release) // v0.35 streams\n\treturn !from\n"},
 	// The informer's own cache, the store its listers read: compared with
 	// the server by nothing before assembled/cache.
 	{ID: "store-replace-merges", Component: "informer", File: "impl/store/store.go",

@@ -31,7 +31,11 @@ type matrixReport struct {
 }
 
 type releaseResult struct {
-	Release   string  `json:"release"`
+	Release string `json:"release"`
+	// Gates is the feature-gate setting the release ran with beyond its
+	// defaults ("WatchListClient=false"; --flip-gates), "" for its
+	// defaults.
+	Gates     string  `json:"gates,omitempty"`
 	Toolchain string  `json:"toolchain,omitempty"` // the Go that built it, when not this one
 	Seconds   float64 `json:"seconds"`
 	Problem   string  `json:"problem,omitempty"` // the suite did not build or run
@@ -67,6 +71,7 @@ func matrixCmd(args []string) int {
 	out := fs.String("out", filepath.Join("docs", "matrix"), "write OUT.json and OUT.md, whose summary tables the README links to (relative to the module root)")
 	render := fs.Bool("render", false, "run nothing: write OUT.md again from OUT.json")
 	patches := fs.Bool("patches", false, "run the first patch (vX.Y.0) beside the newest of each minor release in the list, so that a behaviour a backport changed shows as a change within the minor line")
+	flip := fs.Bool("flip-gates", false, "after each release with its default gates, run it once more for each feature gate it lets a user set (subjects/releases.Gates), with that gate the other way; the changes are listed against the release's default run")
 	pos, code, done := parseArgs(fs, args)
 	if done {
 		return code
@@ -114,8 +119,15 @@ func matrixCmd(args []string) int {
 	rep := &matrixReport{Generated: time.Now().UTC().Format(time.RFC3339), Go: runtime.Version(), Race: c.useRace()}
 	start := time.Now()
 	for _, r := range rels {
-		rr := runRelease(root, r, c, env, comps, fds)
+		rr := runRelease(root, r, "", c, env, comps, fds)
 		rep.Releases = append(rep.Releases, rr)
+		if !*flip || c.gates != "" {
+			continue
+		}
+		for _, g := range releases.Flips(r) {
+			genv, _ := gateEnv(g)
+			rep.Releases = append(rep.Releases, runRelease(root, r, g, c, slices.Concat(env, genv), comps, fds))
+		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	if err := writeMatrixFiles(root, *out, rep, fds); err != nil {
@@ -182,11 +194,14 @@ func renderMatrix(out string) int {
 
 // runRelease runs the suite and the reproducers on one release, in the
 // module generated for it.
-func runRelease(root, release string, c commonFlags, env, comps []string, fds []findings.Finding) *releaseResult {
-	rr := &releaseResult{Release: release, Checks: map[string]string{}, NotOffered: map[string]string{}, Failures: map[string]string{}, Findings: map[string]reproRun{}}
+func runRelease(root, release, gates string, c commonFlags, env, comps []string, fds []findings.Finding) *releaseResult {
+	rr := &releaseResult{Release: release, Gates: gates, Checks: map[string]string{}, NotOffered: map[string]string{}, Failures: map[string]string{}, Findings: map[string]reproRun{}}
 	start := time.Now()
 	defer func() { rr.Seconds = time.Since(start).Seconds() }()
 	sub := subjects.Subject{Name: "client-go@" + release, Target: subjects.Upstream, Release: release, Components: subjects.Components()}
+	if gates != "" {
+		sub.Name += " " + gates
+	}
 	fmt.Fprintf(os.Stderr, "kverify: %s: generating, building and running the suite\n", sub.Name)
 	rs, err := runSubject(root, sub, c, env, comps, c.race, func(done, total int, r *result) {
 		if r.Status == "fail" || r.Status == "not-run" {
@@ -214,6 +229,12 @@ func runRelease(root, release string, c commonFlags, env, comps []string, fds []
 		return rr
 	}
 	rr.Toolchain = releases.Toolchain(dir)
+	if gates != "" {
+		// The reproducers set the gates they need themselves: a run
+		// with a gate flipped would repeat the default run's.
+		fmt.Fprintf(os.Stderr, "kverify: %s: %d checks in %v\n", sub.Name, len(rs), time.Since(start).Round(time.Second))
+		return rr
+	}
 	for _, f := range fds {
 		if f.Subject == "client-go" {
 			rr.Findings[f.ID] = runRepro(dir, f.ID, rr.Toolchain)
@@ -346,10 +367,26 @@ func checkKeys(rep *matrixReport) []string {
 
 func short(r string) string { return strings.TrimPrefix(r, "v0.") }
 
+// label is a column's name: the release, and the gate it ran with the
+// other way (its name's capitals: "37.2 WLC=false").
+func (rr *releaseResult) label() string {
+	if rr.Gates == "" {
+		return short(rr.Release)
+	}
+	name, val, _ := strings.Cut(rr.Gates, "=")
+	var caps []rune
+	for _, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			caps = append(caps, r)
+		}
+	}
+	return short(rr.Release) + " " + string(caps) + "=" + val
+}
+
 func header(w io.Writer, first string, rep *matrixReport) {
 	fmt.Fprintf(w, "| %s |", first)
 	for _, rr := range rep.Releases {
-		fmt.Fprintf(w, " %s |", short(rr.Release))
+		fmt.Fprintf(w, " %s |", rr.label())
 	}
 	fmt.Fprint(w, "\n|---|")
 	for range rep.Releases {
@@ -419,7 +456,8 @@ func writeFindingRows(w io.Writer, rep *matrixReport, fds []findings.Finding, fi
 func writeMatrixMarkdown(w io.Writer, rep *matrixReport, fds []findings.Finding) {
 	fmt.Fprintf(w, "# The behaviour matrix: client-go's checks and findings, release by release\n\n")
 	fmt.Fprintf(w, "Generated by `make matrix` (`kverify matrix`) on %s with %s, race detector %v, in %s. ", rep.Generated, rep.Go, rep.Race, (time.Duration(rep.Seconds) * time.Second).String())
-	fmt.Fprintf(w, "Each release is the newest patch of its minor release; each is built in a module generated for it (subjects/releases). ")
+	fmt.Fprintf(w, "Each release is the newest patch of its minor release (with --patches, its first patch beside it); each is built in a module generated for it (subjects/releases). ")
+	fmt.Fprintf(w, "A column such as `37.2 WLC=false` is that release run with one feature gate the other way than its default (--flip-gates; the gate named by its capitals, subjects/releases.Gates), compared in the changes with the release's default run; the reproducers set their own gates and run only in the default column. ")
 	fmt.Fprintf(w, "✓ pass · D declared divergence · **F** new failure · – not offered (the release lacks the API the adapter takes; the reason is below) · ● the reproducer shows the defect · ○ it does not · – it does not build there.\n\n")
 	fmt.Fprintf(w, "## Summary\n\n")
 	writeSummary(w, rep, fds, "../")
@@ -480,8 +518,17 @@ func writeMatrixMarkdown(w io.Writer, rep *matrixReport, fds []findings.Finding)
 // the same on both releases.
 func writeChanges(w io.Writer, rep *matrixReport, fds []findings.Finding) {
 	n := 0
+	var base *releaseResult // the last default run
 	for i := 1; i < len(rep.Releases); i++ {
 		prev, cur := rep.Releases[i-1], rep.Releases[i]
+		if prev.Gates == "" {
+			base = prev
+		}
+		if cur.Gates != "" && base != nil && base.Release == cur.Release {
+			prev = base // a gate's run against its release's defaults
+		} else if cur.Gates == "" && base != nil {
+			prev = base // the next release against the last one's defaults
+		}
 		var lines []string
 		for _, k := range checkKeys(rep) {
 			a, b := prev.Checks[k], cur.Checks[k]
@@ -517,7 +564,11 @@ func writeChanges(w io.Writer, rep *matrixReport, fds []findings.Finding) {
 		}
 		if len(lines) > 0 {
 			n++
-			fmt.Fprintf(w, "**%s** (from %s):\n\n%s\n\n", cur.Release, prev.Release, strings.Join(lines, "\n"))
+			if cur.Gates != "" {
+				fmt.Fprintf(w, "**%s with %s** (from its defaults):\n\n%s\n\n", cur.Release, cur.Gates, strings.Join(lines, "\n"))
+			} else {
+				fmt.Fprintf(w, "**%s** (from %s):\n\n%s\n\n", cur.Release, prev.Release, strings.Join(lines, "\n"))
+			}
 		}
 	}
 	if n == 0 {

@@ -47,3 +47,25 @@ func TestWithFirstPatches(t *testing.T) {
 		t.Errorf("withFirstPatches = %v, want %v", got, want)
 	}
 }
+
+// TestChangesWithGates: a run with a gate flipped is compared with its
+// release's default run, and the next release with the last default run.
+func TestChangesWithGates(t *testing.T) {
+	rep := &matrixReport{Releases: []*releaseResult{
+		{Release: "v0.33.13", Checks: map[string]string{"reflector/reflector/stops": "pass"}},
+		{Release: "v0.33.13", Gates: "WatchListClient=true", Checks: map[string]string{"reflector/reflector/stops": "fail"}},
+		{Release: "v0.34.13", Checks: map[string]string{"reflector/reflector/stops": "pass"}},
+	}}
+	var b strings.Builder
+	writeChanges(&b, rep, nil)
+	out := b.String()
+	if !strings.Contains(out, "**v0.33.13 with WatchListClient=true** (from its defaults)") || !strings.Contains(out, "pass → fail") {
+		t.Errorf("the gate's run is not compared with its defaults:\n%s", out)
+	}
+	if strings.Contains(out, "**v0.34.13**") {
+		t.Errorf("v0.34.13 was compared with the gate's run, not v0.33.13's defaults:\n%s", out)
+	}
+	if got := rep.Releases[1].label(); got != "33.13 WLC=true" {
+		t.Errorf("label = %q", got)
+	}
+}

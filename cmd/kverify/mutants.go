@@ -16,6 +16,7 @@ import (
 	"github.com/kverify/kverify/mutants"
 	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/subjects"
+	"github.com/kverify/kverify/subjects/releases"
 )
 
 // mutantsCmd prints the kill matrix: for every catalogued mutant of the
@@ -489,6 +490,13 @@ func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race 
 	}
 	if d, ok := timeToKill(first, wanted); ok {
 		out.ttks = append(out.ttks, d)
+	} else if m.Target() == subjects.Upstream && c.gates == "" {
+		if fo, ok := out.flipGates(s, o, wanted); ok {
+			o = fo
+			if out.suite != nil {
+				out.run = fo
+			}
+		}
 	}
 	o.failfast = true
 	for range repeat - 1 {
@@ -499,6 +507,35 @@ func runMutant(root string, m mutants.Mutant, c commonFlags, env []string, race 
 		}
 	}
 	return out
+}
+
+// flipGates runs a client-go mutant that the default gates let pass once
+// with each gate the pinned release lets a user set turned the other way
+// (subjects/releases.Flips), one at a time: the gates are a dimension of
+// the search, as the release matrix's --flip-gates makes them, and a bug
+// behind a gate is killed there. A kill names its check with the setting
+// ("reflector/requests [WatchListClient=false]"), and the later runs of
+// --repeat keep that setting.
+func (out *killOutcome) flipGates(s *suite, o suiteRun, wanted map[string]bool) (suiteRun, bool) {
+	for _, flip := range releases.Flips(releases.Pinned) {
+		env, _ := gateEnv(flip)
+		fo := o
+		fo.env = slices.Concat(o.env, env)
+		fo.failfast = true
+		run := s.run(fo, wanted)
+		d, ok := timeToKill(run, wanted)
+		if !ok {
+			continue
+		}
+		out.ttks = append(out.ttks, d)
+		for _, name := range run.order {
+			if r := run.results[name]; wanted[name] && r.Status == "fail" {
+				out.by = append(out.by, r.Check+" ["+flip+"]")
+			}
+		}
+		return fo, true
+	}
+	return o, false
 }
 
 // deepBudget is the exploration a survivor of the first pass gets in its

@@ -78,14 +78,15 @@ func streams() bool {
 	return on
 }
 
-// noWatchList is whether the subjects declare no watch-list: when the
-// WatchListClient gate is off, from v0.35, the release it is on by
-// default. (Before v0.35 the gate is off by default and the declarations
-// of reflectorOldReleases still describe what that does when a check asks
-// for a stream: the reflector lists.)
+// noWatchList is whether the subjects declare no watch-list: whenever
+// client-go's reflector does not stream in this process, that is, the
+// WatchListClient gate is off (its default before v0.35, and every
+// release before v0.30, which reads no gates: v0.27-v0.29 stream only
+// under ENABLE_CLIENT_GO_WATCH_LIST_ALPHA, which the adapters do not
+// set). The subjects learn it from the gate, not from the release
+// number: the checks then ask for no stream where there is none.
 func noWatchList() bool {
-	from, _ := InRange(watchListDefault, Release)
-	return from && !streams()
+	return !streams()
 }
 
 // InRange reports whether release is in rng (releaserange.InRange: one
