@@ -133,6 +133,12 @@ type Capabilities struct {
 	NoWatchList bool
 	NoPaging    bool
 	NoResync    bool
+	// AlwaysStreams: an informer that streams its syncs even when built
+	// to list, having no way to opt out (client-go v0.31-v0.34 with
+	// WatchListClient on). The checks scripted request by request for a
+	// listing informer (assembled/stop) are not offered; the others run
+	// as they are, streaming where they asked for a list.
+	AlwaysStreams bool
 }
 
 // String lists the features declared absent ("" for none).
@@ -146,6 +152,9 @@ func (c Capabilities) String() string {
 	}
 	if c.NoResync {
 		out = append(out, "no resync")
+	}
+	if c.AlwaysStreams {
+		out = append(out, "always streams")
 	}
 	return strings.Join(out, ", ")
 }

@@ -16,7 +16,8 @@ type Gate struct {
 	LockedFrom string
 }
 
-// Gates are client-go's gates over the informer machinery, as
+// Gates are client-go's gates over the informer machinery, from the
+// release where the code reads them, as
 // k8s.io/client-go@<release>/features/known_features.go declares them
 // (v0.30.14:52, v0.33.13:82-83, v0.35.10:86-103, v0.36.6:112-143,
 // v0.38.0-beta.0:133-173; TestGatesMatchClientGo compares the pinned
@@ -25,7 +26,10 @@ type Gate struct {
 // and InformerResourceVersion, which adds an accessor
 // (LastSyncResourceVersion of the informer's store) that no adapter calls.
 var Gates = []Gate{
-	{Name: "WatchListClient", From: "v0.30.0", OnFrom: "v0.35.0"},
+	// v0.30 declares WatchListClient, but its reflector reads
+	// ENABLE_CLIENT_GO_WATCH_LIST_ALPHA instead (reflector.go:243-249):
+	// the gate takes effect from v0.31 (reflector.go:256-258).
+	{Name: "WatchListClient", From: "v0.31.0", OnFrom: "v0.35.0"},
 	{Name: "InOrderInformers", From: "v0.33.0", OnFrom: "v0.33.0", LockedFrom: "v0.36.0"},
 	{Name: "InOrderInformersBatchProcess", From: "v0.35.0", OnFrom: "v0.35.0"},
 	{Name: "AtomicFIFO", From: "v0.36.0", OnFrom: "v0.36.0"},

@@ -64,7 +64,7 @@ func TestFlips(t *testing.T) {
 		want    []string
 	}{
 		{"v0.29.15", nil},
-		{"v0.30.14", []string{"WatchListClient=true"}},
+		{"v0.30.14", nil}, // its reflector does not read the gate
 		{"v0.33.13", []string{"WatchListClient=true", "InOrderInformers=false"}},
 		{"v0.35.10", []string{"WatchListClient=false", "InOrderInformers=false", "InOrderInformersBatchProcess=false"}},
 		{"v0.37.2", []string{"WatchListClient=false", "InOrderInformersBatchProcess=false", "AtomicFIFO=false", "UnlockWhileProcessingFIFO=false"}},

@@ -159,7 +159,7 @@ var ControllerDivergences = []checkkit.Divergence{
 		Class:    checkkit.ClassDesign,
 		Evidence: "the sample's main.go ends the process when Run returns (main.go:78-80), so nothing waits for the workers; the queue's drain after ShutDown is documented (queue.go: \"ShutDown will cause q to ignore all new items added to it and worker goroutines will continue processing items in the queue until it is empty\"); " +
 			"controller-runtime's controller waits for its workers (pkg/internal/controller/controller.go: c.mu, wg.Wait after the queue's ShutDown)"},
-	{Check: pctrl.CheckConverge, Releases: watchListDefault, Gate: WatchListClient, Intermittent: true,
+	{Check: pctrl.CheckConverge, Releases: watchListGate, Gate: WatchListClient, Intermittent: true,
 		Guarantees: []string{pctrl.GStop},
 		Shape:      `: Run did not return after its context was cancelled, with 0 reconciles in flight and 0 handler calls in progress; (?s:.*)\(\*Reflector\)\.watchList`,
 		Reason:     "the informer's reflector: a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so cancelling the controller waits out the backoff (up to 60s with jitter) when a run stops it there; the same defect as reflector/cancel's (traces/findings/client-go/reflector-watchlist-backoff-ignores-cancel)",

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -66,14 +67,31 @@ func GateHolds(cond string) bool {
 // v0.27). Here, not in an era file: every era's noWatchList reads it.
 const watchListDefault = ">=v0.35.0"
 
+// watchListGate are the releases whose reflector reads the WatchListClient
+// gate (v0.31.14 reflector.go:256-258; v0.30 declares the gate but reads
+// ENABLE_CLIENT_GO_WATCH_LIST_ALPHA). The declarations about watch-list
+// streams hold there while the gate is on: turned on by hand before
+// v0.35 (kverify --gates WatchListClient=true, matrix --flip-gates), the
+// same defects show as from v0.35, where it is on by default.
+const watchListGate = ">=v0.31.0"
+
 // WatchListClient is client-go's gate that makes a reflector stream its
 // initial list over a watch (on by default from v0.35): the subjects turn
 // off their watch-list capability when it is off, and the declarations
 // about streams hold only when it is on.
 const WatchListClient = "WatchListClient"
 
-// streams reports whether client-go's reflector streams in this process.
+// streams reports whether client-go's reflector streams in this process:
+// from v0.31, when the WatchListClient gate is on (reflector.go:256-258 in
+// v0.31.14); before, v0.27-v0.30 stream only when
+// ENABLE_CLIENT_GO_WATCH_LIST_ALPHA is set (reflector.go:243-249 in
+// v0.30.14, whose WatchListClient gate nothing reads), and older releases
+// never.
 func streams() bool {
+	if old, _ := InRange("<v0.31.0", Release); old {
+		alpha, _ := InRange(">=v0.27.0", Release)
+		return alpha && os.Getenv("ENABLE_CLIENT_GO_WATCH_LIST_ALPHA") != ""
+	}
 	on, _ := GateOn(WatchListClient)
 	return on
 }
@@ -87,6 +105,15 @@ func streams() bool {
 // number: the checks then ask for no stream where there is none.
 func noWatchList() bool {
 	return !streams()
+}
+
+// alwaysStreams is whether an informer streams its syncs even when the
+// adapter builds it to list: v0.31-v0.34 with WatchListClient on, whose
+// informers read the gate and have no per-client opt-out (it arrives in
+// v0.35: IsWatchListSemanticsUnSupported, listwatch.go:149).
+func alwaysStreams() bool {
+	in, _ := InRange(">=v0.31.0 <v0.35.0", Release)
+	return in && streams()
 }
 
 // InRange reports whether release is in rng (releaserange.InRange: one

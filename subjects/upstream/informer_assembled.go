@@ -17,7 +17,7 @@ import (
 // NewSharedIndexInformer for *metav1.PartialObjectMetadata, the check's
 // default resync period and no indexers; watch-list as in Reflector.
 func SharedInformer() prefl.InformerSubject {
-	return prefl.InformerSubject{Capabilities: prefl.Capabilities{NoWatchList: noWatchList()}, New: func(srv *modelserver.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
+	return prefl.InformerSubject{Capabilities: prefl.Capabilities{NoWatchList: noWatchList(), AlwaysStreams: alwaysStreams()}, New: func(srv *modelserver.Server, watchList bool, resync time.Duration) (prefl.Informer, error) {
 		dropErrorBackoff()
 		var lw cache.ListerWatcher = srv
 		if !watchList {

@@ -56,7 +56,7 @@ var informerOldReleases = slices.Concat(deliveryOldReleases(pinf.CheckDelivery),
 			Evidence: "no upstream report; changed, not fixed, by https://github.com/kubernetes/kubernetes/pull/129341 (\"client-go watch: context support\", merged 2025-01; first in v0.33.0), a cleanup with no release note: " +
 				"\"The Lister and Watcher interfaces only supported methods without context, but were typically implemented with client-go API calls which need a context\"; " +
 				"from v0.33 the request is cancelled when the informer stops, so the check passes, but Run still does not wait for the LIST goroutine (k8s.io/client-go@v0.37.2/tools/cache/reflector.go:683-743)"},
-		{Check: pinf.CheckIsolation, Releases: "<v0.33.0",
+		{Check: pinf.CheckIsolation, Releases: "<v0.36.0", Gate: "!" + inOrderInformers,
 			Guarantees: []string{pinf.GIsolation},
 			Shape:      `^Isolation: with another handler blocked, \w+: call \d+ is (update|delete):\w+, want add:\w+`,
 			Reason:     deltaFIFOOrderReason,
@@ -66,7 +66,7 @@ var informerOldReleases = slices.Concat(deliveryOldReleases(pinf.CheckDelivery),
 		// The random informer check meets the same accumulation now and then:
 		// a key popped with its later deltas while the initial population
 		// drains carries isInInitialList for all of them.
-		{Check: prefl.CheckAssembledConverge, Releases: "<v0.33.0", Intermittent: true,
+		{Check: prefl.CheckAssembledConverge, Releases: "<v0.36.0", Gate: "!" + inOrderInformers, Intermittent: true,
 			Guarantees: []string{prefl.GHandlerCalls},
 			Shape:      `^handler calls consistent with the handler's view: handler \d+: OnAdd\([^)]*, isInInitialList=true\) after the handler's initial list`,
 			Reason:     deltaFIFOOrderReason + "; and a key popped while the initial population drains is flagged isInInitialList for every delta it accumulated, so an add that came after the handler's initial list can arrive flagged initial",
@@ -80,12 +80,14 @@ var informerOldReleases = slices.Concat(deliveryOldReleases(pinf.CheckDelivery),
 // Done, and before v0.33 the DeltaFIFO's order as well.
 func deliveryOldReleases(check string) []checkkit.Divergence {
 	done := handlerDone(check, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)`)
-	done.Releases = ">=v0.33.0 <v0.37.0"
+	done.Releases, done.Gate = ">=v0.33.0 <v0.36.0", inOrderInformers
+	late := done
+	late.Releases, late.Gate = ">=v0.36.0 <v0.37.0", ""
 	order := handlerDone(check, pinf.GRemove, `^Remove: .*(Done channel is open|Done did not close)|`+deltaFIFOOrderShape)
-	order.Releases, order.Guarantees = "<v0.33.0", append(order.Guarantees, pinf.GDelivery)
+	order.Releases, order.Gate, order.Guarantees = "<v0.36.0", "!"+inOrderInformers, append(order.Guarantees, pinf.GDelivery)
 	order.Reason += "; and " + deltaFIFOOrderReason
 	order.Evidence += "; " + deltaFIFOOrderEvidence
-	return []checkkit.Divergence{done, order}
+	return []checkkit.Divergence{done, late, order}
 }
 
 // The informer's queue before v0.33: a DeltaFIFO.
@@ -96,3 +98,12 @@ const (
 		"k8s.io/client-go@v0.33.13/features/known_features.go:56-60: \"Refactor informers to deliver watch stream events in order instead of out of order\")"
 	deltaFIFOOrderShape = `^Delivery: \w+: call \d+ is \w+:\w+, want \w+:\w+ \(events in emit order:`
 )
+
+// inOrderInformers is client-go's gate that makes an informer queue its
+// events in a RealFIFO, in the order they were emitted (v0.33-v0.35, on
+// by default; locked on from v0.36): with it off, and on every release
+// before v0.33, where it does not exist, the informer's DeltaFIFO hands
+// an object's later deltas out with its first, which the DeltaFIFO-order
+// declarations describe (their gate is "!InOrderInformers": a gate a
+// release does not have is off).
+const inOrderInformers = "InOrderInformers"

@@ -63,7 +63,7 @@ func ConfigMapListWatch(url string, rt http.RoundTripper) (*cache.ListWatch, err
 
 // WireDivergences are client-go's known differences over the wire.
 var WireDivergences = []checkkit.Divergence{
-	{Check: wire.CheckStall, Releases: watchListDefault, Gate: WatchListClient,
+	{Check: wire.CheckStall, Releases: watchListGate, Gate: WatchListClient,
 		Guarantees: []string{wire.GConverge},
 		Shape:      `^after quiescence the cache .*: not converged after the bound: server at \d+ \{[^}]*\}; cache missing \[[^\]]*\]; handlers missing \[[^\]]*\]; reported version ""; synced never reported; last requests: #1 watch rv="" match=NotOlderThan sendInitialEvents=true -> 200 \[((ADDED|MODIFIED|DELETED) \d+|\.\.\.)(, ((ADDED|MODIFIED|DELETED) \d+|\.\.\.))*\] \[schedule `,
 		Reason:     "the reflector's watchList waits for the initial-events-end bookmark for as long as the stream stays open (a 10s warning ticker runs, no deadline), so over HTTP too a watch-list stream that never sends it and is never closed by the server leaves the informer unsynced forever: the reflector check's initial-events-bound divergence, seen through the REST stack",
@@ -72,12 +72,12 @@ var WireDivergences = []checkkit.Divergence{
 		Evidence: "no doc allows an unbounded wait: watchList (" + Version + "/tools/cache/reflector.go:785-795) expects the stream to end with the initial-events-end bookmark and falls back to LIST only on an error (:489-497); " +
 			"the hang is reported (https://github.com/kubernetes/kubernetes/issues/135895 against the fake tracker, whose fix PR #139716 is open; https://github.com/derailed/k9s/pull/4186 against real servers); https://github.com/kubernetes/kubernetes/issues/140890 (open) reports the reflector retrying streams that close without the bookmark, and its fix PR #140902 (open) bounds those retries, " +
 			"but as proposed sets no deadline on a stream that stays open, the case this check holds"},
-	gated(wireMalformed(wire.CheckSchedules, watchListDefault, false), WatchListClient),
-	// Without watch-list (before it was the default, or with the gate
-	// off) the random schedules meet a malformed event that goes wrong now
+	gated(wireMalformed(wire.CheckSchedules, watchListGate, false), WatchListClient),
+	// Without watch-list (before v0.31, or with the gate off) the random
+	// schedules meet a malformed event that goes wrong now
 	// and then; wire/malformed meets it every run.
-	wireMalformed(wire.CheckSchedules, "<v0.35.0", true),
-	gated(wireMalformed(wire.CheckSchedules, watchListDefault, true), "!"+WatchListClient),
+	wireMalformed(wire.CheckSchedules, "<v0.31.0", true),
+	gated(wireMalformed(wire.CheckSchedules, watchListGate, true), "!"+WatchListClient),
 	wireMalformed(wire.CheckMalformed, "", false),
 }
 
