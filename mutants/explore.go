@@ -49,7 +49,7 @@ var exploreMutants = []Mutant{
 	// streams. With the gates at their defaults nothing differs.
 	{ID: "up-watchlist-from-release", Component: "reflector", File: "subjects/upstream/entries.go", Subject: "upstream",
 		Bug: "the adapter takes client-go's watch-list from the release number (on from v0.35) instead of the WatchListClient gate, so with the gate off it offers streaming syncs the reflector does not make",
-		Old: "	return !streams()\n", New: "	from, _ := InRange(watchListDefault, Release) // v0.35 streams\n\treturn !from\n"},
+		Old: "	return !streams()\n", New: "	from, _ := InRange(\">=v0.35.0\", Release) // on by default from v0.35\n\treturn !from\n"},
 	// The informer's own cache, the store its listers read: compared with
 	// the server by nothing before assembled/cache.
 	{ID: "store-replace-merges", Component: "informer", File: "impl/store/store.go",

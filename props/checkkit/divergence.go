@@ -57,8 +57,9 @@ type Divergence struct {
 	Releases string
 	// Gate, for a subject whose behaviour a feature gate switches
 	// (client-go's WatchListClient, ...), is the gate the declaration
-	// holds under: "Name" while it is on, "!Name" while it is off; empty
-	// whatever the gates. The subject's registry evaluates it with
+	// holds under: "Name" while it is on, "!Name" while it is off,
+	// several joined by "," when all must hold ("!InOrderInformers,
+	// WatchListClient"); empty whatever the gates. The subject's registry evaluates it with
 	// Releases (subjects/upstream.ForRelease).
 	Gate string
 }

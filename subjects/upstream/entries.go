@@ -46,26 +46,22 @@ func ForRelease(ds []checkkit.Divergence, release string) []checkkit.Divergence 
 }
 
 // GateHolds reports whether a declaration's gate condition (Divergence.Gate:
-// "Name" on, "!Name" off, "" always) holds in this process. A gate the
+// "Name" on, "!Name" off, several joined by "," all of which must hold,
+// "" always) holds in this process. A gate the
 // release does not have is off: the behaviour it would switch on is not
 // there.
 func GateHolds(cond string) bool {
 	if cond == "" {
 		return true
 	}
-	name, off := strings.CutPrefix(cond, "!")
-	on, _ := GateOn(name)
-	return on != off
+	for _, lit := range strings.Split(cond, ",") {
+		name, off := strings.CutPrefix(strings.TrimSpace(lit), "!")
+		if on, _ := GateOn(name); on == off {
+			return false
+		}
+	}
+	return true
 }
-
-// watchListDefault are the releases whose reflector streams its initial
-// list over a watch by default (the WatchListClient feature gate, on by
-// default from v1.35, k8s.io/client-go@v0.35.10/features/known_features.go:103):
-// the declarations about watch-list streams hold there while the gate is
-// on. Before, the reflector lists and watches, so those paths are not
-// taken (the findings' reproducers turn the gate on and show them from
-// v0.27). Here, not in an era file: every era's noWatchList reads it.
-const watchListDefault = ">=v0.35.0"
 
 // watchListGate are the releases whose reflector reads the WatchListClient
 // gate (v0.31.14 reflector.go:256-258; v0.30 declares the gate but reads

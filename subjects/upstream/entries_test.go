@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -51,8 +52,18 @@ func TestOneDeclarationPerRelease(t *testing.T) {
 	}
 }
 
-// exclusive reports whether two gate conditions never hold together: one
-// gate, on in one and off in the other.
+// exclusive reports whether two gate conditions never hold together: a
+// gate on in one and off in the other.
 func exclusive(a, b string) bool {
-	return a != "" && b != "" && (a == "!"+b || b == "!"+a)
+	if a == "" || b == "" {
+		return false
+	}
+	for _, x := range strings.Split(a, ",") {
+		for _, y := range strings.Split(b, ",") {
+			if x == "!"+y || y == "!"+x {
+				return true
+			}
+		}
+	}
+	return false
 }

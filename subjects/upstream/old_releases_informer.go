@@ -63,17 +63,7 @@ var informerOldReleases = slices.Concat(deliveryOldReleases(pinf.CheckDelivery),
 			Upstream:   deltaFIFOOrderUpstream,
 			Class:      checkkit.ClassDesign,
 			Evidence:   deltaFIFOOrderEvidence},
-		// The random informer check meets the same accumulation now and then:
-		// a key popped with its later deltas while the initial population
-		// drains carries isInInitialList for all of them.
-		{Check: prefl.CheckAssembledConverge, Releases: "<v0.36.0", Gate: "!" + inOrderInformers, Intermittent: true,
-			Guarantees: []string{prefl.GHandlerCalls},
-			Shape:      `^handler calls consistent with the handler's view: handler \d+: OnAdd\([^)]*, isInInitialList=true\) after the handler's initial list`,
-			Reason:     deltaFIFOOrderReason + "; and a key popped while the initial population drains is flagged isInInitialList for every delta it accumulated, so an add that came after the handler's initial list can arrive flagged initial",
-			Upstream:   deltaFIFOOrderUpstream,
-			Class:      checkkit.ClassDesign,
-			Evidence:   deltaFIFOOrderEvidence},
-	})
+	}, withUnstoppedStreams(assembledConvergeOrder, "<v0.31.0 || >=v0.34.0 <v0.36.0"))
 
 // deliveryOldReleases are the declarations of a check of the delivery
 // machine (listener/delivery, listener/exhaustive) before v0.37: the open
@@ -107,3 +97,16 @@ const (
 // declarations describe (their gate is "!InOrderInformers": a gate a
 // release does not have is off).
 const inOrderInformers = "InOrderInformers"
+
+// assembledConvergeOrder is assembled/converge's DeltaFIFO-order
+// declaration (the random check meets the same accumulation now and then:
+// a key popped with its later deltas while the initial population drains
+// carries isInInitialList for all of them); withUnstoppedStreams widens it
+// where v0.31-v0.33 stream.
+var assembledConvergeOrder = checkkit.Divergence{Check: prefl.CheckAssembledConverge, Releases: "<v0.36.0", Gate: "!" + inOrderInformers, Intermittent: true,
+	Guarantees: []string{prefl.GHandlerCalls},
+	Shape:      `^handler calls consistent with the handler's view: handler \d+: OnAdd\([^)]*, isInInitialList=true\) after the handler's initial list`,
+	Reason:     deltaFIFOOrderReason + "; and a key popped while the initial population drains is flagged isInInitialList for every delta it accumulated, so an add that came after the handler's initial list can arrive flagged initial",
+	Upstream:   deltaFIFOOrderUpstream,
+	Class:      checkkit.ClassDesign,
+	Evidence:   deltaFIFOOrderEvidence}

@@ -4,6 +4,8 @@ package upstream
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -109,15 +111,84 @@ var ReflectorDivergences = append([]checkkit.Divergence{
 		Evidence: "no doc allows an unbounded wait: watchList (" + Version + "/tools/cache/reflector.go:785-795) expects the stream to end with the initial-events-end bookmark and falls back to LIST only on an error (:489-497); " +
 			"the hang is reported (https://github.com/kubernetes/kubernetes/issues/135895 against the fake tracker, whose fix PR #139716 is open; https://github.com/derailed/k9s/pull/4186 against real servers); https://github.com/kubernetes/kubernetes/issues/140890 (open) reports the reflector retrying streams that close without the bookmark, and its fix PR #140902 (open) bounds those retries, " +
 			"but as proposed sets no deadline on a stream that stays open, the case this check holds"},
-	{Check: prefl.CheckMalformed,
-		Guarantees: []string{prefl.GConverge, prefl.GMalformed, prefl.GEarned, prefl.GReplace},
-		Shape:      `^(convergence once faults stop: after the malformed event: published "\d+" \(server at \d+\); store vs server: (stale|missing) |malformed events are never stored: the store was given (?:\w+ of \S+ with (?:an empty version|the non-numeric version "[^"]*")(?:, |$))+$|earned resource version \([^)]*\): (published \d+ but the store is not the server\'s state at \d+: (missing|stale|ghost) |published "[^"]*[^"\d][^"]*", not a version the server issued)|exactly one Replace per completed sync: \d+ Replace calls \(at \[[^\]]*\]\) for \d+ completed syncs)`,
-		Reason:     "events it cannot apply are logged and skipped while the stream goes on: a nil or wrongly typed object in the initial events is left out of the Replace and the end bookmark's version is published anyway (an object lost until the next relist); an object whose resourceVersion is empty or not a number is stored and its version published",
-		Upstream:   Version + "/tools/cache/reflector.go:1009-1036,1075",
-		Class:      checkkit.ClassDefect,
-		Evidence: Version + "/tools/cache/reflector.go:789-790 promises watch-list data \"consistent, as if, served directly from etcd via a quorum read\", yet events it cannot apply are skipped (:1013-1036) and the end bookmark's version published, losing an object until a relist; " +
-			"and a published version the server never issued wedges the informer (every later request fails); no doc allows either, no upstream issue found"},
-}, reflectorOldReleases...)
+}, slices.Concat(reflectorOldReleases, []checkkit.Divergence{unstoppedStream(checkkit.Divergence{Check: prefl.CheckMachine, Intermittent: true})},
+	withUnstoppedStreams(reflectorMalformed, "<v0.31.0 || >=v0.34.0"))...)
+
+// reflectorMalformed is client-go's reflector/malformed declaration on
+// every release (withUnstoppedStreams widens it where v0.31-v0.33 stream).
+var reflectorMalformed = checkkit.Divergence{Check: prefl.CheckMalformed,
+	Guarantees: []string{prefl.GConverge, prefl.GMalformed, prefl.GEarned, prefl.GReplace},
+	Shape:      `^(convergence once faults stop: after the malformed event: published "\d+" \(server at \d+\); store vs server: (stale|missing) |malformed events are never stored: the store was given (?:\w+ of \S+ with (?:an empty version|the non-numeric version "[^"]*")(?:, |$))+$|earned resource version \([^)]*\): (published \d+ but the store is not the server\'s state at \d+: (missing|stale|ghost) |published "[^"]*[^"\d][^"]*", not a version the server issued)|exactly one Replace per completed sync: \d+ Replace calls \(at \[[^\]]*\]\) for \d+ completed syncs)`,
+	Reason:     "events it cannot apply are logged and skipped while the stream goes on: a nil or wrongly typed object in the initial events is left out of the Replace and the end bookmark's version is published anyway (an object lost until the next relist); an object whose resourceVersion is empty or not a number is stored and its version published",
+	Upstream:   Version + "/tools/cache/reflector.go:1009-1036,1075",
+	Class:      checkkit.ClassDefect,
+	Evidence: Version + "/tools/cache/reflector.go:789-790 promises watch-list data \"consistent, as if, served directly from etcd via a quorum read\", yet events it cannot apply are skipped (:1013-1036) and the end bookmark's version published, losing an object until a relist; " +
+		"and a published version the server never issued wedges the informer (every later request fails); no doc allows either, no upstream issue found"}
+
+// The closed watch-list stream left unstopped (v0.31-v0.33 with
+// WatchListClient on): a declaration of its own for a check that has
+// none, or widening a check's declaration (withUnstoppedStreams).
+const (
+	unstoppedShape  = `request shapes \([^)]*\): ((Watch|List) [^;]* while watch \d+ is open \(not stopped\)(; |$))+$|every watch started is stopped \(exactly once in reflector/stops\): watch \d+ stopped 0 times`
+	unstoppedReason = "before v0.34, with WatchListClient on, a watch-list stream that closes without its initial-events-end bookmark is not stopped: watchList loops to its next request (the error path stops the stream, the no-bookmark path does not), so every later request (a new stream, the fallback list, the watch after it) is made with the old one never stopped"
+	unstoppedRange  = ">=v0.31.0 <v0.34.0"
+)
+
+// unstoppedStream is d (a check, and whether it is intermittent) declaring
+// the unstopped stream alone.
+func unstoppedStream(d checkkit.Divergence) checkkit.Divergence {
+	d.Releases, d.Gate = unstoppedRange, WatchListClient
+	d.Guarantees = []string{prefl.GRequests, prefl.GStops}
+	d.Shape = "^(" + unstoppedShape + ")"
+	d.Reason = unstoppedReason
+	d.Upstream = "k8s.io/client-go@v0.33.13/tools/cache/reflector.go:742-764"
+	d.Class = checkkit.ClassDefect
+	d.Evidence = "fixed by https://github.com/kubernetes/kubernetes/pull/131266 (merged; first in v0.34.0), which makes the reflector stop every watcher it started (\"ensure watcher.Stop is always called at least once\"); seen in the matrix with --flip-gates on v0.31.14-v0.33.13, not on v0.34.13"
+	return d
+}
+
+// withUnstoppedStreams splits d (which holds outside, plus the v0.31-v0.33
+// range) so that on v0.31-v0.33 with WatchListClient on it also covers
+// the unstopped stream: d as it is with the gate off; d widened with the
+// gate on; and, when d holds under a gate condition of its own, the
+// unstopped stream alone where that condition fails and the gate is on.
+func withUnstoppedStreams(d checkkit.Divergence, outside string) []checkkit.Divergence {
+	out := d
+	out.Releases = outside
+	off, on := d, d
+	off.Releases, on.Releases = unstoppedRange, unstoppedRange
+	off.Gate, on.Gate = joinGates(d.Gate, "!"+WatchListClient), joinGates(d.Gate, WatchListClient)
+	on.Shape = "(" + d.Shape + ")|^(" + unstoppedShape + ")"
+	on.Guarantees = append(slices.Clone(d.Guarantees), prefl.GRequests, prefl.GStops)
+	on.Reason = d.Reason + "; and " + unstoppedReason
+	on.Evidence = d.Evidence + "; the unstopped stream: " + unstoppedStream(d).Evidence
+	on.Intermittent = true
+	on.Class = checkkit.ClassDefect // whatever d's class: it now covers a defect too
+	ds := []checkkit.Divergence{out, off, on}
+	if d.Gate != "" {
+		alone := unstoppedStream(checkkit.Divergence{Check: d.Check, Intermittent: true})
+		alone.Gate = joinGates(negateGate(d.Gate), WatchListClient)
+		ds = append(ds, alone)
+	}
+	return ds
+}
+
+// joinGates joins gate conditions that must all hold.
+func joinGates(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "," + b
+}
+
+// negateGate is the condition that holds when the single-literal cond
+// does not.
+func negateGate(cond string) string {
+	if n, ok := strings.CutPrefix(cond, "!"); ok {
+		return n
+	}
+	return "!" + cond
+}
 
 // reflectorEntries binds the reflector (v0.27 and later; run.go has the
 // calls whose API changed in v0.33).
