@@ -10,6 +10,7 @@ import (
 
 	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/subjects"
+	ksuite "github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/traces"
 )
 
@@ -67,6 +68,10 @@ func replay(args []string) int {
 	}
 	fmt.Printf("replaying %s/%s (%d steps) on %s\n", tr.Component, tr.Check, len(tr.Steps), *subject)
 	fmt.Print(filterReplayOutput(run.output.String()))
+	if strings.Contains(run.output.String(), ksuite.CannotReplay) {
+		fmt.Printf("cannot replay on %s: no replayer for %s/%s\n", *subject, tr.Component, tr.Check)
+		return 2
+	}
 	if run.exitErr != nil {
 		fmt.Printf("violation reproduced on %s\n", *subject)
 		return 1

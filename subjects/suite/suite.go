@@ -64,10 +64,16 @@ func RunSuite(t *testing.T, entries []Entry) {
 // family. kverify lists a nested module's checks so.
 const ListPrefix = "kverify-check: "
 
+// CannotReplay starts the failure of a replay that could not run the
+// trace at all (no replayer for its check), which kverify replay reports
+// apart from a reproduced violation.
+const CannotReplay = "KVERIFY CANNOT REPLAY"
+
 // RunReplay replays the trace named by KVERIFY_REPLAY on the entry for the
 // subject named by KVERIFY_REPLAY_SUBJECT (default: the trace's own
 // subject) and fails t if the violation occurs again. A trace with steps
-// is replayed step by step by the entry's Replay; a probe trace (no steps)
+// is replayed step by step by its check's Replay (an exhaustive check's
+// steps), else by the entry's; a probe trace (no steps)
 // runs its check again, with no divergence declared. It is what `kverify
 // replay` runs.
 func RunReplay(t *testing.T, entries []Entry) {
@@ -98,10 +104,16 @@ func RunReplay(t *testing.T, entries []Entry) {
 			checkkit.Run(t, []checkkit.Check{c}, checkkit.WithSubject(subjectName(env, subject)), checkkit.WithProbeReplay(tr))
 			return
 		}
-		if e.Replay == nil {
-			t.Fatalf("component %s cannot replay traces", e.Component)
+		// The check's own replayer (an exhaustive check's steps), else the
+		// component's.
+		replay := e.Replay
+		if c, ok := Lookup([]Entry{e}, e.Subject, e.Component, tr.Check); ok && c.Replay != nil {
+			replay = c.Replay
 		}
-		if err := e.Replay(t, tr); err != nil {
+		if replay == nil {
+			t.Fatalf("%s: component %s cannot replay traces of %s", CannotReplay, e.Component, tr.Check)
+		}
+		if err := replay(t, tr); err != nil {
 			t.Fatalf("%s on %s: %v", tr.Check, subjectName(env, subject), err)
 		}
 		t.Logf("%s on %s: no violation", tr.Check, subjectName(env, subject))
