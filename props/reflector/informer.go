@@ -79,6 +79,17 @@ const (
 	CheckAssembledResync   = "assembled/resync"
 )
 
+// replayWith is a check's Replay through its replayer, which reports
+// whether the trace is one of its own.
+func replayWith(check string, s InformerSubject, replay func(*testing.T, checkkit.Config, InformerSubject, *traces.Trace) (bool, error)) func(*testing.T, *traces.Trace) error {
+	return func(t *testing.T, tr *traces.Trace) error {
+		if ok, err := replay(t, checkkit.Config{}, s, tr); ok {
+			return err
+		}
+		return fmt.Errorf("reflector: the trace is not an %s trace", check)
+	}
+}
+
 // InformerChecks returns the checks of a whole informer over the model
 // server, for the informer component.
 func InformerChecks(s InformerSubject) []checkkit.Check {
@@ -98,21 +109,11 @@ func InformerChecks(s InformerSubject) []checkkit.Check {
 		{Name: CheckAssembledJoins, Family: checkkit.FamilyExhaustive,
 			Guarantee: fmt.Sprintf("with the server holding the informer's first request (a LIST, or a watch-list WATCH), every order of up to %d steps of Run, two handlers joining (before Run, between Run and the sync, mid-list, after), the server's answer, and each handler held in the middle of its initial list and let go, breadth first with one run per state: at every quiescent point the informer reports synced exactly when the first request was answered, and a handler exactly when the informer has synced and its whole initial list has returned; once everything is let go every handler has the server's objects and reports synced, and Run stops cleanly", joinsDepth),
 			Run:       joins(s),
-			Replay: func(t *testing.T, tr *traces.Trace) error {
-				if ok, err := replayJoins(t, checkkit.Config{}, s, tr); ok {
-					return err
-				}
-				return fmt.Errorf("reflector: the trace is not an assembled/joins trace")
-			}},
+			Replay:    replayWith(CheckAssembledJoins, s, replayJoins)},
 		checkkit.Check{Name: CheckAssembledResyncOrders, Family: checkkit.FamilyExhaustive,
 			Guarantee: fmt.Sprintf("with the server holding the informer's first request, every order of up to %d steps of handlers joining with different resync periods (the default, 300ms, 2.5s, 6s; before Run, between Run and the sync, after it), Run, the server's answer and time passing, breadth first with one run per model state: every handler gets its initial list at the sync (or at its join after it) and OnUpdate(o, o) for every stored object at exactly the resync checks spec/informer.Resync makes of that order (the check period lowered by handlers added before Run, final at Run, the timer armed at the first sync), and nothing else", orderDepth),
 			Run:       resyncOrders(s),
-			Replay: func(t *testing.T, tr *traces.Trace) error {
-				if ok, err := replayOrders(t, checkkit.Config{}, s, tr); ok {
-					return err
-				}
-				return fmt.Errorf("reflector: the trace is not an assembled/resync-orders trace")
-			}}.OfferedIf(!s.Capabilities.NoResync, "the subject declares no resync"),
+			Replay:    replayWith(CheckAssembledResyncOrders, s, replayOrders)}.OfferedIf(!s.Capabilities.NoResync, "the subject declares no resync"),
 	}
 	for i := range cs {
 		cs[i].Run = saved("informer", cs[i].Name, cs[i].Run)

@@ -189,28 +189,35 @@ func (x *jworld) finish() error {
 // abstract state, judged at every quiescent point and at the end.
 func joins(s InformerSubject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		modes := []bool{false, true}
-		if s.Capabilities.NoWatchList {
-			modes = modes[:1]
-		}
-		var total checkkit.Coverage
-		for _, watchList := range modes {
-			cov, err := checkkit.Explore(cfg, checkkit.Space[joinStep]{
-				Name: "join steps", Steps: joinAlphabet, Depth: joinsDepth,
-				Run: func(steps []joinStep) (key string, enabled []int, err error) {
-					return runJoins(t, cfg, s, watchList, steps)
-				},
-			})
-			total = total.Plus(cov)
-			total.Bound = fmt.Sprintf("%s, list and watch-list", cov.Bound)
-			if err != nil {
-				checkkit.ReportCoverage(t, total)
-				return err
-			}
-		}
-		checkkit.ReportCoverage(t, total)
-		return nil
+		sp := checkkit.Space[joinStep]{Name: "join steps", Steps: joinAlphabet, Depth: joinsDepth}
+		return exploreModes(t, cfg, s, sp, "", func(watchList bool, steps []joinStep) (string, []int, error) {
+			return runJoins(t, cfg, s, watchList, steps)
+		})
 	}
+}
+
+// exploreModes runs the search sp for a listing informer and for a
+// streaming one (only the first if the subject has no watch-list), with
+// run told the mode, and reports their summed coverage; bound is added to
+// the coverage's bound.
+func exploreModes[S any](t *testing.T, cfg checkkit.Config, s InformerSubject, sp checkkit.Space[S], bound string, run func(watchList bool, steps []S) (string, []int, error)) error {
+	modes, names := []bool{false, true}, "list and watch-list"
+	if s.Capabilities.NoWatchList {
+		modes, names = modes[:1], "list only"
+	}
+	var total checkkit.Coverage
+	for _, watchList := range modes {
+		sp.Run = func(steps []S) (string, []int, error) { return run(watchList, steps) }
+		cov, err := checkkit.Explore(cfg, sp)
+		total = total.Plus(cov)
+		total.Bound = fmt.Sprintf("%s%s, %s", cov.Bound, bound, names)
+		if err != nil {
+			checkkit.ReportCoverage(t, total)
+			return err
+		}
+	}
+	checkkit.ReportCoverage(t, total)
+	return nil
 }
 
 // runJoins plays steps on a fresh informer and returns the state reached,

@@ -181,28 +181,12 @@ func (x *oworld) finish(rec *checkkit.Recorder) {
 // resyncOrders runs assembled/resync-orders, by LIST and by watch-list.
 func resyncOrders(s InformerSubject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
-		modes := []bool{false, true}
-		if s.Capabilities.NoWatchList {
-			modes = modes[:1]
-		}
 		deeper := cfg.Deeper()
-		var total checkkit.Coverage
-		for _, watchList := range modes {
-			cov, err := checkkit.Explore(cfg, checkkit.Space[orderStep]{
-				Name: "join, Run, answer and time steps", Steps: orderAlphabet, Depth: orderDepth,
-				Run: func(steps []orderStep) (string, []int, error) {
-					return runOrders(t, cfg, s, watchList, steps, deeper)
-				},
-			})
-			total = total.Plus(cov)
-			total.Bound = fmt.Sprintf("%s (at most %d joins and %d advances), list and watch-list", cov.Bound, orderMaxJoins+deeper/2, orderMaxAdvances+(deeper+1)/2)
-			if err != nil {
-				checkkit.ReportCoverage(t, total)
-				return err
-			}
-		}
-		checkkit.ReportCoverage(t, total)
-		return nil
+		sp := checkkit.Space[orderStep]{Name: "join, Run, answer and time steps", Steps: orderAlphabet, Depth: orderDepth}
+		bound := fmt.Sprintf(" (at most %d joins and %d advances)", orderMaxJoins+deeper/2, orderMaxAdvances+(deeper+1)/2)
+		return exploreModes(t, cfg, s, sp, bound, func(watchList bool, steps []orderStep) (string, []int, error) {
+			return runOrders(t, cfg, s, watchList, steps, deeper)
+		})
 	}
 }
 
