@@ -18,6 +18,17 @@ var WorkqueueDivergences = slices.Concat(QueueDivergences, DelayingDivergences, 
 // QueueDivergences are client-go's known differences from the plain
 // queue's contract.
 var QueueDivergences = append([]checkkit.Divergence{
+	// A defect fixed by a backport within the minor lines (kverify matrix
+	// --patches shows it on v0.20.0, v0.21.0 and v0.22.0 and not on
+	// their newest patches).
+	{Check: pwq.CheckRetention, Releases: "<v0.20.15 || >=v0.21.0 <v0.21.9 || >=v0.22.0 <v0.22.6",
+		Guarantees: []string{pwq.GNoRetention},
+		Shape:      `^No retention: \d+ of \d+ items handed out by Get and marked Done are still referenced by the queue`,
+		Reason:     "Get takes the head with q.queue[1:] and leaves the item in the slice's backing array, so an item handed out stays referenced until enough Adds reallocate it",
+		Upstream:   "k8s.io/client-go@v0.21.0/util/workqueue/queue.go:158",
+		Class:      checkkit.ClassDefect,
+		Evidence: "https://github.com/kubernetes/kubernetes/pull/105031 (\"workqueue: fix leak in queue preventing objects from being GCed\", merged 2021-09; a real case leaked 2 GB, grpc/grpc-go#4758) clears the slot; " +
+			"backported to v0.20.15, v0.21.9 and v0.22.6 (the first patches whose queue.go has it), in v0.23.0 from the start"},
 	drainSkipsQueued(pwq.CheckDrain),
 	// The exhaustive search meets the same drain in its first runs (Add,
 	// ShutDownWithDrain), and goes on past it to every other state; before
