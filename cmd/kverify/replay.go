@@ -48,7 +48,20 @@ func replay(args []string) int {
 		return usageErr(fs, err)
 	}
 	o := goTestOpts{run: "^TestReplay$", env: slices.Concat(kvenv.Config{Replay: path, ReplaySubject: sub.Target}.Environ(), sub.Env())}
-	if sub.Nested() {
+	switch {
+	case sub.Release != "":
+		// A client-go release: the module generated for it, whose root
+		// package holds TestReplay.
+		gen, err := sub.SuiteDir(root, os.Stderr)
+		if err == nil {
+			o.dir, err = filepath.Rel(root, gen)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kverify replay:", err)
+			return 1
+		}
+		o.pkg = "."
+	case sub.Nested():
 		o.dir, o.pkg = sub.Dir, "."
 	}
 	dir, err := os.MkdirTemp("", "kverify-subject-")
