@@ -26,11 +26,13 @@ func TestListWatchReflectorCapabilities(t *testing.T) {
 }
 
 // The assembled informer over that reflector, with no resync: only
-// assembled/resync needs only what it lacks (its watch-list scenarios and
-// random runs are not generated, and no handler is given a period).
+// assembled/resync and assembled/resync-orders need only what it lacks
+// (their watch-list scenarios and random runs are not generated, and no
+// handler is given a period).
 func TestListWatchAssembledCapabilities(t *testing.T) {
 	runOffered(t, prefl.InformerChecks(ours.ListWatchAssembled()), map[string]bool{
-		prefl.CheckAssembledResync: true,
+		prefl.CheckAssembledResync:       true,
+		prefl.CheckAssembledResyncOrders: true,
 	})
 }
 
