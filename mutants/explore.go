@@ -50,6 +50,12 @@ var exploreMutants = []Mutant{
 	{ID: "up-watchlist-from-release", Component: "reflector", File: "subjects/upstream/entries.go", Subject: "upstream",
 		Bug: "the adapter takes client-go's watch-list from the release number (on from v0.35) instead of the WatchListClient gate, so with the gate off it offers streaming syncs the reflector does not make",
 		Old: "	return !streams()\n", New: "	from, _ := InRange(\">=v0.35.0\", Release) // on by default from v0.35\n\treturn !from\n"},
+	// A lower-level API in a state the assembled informer never makes: a
+	// listener started twice (the processor starts each listener once,
+	// but a listener added while it starts them can be reached by both).
+	{ID: "inf-listener-start-twice-runs-twice", Component: "informer", File: "impl/informer/listener.go",
+		Bug: "Listener.Start starts a handler goroutine each time it is called, so a listener started twice has two goroutines popping its notifications and calls its handler concurrently and out of order",
+		Old: "	l.startOnce.Do(func() { wg.Go(l.run) })", New: "	wg.Go(l.run)"},
 	// The informer's own cache, the store its listers read: compared with
 	// the server by nothing before assembled/cache.
 	{ID: "store-replace-merges", Component: "informer", File: "impl/store/store.go",

@@ -97,6 +97,9 @@ func fanOutLifecycle(s Subject, cfg checkkit.Config) error {
 			return checkkit.Broke(GLifecycle, "%s: the registration's Done is still open after Stop", sc.name)
 		}
 	}
+	if err := readdedListener(s, cfg); err != nil {
+		return err
+	}
 	cfg.Progress.Op("Stop before Start, then Start and Stop")
 	f := s.New()
 	if _, err := f.AddHandler(newProbe("h")); err != nil {
@@ -110,6 +113,49 @@ func fanOutLifecycle(s Subject, cfg checkkit.Config) error {
 	}
 	if n := concurrently(f.Stop); n != 1 {
 		return checkkit.Broke(GLifecycle, "a second Stop after Start did not return")
+	}
+	return nil
+}
+
+// readdedListener adds a running registration's listener again, twice in a
+// row and twice at once, where the fan-out offers it (Readder): the
+// handler still gets every event once, in order, one call at a time.
+func readdedListener(s Subject, cfg checkkit.Config) error {
+	f := s.New()
+	ra, ok := f.(Readder)
+	if !ok {
+		return nil
+	}
+	const name = "a listener added again while running (twice, then twice at once)"
+	cfg.Progress.Op(name)
+	p := newProbe("h")
+	reg, err := f.AddHandler(p)
+	if err != nil {
+		return fmt.Errorf("AddHandler: %w", err)
+	}
+	f.Start()
+	defer f.Stop()
+	synctest.Wait()
+	for range 2 {
+		if err := ra.AddAgain(reg); err != nil {
+			return checkkit.Broke(GLifecycle, "%s: AddAgain: %v", name, err)
+		}
+	}
+	if n := concurrently(func() { _ = ra.AddAgain(reg) }, func() { _ = ra.AddAgain(reg) }); n != 2 {
+		return checkkit.Broke(GLifecycle, "%s: only %d of the 2 concurrent adds returned", name, n)
+	}
+	var want []string
+	for i := range lifecycleEvents {
+		k := fmt.Sprint("k", i)
+		f.Emit(Add, k)
+		want = append(want, addEv(k))
+	}
+	synctest.Wait()
+	if msg := (expectation{seq: want}).conforms(p.received(), true); msg != "" {
+		return checkkit.Broke(GLifecycle, "%s: after %d events: %s", name, len(want), msg)
+	}
+	if p.overlap.Load() {
+		return checkkit.Broke(GLifecycle, "%s: two handler calls overlapped", name)
 	}
 	return nil
 }

@@ -51,6 +51,15 @@ type FanOut interface {
 	Stop()
 }
 
+// Readder is an optional view of a fan-out's lower-level API in a state
+// the fan-out itself never makes: the listener behind a registration added
+// to the processor again while it runs (ours: Processor.AddListener of a
+// listener it has). A listener added twice still runs once: its handler
+// gets every event once, in order, one call at a time (informer/lifecycle).
+type Readder interface {
+	AddAgain(r Registration) error
+}
+
 // Kind is an event kind.
 type Kind uint8
 

@@ -125,6 +125,18 @@ func (f *oursFanOut) AddHandlerWithResync(h pinf.Handler, period time.Duration) 
 	return oursRegistration{l}, nil
 }
 
+// AddAgain adds r's listener to the processor again (pinf.Readder): the
+// processor's AddListener of a listener it has, which starts it again if
+// it runs.
+func (f *oursFanOut) AddAgain(r pinf.Registration) error {
+	reg, ok := r.(oursRegistration)
+	if !ok {
+		return fmt.Errorf("ours fan-out: a registration of another fan-out")
+	}
+	_, err := f.proc.AddListener(reg.Listener)
+	return err
+}
+
 func (f *oursFanOut) RemoveHandler(r pinf.Registration) error {
 	reg, ok := r.(oursRegistration)
 	if !ok {
