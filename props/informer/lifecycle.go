@@ -75,13 +75,7 @@ func fanOutLifecycle(s Subject, cfg checkkit.Config) error {
 			return checkkit.Broke(GLifecycle, "%s: only %d of the 2 Start calls returned", sc.name, n)
 		}
 		synctest.Wait() // started and synced: what follows is not in an initial list
-		var want []string
-		for i := range lifecycleEvents {
-			k := fmt.Sprint("k", i)
-			f.Emit(Add, k)
-			want = append(want, addEv(k))
-		}
-		synctest.Wait()
+		want := emitAdds(f)
 		got := p.received()
 		if n := sc.stop(f); n != 2 {
 			return checkkit.Broke(GLifecycle, "%s: only %d of the 2 Stop calls returned", sc.name, n)
@@ -117,6 +111,19 @@ func fanOutLifecycle(s Subject, cfg checkkit.Config) error {
 	return nil
 }
 
+// emitAdds emits lifecycleEvents adds of fresh keys, waits until the
+// bubble is idle, and returns the calls every handler then owes.
+func emitAdds(f FanOut) []string {
+	var want []string
+	for i := range lifecycleEvents {
+		k := fmt.Sprint("k", i)
+		f.Emit(Add, k)
+		want = append(want, addEv(k))
+	}
+	synctest.Wait()
+	return want
+}
+
 // readdedListener adds a running registration's listener again, twice in a
 // row and twice at once, where the fan-out offers it (Readder): the
 // handler still gets every event once, in order, one call at a time.
@@ -124,6 +131,7 @@ func readdedListener(s Subject, cfg checkkit.Config) error {
 	f := s.New()
 	ra, ok := f.(Readder)
 	if !ok {
+		f.Stop() // never started: what New made must go too
 		return nil
 	}
 	const name = "a listener added again while running (twice, then twice at once)"
@@ -144,13 +152,7 @@ func readdedListener(s Subject, cfg checkkit.Config) error {
 	if n := concurrently(func() { _ = ra.AddAgain(reg) }, func() { _ = ra.AddAgain(reg) }); n != 2 {
 		return checkkit.Broke(GLifecycle, "%s: only %d of the 2 concurrent adds returned", name, n)
 	}
-	var want []string
-	for i := range lifecycleEvents {
-		k := fmt.Sprint("k", i)
-		f.Emit(Add, k)
-		want = append(want, addEv(k))
-	}
-	synctest.Wait()
+	want := emitAdds(f)
 	if msg := (expectation{seq: want}).conforms(p.received(), true); msg != "" {
 		return checkkit.Broke(GLifecycle, "%s: after %d events: %s", name, len(want), msg)
 	}
