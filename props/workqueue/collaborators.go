@@ -158,6 +158,11 @@ func collaboratorsScenario(s Subject, cfg checkkit.Config) error {
 		return d, ok
 	}
 	q := s.NewRateLimiting(Deps{Clock: clock.RealClock{}}, lim)
+	// A violation (or a declared one) ends the script before its own
+	// ShutDown: the queue's goroutines must not outlive the check. A
+	// second ShutDown may panic or block on a broken queue: call bounds
+	// and recovers it.
+	defer call(q.ShutDown)
 	var steps []string
 	step := func(op string) {
 		steps = append(steps, op)
