@@ -67,3 +67,40 @@ func exclusive(a, b string) bool {
 	}
 	return false
 }
+
+// TestGateConditions: a condition of several gates holds when each does,
+// and two conditions are exclusive when one turns a gate on that the
+// other turns off.
+func TestGateConditions(t *testing.T) {
+	on, _ := GateOn(WatchListClient) // on by default at the pinned release
+	if !on {
+		t.Skip("WatchListClient is off in this process")
+	}
+	for cond, want := range map[string]bool{
+		"":                                     true,
+		WatchListClient:                        true,
+		"!" + WatchListClient:                  false,
+		WatchListClient + ",!NoSuchGate":       true, // a gate the release lacks is off
+		WatchListClient + ",NoSuchGate":        false,
+		"!InOrderInformers," + WatchListClient: false, // locked on from v0.36
+	} {
+		if got := GateHolds(cond); got != want {
+			t.Errorf("GateHolds(%q) = %v, want %v", cond, got, want)
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"A", "!A", true},
+		{"A,B", "!B", true},
+		{"A,B", "C,!A", true},
+		{"A", "B", false},
+		{"A", "", false},
+		{"!A,B", "!A,!C", false},
+	} {
+		if got := exclusive(c.a, c.b); got != c.want {
+			t.Errorf("exclusive(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
