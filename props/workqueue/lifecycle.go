@@ -94,18 +94,6 @@ func lifecycle(fresh func() Queue, setup func(Queue), what string) func(*testing
 				}
 				quietShutDown(q) // client-go's drain leaves the delaying loop running
 			}
-			// Race only if some pair can be raced: with every one declared
-			// (or left out of this run's focus) a round would release
-			// nothing, and the loop, which ends on released rounds, would
-			// spin forever (controller-runtime, whose repeated ShutDown is
-			// declared, spun until the watchdog blamed the subject).
-			raceable := false
-			for i, p := range pairs[:3] {
-				raceable = raceable || !declared[i] && sched.Runs(p[0].name+"/"+p[1].name)
-			}
-			if !raceable {
-				return nil
-			}
 			return sched.Loop(t, 1, func(r *checkkit.Racer, round int) error {
 				for i, p := range pairs[:3] {
 					pair := p[0].name + "/" + p[1].name
