@@ -59,8 +59,8 @@ type Divergence struct {
 	// (client-go's WatchListClient, ...), is the gate the declaration
 	// holds under: "Name" while it is on, "!Name" while it is off,
 	// several joined by "," when all must hold ("!InOrderInformers,
-	// WatchListClient"); empty whatever the gates. The subject's registry evaluates it with
-	// Releases (subjects/upstream.ForRelease).
+	// WatchListClient"); empty whatever the gates. The subject's registry
+	// evaluates it with Releases (subjects/upstream.ForRelease).
 	Gate string
 }
 

@@ -154,9 +154,9 @@ func (s *RaceSchedule) Done(r *Racer) bool {
 }
 
 // Loop runs a probe's rounds inside the caller's synctest bubble: it
-// starts a Racer, calls round with it for rounds 0, step, 2*step, ... until
-// round fails, the schedule is done or a round releases no racer round, logs the racer's counts and the
-// seed to t, and closes the racer.
+// starts a Racer, calls round with it for rounds 0, step, 2*step, ...
+// until round fails, the schedule is done or a round releases no racer
+// round, logs the racer's counts and the seed to t, and closes the racer.
 func (s *RaceSchedule) Loop(t *testing.T, step int, round func(r *Racer, n int) error) error {
 	r := newRacer()
 	defer r.Close()

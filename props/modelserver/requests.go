@@ -165,7 +165,7 @@ func (c *shapes) list(opts metav1.ListOptions) {
 	} else if opts.Limit != limit {
 		c.fail("list with limit %d, want %d (%s; configured page size %d, pages learned from \"0\": %v)", opts.Limit, limit, Describe(opts), c.pageSize, c.learned)
 	}
-	c.inRetry = c.unavailable && c.listExpired
+	c.inRetry = c.inRetryNext()
 	c.chainMaybe0 = c.inRetry && c.lastRV == "0"
 	c.chainRV, c.chainLimit, c.chainFrom0 = opts.ResourceVersion, opts.Limit, opts.ResourceVersion == "0"
 	c.lastLimit, c.lastRV, c.listExpired, c.maybeExpired = opts.Limit, opts.ResourceVersion, false, false
