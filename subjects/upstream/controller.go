@@ -189,14 +189,9 @@ var sampleStop = checkkit.Divergence{Check: pctrl.CheckStop, Guarantees: []strin
 // matrix with --flip-gates; not on v0.33-v0.34, and never from v0.35,
 // where the gate is on by default).
 func controllerStop() []checkkit.Divergence {
-	out, off, on := sampleStop, sampleStop, sampleStop
-	out.Releases = "<v0.31.0 || >=v0.35.0"
-	off.Releases, on.Releases = ">=v0.31.0 <v0.35.0", ">=v0.31.0 <v0.35.0"
-	off.Gate, on.Gate = "!"+WatchListClient, WatchListClient
-	on.Shape = "(" + sampleStop.Shape + ")|: Run did not return after its context was cancelled, with 0 reconciles in flight and 0 handler calls in progress; (?s:.*)\\(\\*Reflector\\)\\.watch"
-	on.Intermittent = true
-	on.Reason = sampleStop.Reason + "; and before v0.35, with WatchListClient on, a cancelled Run sometimes does not return, the informer's reflector still inside its watch (in the scenario that cancels with the first request held; its cause is not read yet)"
-	on.Class = checkkit.ClassDefect
-	on.Evidence = sampleStop.Evidence + "; the hang: k8s.io/client-go@v0.31.14/tools/cache/reflector.go:301-303 says the reflector's \"Run will exit when stopCh is closed\"; seen in the matrix with --flip-gates"
-	return []checkkit.Divergence{out, off, on}
+	return splitByGate(sampleStop, "<v0.31.0 || >=v0.35.0", ">=v0.31.0 <v0.35.0", func(on *checkkit.Divergence) {
+		on.Shape = "(" + sampleStop.Shape + ")|: Run did not return after its context was cancelled, with 0 reconciles in flight and 0 handler calls in progress; (?s:.*)\\(\\*Reflector\\)\\.watch"
+		on.Reason = sampleStop.Reason + "; and before v0.35, with WatchListClient on, a cancelled Run sometimes does not return, the informer's reflector still inside its watch (in the scenario that cancels with the first request held; its cause is not read yet)"
+		on.Evidence = sampleStop.Evidence + "; the hang: k8s.io/client-go@v0.31.14/tools/cache/reflector.go:301-303 says the reflector's \"Run will exit when stopCh is closed\"; seen in the matrix with --flip-gates"
+	})
 }

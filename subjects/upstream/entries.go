@@ -84,7 +84,7 @@ const WatchListClient = "WatchListClient"
 // v0.30.14, whose WatchListClient gate nothing reads), and older releases
 // never.
 func streams() bool {
-	if old, _ := InRange("<v0.31.0", Release); old {
+	if gated, _ := InRange(watchListGate, Release); !gated {
 		alpha, _ := InRange(">=v0.27.0", Release)
 		return alpha && os.Getenv("ENABLE_CLIENT_GO_WATCH_LIST_ALPHA") != ""
 	}

@@ -149,28 +149,37 @@ func unstoppedStream(d checkkit.Divergence) checkkit.Divergence {
 
 // withUnstoppedStreams splits d (which holds outside, plus the v0.31-v0.33
 // range) so that on v0.31-v0.33 with WatchListClient on it also covers
-// the unstopped stream: d as it is with the gate off; d widened with the
-// gate on; and, when d holds under a gate condition of its own, the
-// unstopped stream alone where that condition fails and the gate is on.
+// the unstopped stream (splitByGate); and, when d holds under a gate
+// condition of its own, declares the unstopped stream alone where that
+// condition fails and the gate is on.
 func withUnstoppedStreams(d checkkit.Divergence, outside string) []checkkit.Divergence {
-	out := d
-	out.Releases = outside
-	off, on := d, d
-	off.Releases, on.Releases = unstoppedRange, unstoppedRange
-	off.Gate, on.Gate = joinGates(d.Gate, "!"+WatchListClient), joinGates(d.Gate, WatchListClient)
-	on.Shape = "(" + d.Shape + ")|^(" + unstoppedShape + ")"
-	on.Guarantees = append(slices.Clone(d.Guarantees), prefl.GRequests, prefl.GStops)
-	on.Reason = d.Reason + "; and " + unstoppedReason
-	on.Evidence = d.Evidence + "; the unstopped stream: " + unstoppedStream(d).Evidence
-	on.Intermittent = true
-	on.Class = checkkit.ClassDefect // whatever d's class: it now covers a defect too
-	ds := []checkkit.Divergence{out, off, on}
+	ds := splitByGate(d, outside, unstoppedRange, func(on *checkkit.Divergence) {
+		on.Shape = "(" + d.Shape + ")|^(" + unstoppedShape + ")"
+		on.Guarantees = append(slices.Clone(d.Guarantees), prefl.GRequests, prefl.GStops)
+		on.Reason = d.Reason + "; and " + unstoppedReason
+		on.Evidence = d.Evidence + "; the unstopped stream: " + unstoppedStream(d).Evidence
+	})
 	if d.Gate != "" {
 		alone := unstoppedStream(checkkit.Divergence{Check: d.Check, Intermittent: true})
 		alone.Gate = joinGates(negateGate(d.Gate), WatchListClient)
 		ds = append(ds, alone)
 	}
 	return ds
+}
+
+// splitByGate declares d as it is outside the releases inside, and inside
+// them as it is with WatchListClient off and widened by widen with it on,
+// where it also covers a watch-list defect: intermittent (the random
+// checks meet it now and then) and a defect whatever d's class.
+func splitByGate(d checkkit.Divergence, outside, inside string, widen func(on *checkkit.Divergence)) []checkkit.Divergence {
+	out, off, on := d, d, d
+	out.Releases = outside
+	off.Releases, on.Releases = inside, inside
+	off.Gate, on.Gate = joinGates(d.Gate, "!"+WatchListClient), joinGates(d.Gate, WatchListClient)
+	widen(&on)
+	on.Intermittent = true
+	on.Class = checkkit.ClassDefect
+	return []checkkit.Divergence{out, off, on}
 }
 
 // joinGates joins gate conditions that must all hold.
