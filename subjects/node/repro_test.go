@@ -29,6 +29,7 @@ func TestReproducers(t *testing.T) {
 	for _, repro := range []string{
 		"client-node/informer-null-object-crashes",
 		"fluent/watch-passes-malformed-objects",
+		"fluent/relist-adds-new-uid-before-deleting-old",
 	} {
 		t.Run(repro, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
