@@ -3,6 +3,7 @@ package modelserver
 import (
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/kverify/kverify/spec/apiserver"
 	specrefl "github.com/kverify/kverify/spec/reflector"
@@ -64,6 +65,12 @@ func (s *Server) reachListLocked(opts metav1.ListOptions, c apiserver.ListChoice
 	default:
 		s.reachLocked(what + ": the last page")
 	}
+	if opts.Continue == "" && list.Continue != "" {
+		// A paged list by the version it reads: "0" (a cache that pages),
+		// "" (the latest, as after an expired version) or an exact one (a
+		// relist from the last synced version).
+		s.reachLocked("LIST in pages from " + pagedFrom(opts.ResourceVersion))
+	}
 	if f.IgnoreLimit && opts.Limit > 0 && int64(len(list.Items)) > opts.Limit {
 		s.reachLocked("LIST with its limit ignored")
 	}
@@ -81,6 +88,15 @@ func (s *Server) reachListLocked(opts metav1.ListOptions, c apiserver.ListChoice
 		s.reachLocked(`LIST at "0" older than an earlier answer`)
 	}
 	s.served = max(s.served, at)
+}
+
+// pagedFrom names the version a paged list's first page asked for.
+func pagedFrom(rv string) string {
+	switch rv {
+	case "0", "":
+		return strconv.Quote(rv)
+	}
+	return "a version"
 }
 
 // eventKind names a delivered event's kind by its stream's phase: a

@@ -59,6 +59,9 @@ var reachAnswers = []string{
 	`LIST at "0" from a stale cache`, `LIST at "0" older than an earlier answer`, "LIST with its limit ignored",
 	"LIST: connection refused", "LIST: 429", "LIST: 500", "LIST: 504 Timeout", "LIST: 410 expired", "LIST: 410 Gone",
 	"LIST: too large resource version",
+	// Paged lists by the version they read: from "0" (a cache that pages),
+	// "" (after an expired version) and an exact one (a relist).
+	`LIST in pages from "0"`, `LIST in pages from ""`, "LIST in pages from a version",
 	// WATCH and watch-list requests refused or rejected.
 	"WATCH: connection refused", "WATCH: 429", "WATCH: 500", "WATCH: 504 Timeout", "WATCH: 410 expired", "WATCH: 410 Gone",
 	"WATCH: too large resource version",

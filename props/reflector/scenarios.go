@@ -190,6 +190,12 @@ func requests(s Subject) func(*testing.T, checkkit.Config) error {
 			want: []string{listFrom0, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`, "Stop 1", `List rv="502" limit=500`, `List rv="" limit=500 continue`, `Watch rv="502" bookmarks`}},
 		{name: "page size", setup: Setup{PageSize: 2}, objects: 3,
 			want: []string{`List rv="0" limit=2`, `List rv="" limit=2 continue`, `Watch rv="4" bookmarks`}},
+		// A relist from an exact version is not paged by default (the watch
+		// cache serves it whole), but a configured page size wins there too.
+		{name: "page size on a relist from the last synced version", setup: Setup{PageSize: 2}, objects: 3,
+			faults: []modelserver.Fault{{}, {}, {Ends: true, EndStatus: 410}}, drive: relist,
+			want: []string{`List rv="0" limit=2`, `List rv="" limit=2 continue`, `Watch rv="4" bookmarks`, "Stop 1",
+				`List rv="4" limit=2`, `List rv="" limit=2 continue`, `Watch rv="4" bookmarks`}},
 		{name: "watch-list after an expired watch", setup: Setup{WatchList: true}, objects: 2, faults: []modelserver.Fault{{Ends: true, EndAfter: 3, EndStatus: 410}}, drive: relist,
 			want: []string{wlFromEmpty, "Stop 1", `Watch rv="3" match=NotOlderThan sendInitialEvents=true bookmarks`}},
 		{name: "a very short watch relists", objects: 1, faults: []modelserver.Fault{{}, {Ends: true}}, drive: relist,
