@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 	"testing/synctest"
+	"time"
 	"weak"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -33,7 +34,7 @@ func witnesses(s Subject) (fixed, probes []checkkit.Check) {
 	if s.Real {
 		fixed = append(fixed,
 			checkkit.Check{Name: name(s, CheckUnlock), Family: checkkit.FamilyTiming,
-				Guarantee: "with UnlockWhileProcessing and fewer than 2×1000 deltas queued, Add, Update, Delete and HasSynced complete while a process func runs, and what they queue pops after",
+				Guarantee: "with UnlockWhileProcessing and fewer than 2×1000 deltas queued, Add, Update, Delete and HasSynced complete while a process func runs; with 2×1000 or more, the queue's bound, an Update waits for it (Pop and PopBatch); what they queue pops after",
 				Run:       unlock(s)},
 			checkkit.Check{Name: name(s, CheckOptions), Family: checkkit.FamilyWitness,
 				Guarantee: "New with an invalid combination of options (atomic with known objects; not atomic without known objects, with UnlockWhileProcessing or with bookmarks) returns an error, never panics",
@@ -336,9 +337,112 @@ func unlock(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		var err error
 		checkkit.Bubble(t, func() { err = unlockIn(s, cfg) })
-		return err
+		if err != nil {
+			return err
+		}
+		return pastUnlockBound(s)
 	}
 }
+
+// lockedBound is how long, counted only while every goroutine of the check
+// is blocked, an Update made past the unlock bound must stay blocked
+// while the process func runs: an Update that does not wait returns in
+// microseconds, and one that waits on the FIFO's lock never counts as
+// running, so the verdict does not depend on the machine's load.
+const lockedBound = 100 * time.Millisecond
+
+// pastUnlockBound is the other side of UnlockWhileProcessing's bound
+// (the_real_fifo.go:454-466: "Only do this if the queue contains less than
+// 2 full batches of items, to prevent the queue from growing
+// unboundedly"): with 2×1000 deltas or more left queued, a process func
+// runs under the FIFO's lock, so a producer waits for it, and what it
+// queues then pops after everything queued before. Outside a synctest
+// bubble: a goroutine waiting on a mutex is not durably blocked, so a
+// bubble would never see it settle; checkkit.ReturnsWithin counts only
+// the time no goroutine of the check can run. Just under the bound (1999
+// left) the producer must not wait; at it (2000) and past it (2001) it
+// must, for Pop, and for PopBatch where the subject has it (3001 queued,
+// a batch of 1000 taken).
+func pastUnlockBound(s Subject) error {
+	bound := 2 * spec.DefaultBatchSize
+	type tc struct {
+		left  int
+		batch bool
+	}
+	cases := []tc{{bound - 1, false}, {bound, false}, {bound + 1, false}, {bound - 1, true}, {bound + 1, true}}
+	for i, c := range cases {
+		f, _, err := newFIFO(s, Mode{Atomic: true, Unlock: true})
+		if err != nil {
+			return err
+		}
+		b, isBatcher := f.(Batcher)
+		if c.batch && !isBatcher {
+			f.Close()
+			continue
+		}
+		took := 1
+		if c.batch {
+			took = spec.DefaultBatchSize
+		}
+		var queued []spec.Delta
+		for j := range c.left + took {
+			o := spec.Obj{Key: fmt.Sprintf("q%d", j), Version: j + 1}
+			_ = f.Add(object(o))
+			queued = append(queued, spec.Of(spec.Added, o))
+		}
+		late := spec.Obj{Key: "late", Version: 1}
+		updated := make(chan struct{})
+		var returned bool
+		calls := 0
+		process := func([]Delta, bool) error {
+			if calls++; calls == 1 {
+				returned = checkkit.ReturnsWithin(lockedBound, func() {
+					defer close(updated)
+					_ = f.Update(object(late))
+				})
+			}
+			return nil
+		}
+		var perr error
+		if c.batch {
+			perr = b.PopBatch(process, process)
+		} else {
+			_, perr = f.Pop(process)
+		}
+		pop := "Pop"
+		if c.batch {
+			pop = "PopBatch"
+		}
+		if calls != 1 {
+			f.Close()
+			return checkkit.Broke(GOrder, "%s of %d queued deltas called its process func %d times, want once", pop, c.left+took, calls)
+		}
+		<-updated // the Update waited for the lock, if it did; it has it now
+		switch wantWait := c.left >= bound; {
+		case perr != nil:
+			f.Close()
+			return checkkit.Broke(GErrors, "%s failed: %v", pop, perr)
+		case wantWait && returned:
+			f.Close()
+			return checkkit.Broke(GUnlock, "with %d deltas left queued behind %s's (the bound is 2×%d), an Update completed while the process func ran: past the bound a process func must hold the FIFO's lock, or the queue grows without bound behind a slow handler (case %d)", c.left, pop, spec.DefaultBatchSize, i)
+		case !wantWait && !returned:
+			f.Close()
+			return checkkit.Broke(GUnlock, "with %d deltas left queued behind %s's (under the bound of 2×%d), an Update did not complete while the process func ran (case %d)", c.left, pop, spec.DefaultBatchSize, i)
+		}
+		got, err := drain(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if want := append(queued[took:], spec.Of(spec.Updated, late)); !same(got, want) {
+			return checkkit.Broke(GUnlock, "after an Update made while %s's process func ran with %d deltas left queued, the FIFO popped %d deltas ending %s, want %d ending %s", pop, c.left, len(got), spec.Deltas(tail(got)), len(want), spec.Deltas(tail(want)))
+		}
+	}
+	return nil
+}
+
+// tail is the last three deltas of ds, for a message about thousands.
+func tail(ds []spec.Delta) []spec.Delta { return ds[max(0, len(ds)-3):] }
 
 func unlockIn(s Subject, cfg checkkit.Config) error {
 	m := Mode{Atomic: true, Unlock: true}
