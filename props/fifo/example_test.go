@@ -31,10 +31,10 @@ func ExampleChecks() {
 	// realfifo/unlock        timing
 	// realfifo/bad-options   witness
 	// realfifo/race          linear
+	// realfifo/synced        model
 	// realfifo/model         model
 	// realfifo/atomic        model
 	// realfifo/batch         model
-	// realfifo/synced        model
 	// realfifo/faults        model
 	// realfifo/error-paths   model
 	// realfifo/collaborators model

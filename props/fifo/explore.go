@@ -25,22 +25,24 @@ const exhaustiveDepth = 4
 
 // exhaustiveModes are the FIFO configurations the search runs: with known
 // objects (the informer's store), and for a RealFIFO also atomic with
-// bookmarks (client-go v0.37.2's informer queue), and through the
+// bookmarks and UnlockWhileProcessing (client-go v0.37.2's informer
+// queue, whose gates default to both), and through the
 // processing path into the store when the subject offers it.
 func exhaustiveModes(s Subject) []Mode {
 	if !s.Real {
 		return []Mode{{Known: true}}
 	}
-	ms := []Mode{{Known: true}, {Atomic: true, Bookmarks: true}}
+	ms := []Mode{{Known: true}, {Atomic: true, Bookmarks: true, Unlock: true, SyncDuring: true}}
 	if s.Process != nil {
-		ms = append(ms, Mode{Atomic: true, Bookmarks: true, Pipeline: true})
+		ms = append(ms, Mode{Atomic: true, Bookmarks: true, Unlock: true, Pipeline: true})
 	}
 	return ms
 }
 
 // fifoAlphabet is what the search enumerates in mode: events on two keys
 // (an add, an update and a delete of one, an add of the other), relists of both, of the second alone and of nothing, a resync,
-// a pop, and for a RealFIFO a batch pop (and a bookmark, when enabled).
+// a pop, and for a RealFIFO a batch pop (and a bookmark, when enabled,
+// and a pop whose process func relists the second key, when unlocked).
 // Every object a step makes has a fresh version; the state forgets the
 // versions' values and keeps their order.
 func fifoAlphabet(s Subject, mode Mode) []Step {
@@ -53,6 +55,11 @@ func fifoAlphabet(s Subject, mode Mode) []Step {
 		steps = append(steps, Step{Kind: PopBatch})
 		if mode.Bookmarks {
 			steps = append(steps, Step{Kind: BookmarkOp})
+		}
+		if mode.Unlock {
+			// A relist of the second key landing while a delta is
+			// processed unlocked.
+			steps = append(steps, Step{Kind: PopReplace, Off: 1, N: 1})
 		}
 	}
 	return steps

@@ -33,6 +33,11 @@ type machine struct {
 	// taint is the last call that failed or met a faulty collaborator: a
 	// later mismatch is reported as a breach of its guarantee.
 	taint *tainted
+	// firstBy is the PopReplace whose Replace populated the FIFO while a
+	// delta popped before it was processed: a later sync mismatch says
+	// so, since that is where a FIFO that counts the delta among the
+	// Replace's goes wrong, whenever it shows.
+	firstBy string
 }
 
 type tainted struct {
@@ -178,6 +183,10 @@ func (x *machine) closed() bool {
 // mismatch needs it.)
 func (x *machine) Apply(st Step) (err error) {
 	defer func() {
+		var v *checkkit.Violation
+		if err != nil && x.firstBy != "" && errors.As(err, &v) && (v.Guarantee == GSynced || v.Guarantee == GInitial) {
+			err = checkkit.Broke(v.Guarantee, "%s (the initial population is the one %s's Replace set, made while a delta popped before it was processed)", v.Detail, x.firstBy)
+		}
 		if err != nil && x.taint != nil {
 			var v *checkkit.Violation
 			if errors.As(err, &v) && v.Guarantee != x.taint.guarantee && v.Guarantee != GNoPanic {
@@ -282,7 +291,7 @@ func (x *machine) apply(st Step) (err error) {
 			x.rec.Step(op, lastN(want, n), lastN(got, n))
 		}
 		for i := 0; i < st.N && x.queued() > 0; i++ {
-			sh, err := x.popOne(Pop)
+			sh, err := x.popOne(Pop, nil)
 			n++
 			if last = append(last, sh); len(last) > 3 {
 				last = last[1:]
@@ -304,6 +313,10 @@ func (x *machine) apply(st Step) (err error) {
 		}
 	case PopBatch:
 		if err := x.popBatch(op, st.Fault); err != nil {
+			return err
+		}
+	case PopReplace:
+		if err := x.popReplace(op, st); err != nil {
 			return err
 		}
 	case Close:

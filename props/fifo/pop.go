@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/fifo"
@@ -47,20 +48,58 @@ func (x *machine) pop(op string, kind Kind) error {
 		}
 		return nil
 	}
-	sh, err := x.popOne(kind)
+	sh, err := x.popOne(kind, nil)
 	x.rec.Step(op, sh.wantS(), sh.gotS())
 	return err
 }
 
-// popOne pops one key (DeltaFIFO) or delta (RealFIFO) and checks it.
-func (x *machine) popOne(kind Kind) (sh shown, err error) {
+// unlockedPop reports whether a pop now runs its process func unlocked:
+// a RealFIFO with UnlockWhileProcessing and, after the pop, fewer than
+// 2×BatchSize deltas queued.
+func (x *machine) unlockedPop() bool {
+	return x.rm != nil && x.mode.Unlock && x.queued() > 0 && x.queued()-1 < 2*x.rm.BatchSize
+}
+
+// popReplace runs a PopReplace step: a Pop whose process func calls
+// Replace with the step's list.
+func (x *machine) popReplace(op string, st Step) error {
+	if !x.unlockedPop() {
+		x.rec.Step(op, "skipped: the process func would run under the FIFO's lock", "")
+		return nil
+	}
+	sh, err := x.popOne(Pop, &st)
+	x.rec.Step(op, sh.wantS(), sh.gotS())
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// popOne pops one key (DeltaFIFO) or delta (RealFIFO) and checks it. A
+// replace step, if given, is made by the process func once it has
+// observed the pop (PopReplace).
+func (x *machine) popOne(kind Kind, replace *Step) (sh shown, err error) {
 	var (
 		p      processed
 		called int
+		list   []spec.Obj
+		rv     string
+		repErr error
 	)
+	if replace != nil {
+		list = x.listFor(*replace)
+		rv = strconv.Itoa(x.made)
+	}
 	process := func(ds []Delta, initial bool) error {
 		called++
 		p = x.observe(ds, initial)
+		if replace != nil && called == 1 {
+			in := make([]any, len(list))
+			for i, o := range list {
+				in[i] = input(o)
+			}
+			repErr = x.f.Replace(in, rv)
+		}
 		switch kind {
 		case PopErr:
 			return errProcess
@@ -79,17 +118,32 @@ func (x *machine) popOne(kind Kind) (sh shown, err error) {
 	// The model.
 	var wantDs []spec.Delta
 	var wantInitial bool
+	var (
+		wantSyncedIn bool
+		wantRepErr   error
+	)
 	if x.rm != nil {
 		d, initial, _ := x.rm.Pop()
 		wantDs, wantInitial = []spec.Delta{d}, initial
+		wantSyncedIn = x.synced()
+		counted := min(1, x.rm.Pending()) // decided when the pop begins
+		if replace != nil {
+			populated := x.rm.Populated()
+			wantRepErr = x.rm.ReplaceIn(list, rv, spec.Lookup{})
+			if !populated && x.rm.Populated() {
+				x.firstBy = replace.String()
+			}
+		}
+		x.rm.Popped(counted)
 	} else {
 		wantDs, wantInitial, _ = x.dm.Pop()
-	}
-	wantSyncedIn := x.synced()
-	if x.rm != nil {
-		x.rm.Popped(1)
-	} else {
+		wantSyncedIn = x.synced()
 		x.dm.Popped()
+	}
+	if replace != nil {
+		if err := x.compareErr(replace.String()+" during the pop", *replace, wantRepErr, repErr); err != nil {
+			return sh, err
+		}
 	}
 	wantEvents := x.model.Process(wantDs, wantInitial)
 	if !x.mode.Pipeline {

@@ -121,6 +121,16 @@ func init() {
 		{Mode{Atomic: true, Bookmarks: true, Transform: true, SyncDuring: true}, "Bookmark Resync Replace(0,2,notransform@0) Update(k1,notransform) Pops(3)"},
 		{Mode{Known: true, Transform: true, SyncDuring: true}, "Replace(0,3) Pop Add(k5,notransform) Replace(0,1,nokey@0) Pops(5)"},
 	}
+	// The first Replace landing while a delta queued before it (a
+	// bookmark, a resync) is processed unlocked: that delta was popped
+	// before the FIFO was populated and is not one of the Replace's, so
+	// the FIFO syncs only once the ReplacedAll is processed. client-go
+	// counts it down when its process func returns and syncs one delta
+	// early (the_real_fifo.go:410-418).
+	ownScenarios[RealComponent][CheckSynced] = []scenario{
+		{Mode{Atomic: true, Unlock: true, Bookmarks: true, SyncDuring: true}, "Bookmark PopReplace(0,2) Pop Add(k5) Pop"},
+		{Mode{Atomic: true, Unlock: true, SyncDuring: true}, "Resync PopReplace(0,1) Pop"},
+	}
 	// All or nothing: client-go's atomic Replace keys nothing, its
 	// non-atomic one queues the tombstones and the objects before the one
 	// the transformer rejects.
@@ -173,6 +183,9 @@ var realScenarios = map[string][]scenario{
 	CheckSynced: {
 		{Mode{Known: true, SyncDuring: true}, "Know(k5) Replace(0,2) Pop Pop Pop Add(k1) Pop"},
 		{Mode{Atomic: true, SyncDuring: true}, "Bookmark Replace(0,2) Pop Pop Add(k0) Pop"},
+		// A relist while an initial delta is processed unlocked: the
+		// initial population stays the first Replace's.
+		{Mode{Atomic: true, Unlock: true, SyncDuring: true}, "Replace(0,2) PopReplace(3,1) Pops(2) Add(k0) Pop"},
 	},
 	CheckFaults: {
 		{Mode{Known: true, SyncDuring: true}, "Replace(0,3) PopErr PopPanic Pop Add(k0) PopPanic"},

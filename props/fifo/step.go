@@ -27,9 +27,16 @@ const (
 	// Know puts an object straight into the known objects (the store), as
 	// a store shared with another writer or filled before the FIFO starts.
 	Know
+	// PopReplace is a Pop whose process func, running unlocked
+	// (UnlockWhileProcessing, under the bound), calls Replace with the
+	// step's list: a relist that lands while a delta is processed, as the
+	// reflector's does beside the informer's processing loop. Elsewhere
+	// (a DeltaFIFO, a FIFO that processes under its lock) it is skipped:
+	// the call would wait for the lock its own caller holds.
+	PopReplace
 )
 
-var kindNames = [...]string{"Add", "Update", "Delete", "Replace", "Resync", "Pop", "PopErr", "PopPanic", "Pops", "PopBatch", "Bookmark", "Close", "Know"}
+var kindNames = [...]string{"Add", "Update", "Delete", "Replace", "Resync", "Pop", "PopErr", "PopPanic", "Pops", "PopBatch", "Bookmark", "Close", "Know", "PopReplace"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -39,7 +46,8 @@ func (k Kind) String() string {
 }
 
 // Step is one operation. Add, Update, Delete and Know carry an object of
-// key "k<Key>"; Replace lists keys k<Off> .. k<Off+N-1>; Pops pops up to N.
+// key "k<Key>"; Replace (and the Replace of PopReplace) lists keys k<Off> ..
+// k<Off+N-1>; Pops pops up to N.
 // Every object a step makes gets a fresh resource version: the number of
 // objects made before it, plus one.
 //
@@ -68,7 +76,7 @@ func positional(k Kind) int {
 	switch k {
 	case Add, Update, Delete, Know, Pops:
 		return 1
-	case Replace:
+	case Replace, PopReplace:
 		return 2
 	}
 	return 0
@@ -83,7 +91,7 @@ func (s Step) String() string {
 	switch s.Kind {
 	case Add, Update, Delete, Know:
 		args = append(args, fmt.Sprintf("k%d", s.Key))
-	case Replace:
+	case Replace, PopReplace:
 		args = append(args, strconv.Itoa(s.Off), strconv.Itoa(s.N))
 	case Pops:
 		args = append(args, strconv.Itoa(s.N))
@@ -149,7 +157,7 @@ func parseStep(s string) (Step, error) {
 			return bad()
 		}
 		st.Key = n
-	case Replace:
+	case Replace, PopReplace:
 		off, ok1 := num(args[0])
 		n, ok2 := num(args[1])
 		if !ok1 || !ok2 {

@@ -204,6 +204,14 @@ func (f *RealFIFO) PopBatch() (batch []Delta, initial, ok bool) {
 	return batch, !f.sync.synced, true
 }
 
+// Pending is the number of initial deltas not yet processed: at most that
+// many of a pop's deltas count toward the initial population. A pop
+// decides how many when it begins, so a Replace made while its process
+// func runs unlocked (the first, which sets the initial population) does
+// not count the pop's deltas among the Replace's: call Popped with
+// min(n, Pending()) read before that Replace.
+func (f *RealFIFO) Pending() int { return f.sync.count }
+
 // Popped records that n initial-or-later pops' process func returned.
 func (f *RealFIFO) Popped(n int) { f.sync.finished(n) }
 

@@ -94,6 +94,35 @@ var RealFIFODivergences = append([]checkkit.Divergence{
 		Evidence: Version + "/tools/cache/the_real_fifo.go:49,60,66,78 document the option rules (\"If AtomicEvents is true, KnownObjects must be nil\", ...) and NewRealFIFOWithOptions, which has no error result, " +
 			"deliberately panics on a breach with \"coding error: ...\" (:813-828)",
 	},
+	syncedEarly(pfifo.CheckSynced, ""),
+	syncedEarly(pfifo.CheckExhaustive, "<v0.38.0-beta.0"),
 }, batchKeys(pfifo.CheckAtomic, pfifo.GBatch), batchKeys(pfifo.CheckBatch, pfifo.GBatch), batchKeys(pfifo.CheckFaults, pfifo.GBatch),
 	batchKeys(pfifo.CheckModel, pfifo.GBatch), batchKeys(pfifo.CheckRules, pfifo.GBatch), batchKeys(pfifo.CheckCollaborators, pfifo.GKnownFaults, pfifo.GFailedCall),
-	batchKeys(pfifo.CheckExhaustive, pfifo.GBatch))
+	// exhaustive from v0.38: the batch rule and the early sync.
+	func() checkkit.Divergence {
+		d, e := batchKeys(pfifo.CheckExhaustive, pfifo.GBatch), syncedEarly(pfifo.CheckExhaustive, "")
+		d.Guarantees = append(d.Guarantees, e.Guarantees...)
+		d.Shape += "|" + e.Shape
+		d.Reason += "; and " + e.Reason
+		d.Upstream += "; " + e.Upstream
+		d.Class = checkkit.ClassDefect // the early sync; the batch rule is a design change
+		d.Evidence += "; and " + e.Evidence
+		return d
+	}())
+
+// syncedEarly declares RealFIFO's early sync when its first Replace lands
+// while a delta popped before it is processed unlocked, on check, for
+// releases (every release with RealFIFO's options if "").
+func syncedEarly(check, releases string) checkkit.Divergence {
+	return checkkit.Divergence{
+		Check: pfifo.RealComponent + "/" + check, Releases: releases,
+		Guarantees: []string{pfifo.GSynced, pfifo.GInitial},
+		Shape:      `^(HasSynced|isInInitialList): .* \(the initial population is the one PopReplace\(\d+,\d+\)'s Replace set, made while a delta popped before it was processed\)$`,
+		Reason: "with UnlockWhileProcessing, a Replace may land while a delta is processed; if it is the first (a bookmark or a resync's SyncAll was queued before the FIFO was populated), it sets the initial population to what is then queued, and the pop in progress counts itself down from it when its process func returns although it was popped before: " +
+			"the FIFO reports synced one delta early, while the relist's ReplacedAll is still queued; we decide when a pop begins whether it counts",
+		Upstream: Version + "/tools/cache/the_real_fifo.go:405-418, 454-466, 624-628",
+		Class:    checkkit.ClassDefect,
+		Evidence: Version + "/tools/cache/the_real_fifo.go:411-412: the count goes down in a defer \"so concurrent calls to hasSynced will not incorrectly return true while processing is still happening\", yet with the lock released during processing (:454-466) a concurrent first Replace makes it return true before the initial population is processed; " +
+			"the informer's own use does not reach it (its reflector queues nothing before its first Replace), a direct user of RealFIFO does; no upstream issue found",
+	}
+}

@@ -469,6 +469,21 @@ func realfifoVector(seed uint64) traces.Vector {
 		ds, initial, ok := m.PopBatch()
 		popped("PopBatch", ds, initial, ok)
 	}
+	// popReplace is a Pop whose process func, running unlocked, relists:
+	// the step carries the Replace's list, and its outcome is the pop's.
+	// The pop counts toward the initial population as decided when it
+	// began, before the Replace.
+	popReplace := func() {
+		d, initial, _ := m.Pop()
+		w := traces.Want{OK: boolp(true), Deltas: vdeltas([]fifo.Delta{d}), Initial: boolp(initial), Synced: boolp(m.Synced())}
+		counted := min(1, m.Pending())
+		objs := g.list()
+		rv := strconv.Itoa(g.made)
+		m.Replace(objs, rv, g.knownModel())
+		m.Popped(counted)
+		g.store.Process([]fifo.Delta{d}, initial)
+		g.step(traces.VStep{Op: "PopReplace", Objects: vobjects(objs), RV: str(rv), Want: &w})
+	}
 	do := func(op int) {
 		switch op {
 		case fAdd, fUpdate, fDelete:
@@ -532,6 +547,16 @@ func realfifoVector(seed uint64) traces.Vector {
 	if kind.check == "realfifo/synced" {
 		// Before the first relist: a Bookmark or a Resync (neither
 		// populates), or an Add (which does: no initial population).
+		// Unlocked, the first relist lands, one vector in two, while the
+		// delta queued before it is processed (PopReplace).
+		if unlock && r.IntN(2) == 0 {
+			do(fResync + r.IntN(2)) // a Resync or a Bookmark
+			if m.Len() > 0 {
+				do(fHasSynced)
+				popReplace()
+				do(fHasSynced)
+			}
+		}
 		g.syncedPrelude(do, fBookmark, fResync)
 	}
 	n := g.length(seed)
