@@ -41,9 +41,12 @@ var (
 		Ops: []Op{{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWrite, Key: 1}, {Kind: OpWait, Wait: 10 * time.Second},
 			{Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 0}, {Kind: OpWait, Wait: 10 * time.Second},
 			{Kind: OpWrite, Key: 5}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpWait, Wait: 10 * time.Second}}}
+	// restarts deletes an object and creates it again while the client
+	// is cut off (after the second restart): a client that relists sees
+	// only the new object, with a new uid, under the old name.
 	restarts = Schedule{Objects: 4,
 		Ops: []Op{{Kind: OpWait, Wait: time.Second}, {Kind: OpWrite, Key: 1}, {Kind: OpRestart}, {Kind: OpWrite, Key: 2},
-			{Kind: OpWait, Wait: time.Second}, {Kind: OpRestart}, {Kind: OpDelete, Key: 0}, {Kind: OpWrite, Key: 6},
+			{Kind: OpWait, Wait: time.Second}, {Kind: OpRestart}, {Kind: OpDelete, Key: 0}, {Kind: OpWrite, Key: 0}, {Kind: OpWrite, Key: 6},
 			{Kind: OpWait, Wait: 3 * time.Second}, {Kind: OpRestart}, {Kind: OpWait, Wait: 100 * time.Millisecond},
 			{Kind: OpRestart}, {Kind: OpWrite, Key: 3}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 1}}}
 	stall = Schedule{Objects: 5,

@@ -51,7 +51,14 @@ var fluentNoListAfterFailure = `|after quiescence the cache .*: not converged af
 // and created again under its name while the watch was down is added
 // (new uid) while the handler still holds it, then deleted (old uid).
 // Only the add shows: it is the first violation.
-var fluentRelistOrder = `|handler calls are consistent .*: call \d+, add default/o\d+@\d+: the handler holds default/o\d+@\d+ \[schedule `
+var fluentRelistOrder = checkkit.Divergence{
+	Guarantees: []string{wire.GHandlers},
+	Shape:      `^handler calls are consistent .*: call \d+, add default/o\d+@\d+: the handler holds default/o\d+@\d+ \[schedule `,
+	Reason:     "a relist calls the callback with ADDED for every uid it has not cached before it calls it with DELETED for the cached uids it did not list, so an object deleted and created again under its name while the watch was down reaches the callback as ADDED (new uid) before DELETED (old uid), the reverse of the server's order: an application keyed by namespace/name ends without the object the server holds",
+	Upstream:   FluentVersion + "/dist/fluent/watch.js:231-291",
+	Class:      checkkit.ClassDefect,
+	Evidence:   "the relist's order reverses the server's: the delete of the old object happened first (traces/findings/fluent/relist-adds-new-uid-before-deleting-old); no upstream issue found",
+}
 
 // Divergences are each client's declared findings, by subject.
 var Divergences = map[string][]checkkit.Divergence{
@@ -62,16 +69,18 @@ var Divergences = map[string][]checkkit.Divergence{
 	},
 	Fluent: {
 		with(fluentMalformed, wire.CheckMalformed, false),
+		// wire/restart deletes and recreates an object while the client is
+		// cut off; in real time the Watcher's reconnect may, rarely, come
+		// before those writes and see them as watch events.
+		with(fluentRelistOrder, wire.CheckRestart, true),
 		{Check: wire.CheckSchedules, Intermittent: true,
 			Guarantees: append(fluentMalformed.Guarantees, wire.GSynced),
-			Shape:      `^((handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix + fluentNoListAfterFailure + fluentRelistOrder + `)`,
-			Reason: fluentMalformed.Reason + "; and after its first list fails (refused, or answered with an error), #watch goes on to watch from no version: the server's initial ADDED events fill the cache, the stream stays healthy, so the Watcher's 5 s staleness check never forces a relist and no list completes until the relist timer (600 s): the cache is right, but the application is never told its initial list is done (no list event, start() resolved without one); " +
-				"and a relist calls the callback with ADDED for every uid it has not cached before it calls it with DELETED for the cached uids it did not list, so an object deleted and created again under its name while the watch was down reaches the callback as ADDED (new uid) before DELETED (old uid), the reverse of the server's order: an application keyed by namespace/name ends without the object the server holds",
-			Upstream: fluentMalformed.Upstream + "; dist/fluent/watch.js:88-109,355-375; dist/fluent/watch.js:231-291",
-			Class:    checkkit.ClassDefect,
+			Shape:      `^((handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix + fluentNoListAfterFailure + "|" + fluentRelistOrder.Shape[1:] + `)`,
+			Reason:     fluentMalformed.Reason + "; and after its first list fails (refused, or answered with an error), #watch goes on to watch from no version: the server's initial ADDED events fill the cache, the stream stays healthy, so the Watcher's 5 s staleness check never forces a relist and no list completes until the relist timer (600 s): the cache is right, but the application is never told its initial list is done (no list event, start() resolved without one); and " + fluentRelistOrder.Reason,
+			Upstream:   fluentMalformed.Upstream + "; dist/fluent/watch.js:88-109,355-375,231-291",
+			Class:      checkkit.ClassDefect,
 			Evidence: fluentMalformed.Evidence + "; and watch.js:370-373 says a failed list should \"trigger a faster resync so items aren't permanently missed\", " +
-				"but the next event resets lastSeenTime (watch.js:333), cancelling that resync; " +
-				"and the relist's order reverses the server's: the delete of the old object happened first (traces/findings/fluent/relist-adds-new-uid-before-deleting-old); no upstream issue found"},
+				"but the next event resets lastSeenTime (watch.js:333), cancelling that resync; and " + fluentRelistOrder.Evidence},
 	},
 }
 
