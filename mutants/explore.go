@@ -61,4 +61,30 @@ var exploreMutants = []Mutant{
 	{ID: "store-replace-merges", Component: "informer", File: "impl/store/store.go",
 		Bug: "the informer's store merges a relist into what it holds instead of replacing it, so an object deleted while the watch was down stays in the cache listers read (the handlers are told of the delete: it is computed before the Replace)",
 		Old: "	s.items = items\n	s.rv = resourceVersion", New: "	for k, obj := range items {\n		s.items[k] = obj\n	}\n	s.rv = resourceVersion"},
+	// Generator reach: a RealFIFO backlog past its unlock bound (2×1000
+	// deltas left queued). No machine queues that many with
+	// UnlockWhileProcessing on; realfifo/unlock now pops at 1999, 2000
+	// and 2001 left, by Pop and by PopBatch.
+	{ID: "rfifo-unlock-unbounded", Component: "realfifo", File: realFIFOGo,
+		Bug: "UnlockWhileProcessing unlocks whatever the backlog, so past 2×BatchSize deltas a producer no longer waits for a slow handler and the queue grows without bound (the_real_fifo.go:456-458)",
+		Old: "	if f.unlock && f.items.len() < 2*f.batchSize {", New: "	if f.unlock {"},
+	{ID: "rfifo-unlock-bound-inclusive", Component: "realfifo", File: realFIFOGo,
+		Bug: "the unlock bound is inclusive: with exactly 2×BatchSize deltas left the process func still runs unlocked",
+		Old: "	if f.unlock && f.items.len() < 2*f.batchSize {", New: "	if f.unlock && f.items.len() <= 2*f.batchSize {"},
+	// Generator reach: the first Replace landing while a delta popped
+	// before it is processed unlocked. No machine made a call from
+	// inside a process func; PopReplace does, in realfifo/synced (a fixed
+	// scenario and the random mix) and realfifo/exhaustive.
+	{ID: "rfifo-count-decided-at-return", Component: "realfifo", File: realFIFOGo,
+		Bug: "Pop decides whether its delta counts toward the initial population when the process func returns, as client-go does, so a first Replace made while an earlier delta is processed unlocked counts that delta among its own and the FIFO syncs one delta early",
+		Old: "	counted := min(1, f.initial.Pending())\n	defer f.initial.Processed(counted)\n\n	depth := f.items.len()",
+		New: "	defer func() { f.initial.Processed(min(1, f.initial.Pending())) }() // once processed\n\n	depth := f.items.len()"},
+	// Generator reach: a paged list from a version other than "0" (a
+	// relist from the last synced version with a page size). The random
+	// schedules make one in about 75 (40 of 3000, props/reflector's
+	// reach test); reflector/requests makes it in every run.
+	{ID: "refl-exact-relist-ignores-page-size", Component: "reflector", File: reflListGo,
+		Bug: "a relist from an exact version is never paged, even with WatchListPageSize set (the watch-cache rule is tested before the configured size), so a reflector told to list in pages of 2 asks for the whole list at once on every relist",
+		Old: "	case r.opts.WatchListPageSize > 0:\n		return r.opts.WatchListPageSize\n	case r.paginated:\n		return DefaultPageSize\n	case rv != \"\" && rv != \"0\":\n		return 0\n",
+		New: "	case rv != \"\" && rv != \"0\":\n		return 0 // an exact version: the watch cache serves it whole\n	case r.opts.WatchListPageSize > 0:\n		return r.opts.WatchListPageSize\n	case r.paginated:\n		return DefaultPageSize\n"},
 }
