@@ -1,7 +1,7 @@
 package knative
 
 import (
-	"flag"
+	"os"
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -18,17 +18,16 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("knative.dev/pkg/metrics.(*metricsWorker).start"))
 }
 
-var now = flag.Bool("knative.now", false, "run TestSuiteNow: the work queue checks on the two-lane queue, most of which fail today (issue 42)")
-
 // TestSuite (the work queue family's checks on the two-lane queue) comes
 // with the profile that says what the two lanes promise and the
 // declarations of what they break (issue 42): today most checks fail on
 // it, the asynchronous hand-off between the lanes and the drain defect
-// (traces/findings/knative) among the causes. go test -run TestSuiteNow
-// -knative.now shows where it stands.
+// (traces/findings/knative) among the causes. KVERIFY_KNATIVE_NOW=1 go
+// test -run TestSuiteNow shows where it stands (an environment variable,
+// not a flag: a check that hangs reruns the rest in a fresh process).
 func TestSuiteNow(t *testing.T) {
-	if testing.Short() || !*now {
-		t.Skip("issue 42 in progress: pass -knative.now to run the work queue checks on the two-lane queue")
+	if os.Getenv("KVERIFY_KNATIVE_NOW") == "" {
+		t.Skip("issue 42 in progress: set KVERIFY_KNATIVE_NOW=1 to run the work queue checks on the two-lane queue")
 	}
 	suite.RunSuite(t, Entries())
 }
