@@ -1,8 +1,11 @@
 package knative
 
 import (
+	"slices"
+
 	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	"github.com/kverify/kverify/subjects/upstream"
 )
 
 // twoLane is the source the declarations cite.
@@ -47,6 +50,20 @@ var DelayingDivergences = []checkkit.Divergence{
 	with(drainSpins, pwq.CheckDelayingLeak), with(drainSpins, pwq.CheckDelayingLifecycle),
 	with(drainSpins, pwq.CheckDelayingRetention), with(drainSpins, pwq.CheckDelayingShutdown),
 	with(either(lenCounts, drainSpins), pwq.CheckDelayingModel),
+	clientGo(upstream.DelayingDivergences, pwq.CheckDelayingTies),
+}
+
+// clientGo is client-go's declaration of check, which the two-lane queue
+// inherits: its lanes are client-go's rate-limiting queues (its fast lane
+// is where Add, AddAfter and AddRateLimited go).
+func clientGo(ds []checkkit.Divergence, check string) checkkit.Divergence {
+	i := slices.IndexFunc(ds, func(d checkkit.Divergence) bool { return d.Check == check })
+	if i < 0 {
+		panic("knative: client-go declares nothing for " + check)
+	}
+	d := ds[i]
+	d.Reason = "the fast lane is client-go's delaying queue: " + d.Reason
+	return d
 }
 
 // RateLimitDivergences are its declared differences from the
