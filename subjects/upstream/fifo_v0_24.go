@@ -43,8 +43,53 @@ func DeltaFIFO() pfifo.Subject {
 				return t(obj)
 			}
 		}
-		return &oldDeltaFIFO{f: cache.NewDeltaFIFOWithOptions(opts), synced: make(chan struct{})}, nil
+		c := &oldDeltaFIFO{synced: make(chan struct{}), listed: map[any]int{}}
+		// The key function is MetaNamespaceKeyFunc, watched: the FIFO calls
+		// it under its lock, and a Replace first keys every listed object,
+		// before it marks the FIFO populated (see populatedByReplace).
+		opts.KeyFunction = c.keyOf
+		c.f = cache.NewDeltaFIFOWithOptions(opts)
+		return c, nil
 	}}
+}
+
+// keyOf is MetaNamespaceKeyFunc. Called by a Replace for one of its listed
+// objects while the FIFO is not yet populated (under the FIFO's lock, so
+// ordered with every pop), it records that this Replace populates the
+// FIFO: its listed objects are the initial population.
+func (c *oldDeltaFIFO) keyOf(obj any) (string, error) {
+	if c.isListed(obj) {
+		if populated, _ := c.state(); !populated {
+			c.populatedByReplace = true
+		}
+	}
+	return cache.MetaNamespaceKeyFunc(obj)
+}
+
+// isListed reports whether obj is an object of a Replace in progress.
+func (c *oldDeltaFIFO) isListed(obj any) (listed bool) {
+	defer func() {
+		if recover() != nil { // an unhashable object: never listed here
+			listed = false
+		}
+	}()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listed[obj] > 0
+}
+
+// list registers (n = 1) or unregisters (n = -1) the objects of a Replace.
+func (c *oldDeltaFIFO) list(objs []any, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, o := range objs {
+		func() {
+			defer func() { _ = recover() }() // unhashable: not registered
+			if c.listed[o] += n; c.listed[o] <= 0 {
+				delete(c.listed, o)
+			}
+		}()
+	}
 }
 
 // oldDeltaFIFO is a DeltaFIFO without Done. Its synced channel is closed
@@ -60,8 +105,15 @@ type oldDeltaFIFO struct {
 	synced chan struct{}
 	closed bool
 
-	// replaceBegun is set before the first Replace is called.
-	replaceBegun atomic.Bool
+	// listed counts, per object, the Replaces in progress that list it.
+	listed map[any]int
+	// populatedByReplace: a Replace populated the FIFO (keyOf saw it key
+	// a listed object while the FIFO was not populated). Only touched
+	// under the FIFO's lock.
+	populatedByReplace bool
+	// emptyReplaceBegun is set before a Replace of an empty list is
+	// called: such a Replace keys nothing, so keyOf cannot see it apply.
+	emptyReplaceBegun atomic.Bool
 	// lastPopulated and lastCount are the FIFO's populated and
 	// initialPopulationCount as the last process func found them: only
 	// touched under the FIFO's lock, inside Pop.
@@ -73,7 +125,11 @@ func (c *oldDeltaFIFO) Add(obj any) error    { return c.check(c.f.Add(obj)) }
 func (c *oldDeltaFIFO) Update(obj any) error { return c.check(c.f.Update(obj)) }
 func (c *oldDeltaFIFO) Delete(obj any) error { return c.check(c.f.Delete(obj)) }
 func (c *oldDeltaFIFO) Replace(list []any, rv string) error {
-	c.replaceBegun.Store(true)
+	if len(list) == 0 {
+		c.emptyReplaceBegun.Store(true)
+	}
+	c.list(list, 1)
+	defer c.list(list, -1)
 	return c.check(c.f.Replace(list, rv))
 }
 func (c *oldDeltaFIFO) Resync() error  { return c.check(c.f.Resync()) }
@@ -130,10 +186,15 @@ func (c *oldDeltaFIFO) state() (populated bool, count int) {
 // is not populated; so after a pop that found the FIFO populated, the
 // next pop began with the count that pop left. The first pop that finds
 // it populated with the count at 0 began either with one initial item
-// left (populated by a Replace) or synced (an empty Replace, or populated
-// by Add, Update or Delete): the synced channel, closed when such a call
-// returned synced, tells them apart, and failing that a Replace having
-// begun says one item was left.
+// left (populated by a Replace that listed objects) or synced (an empty
+// Replace, or populated by Add, Update or Delete): the synced channel,
+// closed when such a call returned synced, tells them apart, and failing
+// that whether a Replace with objects populated it (populatedByReplace,
+// recorded under the FIFO's lock, so in order with this pop: a Replace
+// merely begun, as this read until kverify 47, is not one that applied,
+// and a pop racing a Replace and an Update was told initial when the
+// Update had populated the FIFO), or an empty Replace has begun (it keys
+// nothing, so only its beginning shows: the guess that remains).
 func (c *oldDeltaFIFO) popped() (initial bool) {
 	populated, count := c.state()
 	switch {
@@ -144,7 +205,7 @@ func (c *oldDeltaFIFO) popped() (initial bool) {
 	case c.isSynced():
 		initial = false
 	default:
-		initial = c.replaceBegun.Load()
+		initial = c.populatedByReplace || c.emptyReplaceBegun.Load()
 	}
 	c.lastPopulated, c.lastCount = populated, count
 	if populated && count == 0 {
