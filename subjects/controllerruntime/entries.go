@@ -1,13 +1,10 @@
 package controllerruntime
 
 import (
-	"testing"
-
 	"github.com/kverify/kverify/props/checkkit"
 	pctrl "github.com/kverify/kverify/props/controller"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects/suite"
-	"github.com/kverify/kverify/traces"
 )
 
 // Entries bind the work queue family's checks (the plain queue, the
@@ -18,16 +15,7 @@ import (
 // TestSuite; the components are listed in the main module's
 // subjects.Externals.
 func Entries() []suite.Entry {
-	replay := func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Subject(), tr) }
-	return []suite.Entry{
-		{Component: pwq.Component, Subject: Name, Checks: func() []checkkit.Check { return pwq.QueueChecks(Subject()) },
-			Divergences: QueueDivergences, Replay: replay},
-		{Component: pwq.ComponentDelaying, Subject: Name, Checks: func() []checkkit.Check { return pwq.DelayingChecks(Subject()) },
-			Divergences: DelayingDivergences, Replay: replay},
-		{Component: pwq.ComponentRateLimit, Subject: Name, Checks: func() []checkkit.Check { return pwq.RateLimitChecks(Subject()) },
-			Divergences: RateLimitDivergences, Replay: replay},
-		controllerEntry(),
-	}
+	return append(suite.WorkqueueFamily(Name, Subject(), QueueDivergences, DelayingDivergences, RateLimitDivergences), controllerEntry())
 }
 
 // divergences are every declared divergence, by component.

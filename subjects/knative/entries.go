@@ -1,12 +1,9 @@
 package knative
 
 import (
-	"testing"
-
 	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects/suite"
-	"github.com/kverify/kverify/traces"
 )
 
 // Entries bind the work queue family's checks (the plain queue, the
@@ -14,15 +11,7 @@ import (
 // its divergences declared. kverify verify --subject knative runs them
 // through this module's TestSuite.
 func Entries() []suite.Entry {
-	replay := func(t *testing.T, tr *traces.Trace) error { return pwq.Replay(t, Subject(), tr) }
-	return []suite.Entry{
-		{Component: pwq.Component, Subject: Name, Checks: func() []checkkit.Check { return pwq.QueueChecks(Subject()) },
-			Divergences: QueueDivergences, Replay: replay},
-		{Component: pwq.ComponentDelaying, Subject: Name, Checks: func() []checkkit.Check { return pwq.DelayingChecks(Subject()) },
-			Divergences: DelayingDivergences, Replay: replay},
-		{Component: pwq.ComponentRateLimit, Subject: Name, Checks: func() []checkkit.Check { return pwq.RateLimitChecks(Subject()) },
-			Divergences: RateLimitDivergences, Replay: replay},
-	}
+	return suite.WorkqueueFamily(Name, Subject(), QueueDivergences, DelayingDivergences, RateLimitDivergences)
 }
 
 // divergences are every declared divergence, by component.
