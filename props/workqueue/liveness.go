@@ -146,8 +146,17 @@ func runLive(s Subject, sc liveScenario) error {
 	tr := newLiveTracker(s.Profile)
 	held := make([]string, sc.workers)
 	var finished []string
+	// settle lets a queue that hands adds over to a goroutine of its own
+	// (Profile.AddHandedOver) take them in before the next call, so that
+	// the order the tracker sees is the order the queue was given.
+	settle := func() {
+		if s.Profile.AddHandedOver {
+			synctest.Wait()
+		}
+	}
 	add := func(k string, prio int) {
 		lq.add(k, prio)
+		settle()
 		tr.add(k, prio)
 	}
 	// addNow is an Add, or on a delaying queue an AddAfter with no delay.
@@ -157,6 +166,7 @@ func runLive(s Subject, sc liveScenario) error {
 			return
 		}
 		lq.d.AddAfter(k, 0)
+		settle()
 		tr.add(k, prio)
 	}
 	get := func(w int) error {

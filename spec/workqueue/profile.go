@@ -56,10 +56,24 @@ type Profile struct {
 	// next Len or Get, or on a goroutine of its own). client-go asks
 	// during the call.
 	LimiterAskedLater bool
+	// AddHandedOver: Add puts the item in an inner queue, and a goroutine
+	// of the queue moves it to the queue Get reads from, later. The
+	// checks let the queue settle after each call (every goroutine of it
+	// blocked) and judge it then: what it promises is the state it settles
+	// in, not the one in which a call returns. client-go queues during the
+	// call.
+	AddHandedOver bool
 }
 
 // ClientGo is client-go v0.37.2's workqueue: the default profile.
 var ClientGo = Profile{Name: "client-go"}
+
+// Knative is knative.dev/pkg's two-lane controller queue
+// (controller/two_lane_queue.go at the pinned pseudo-version): client-go's
+// queues joined by goroutines, Add going to the fast lane's queue and a
+// goroutine per lane handing items to the consumer queue Get reads from
+// (two_lane_queue.go:40-75).
+var Knative = Profile{Name: "knative", AddHandedOver: true}
 
 // ControllerRuntime is controller-runtime's priority queue
 // (pkg/controller/priorityqueue, v0.25.3): Len counts the ready set, items

@@ -21,6 +21,7 @@ import (
 
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pwq "github.com/kverify/kverify/props/workqueue"
+	wq "github.com/kverify/kverify/spec/workqueue"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"knative.dev/pkg/controller"
@@ -48,6 +49,7 @@ func Subject() pwq.Subject {
 			return newQueue(l)
 		},
 		NoClock: true,
+		Profile: wq.Knative,
 	}
 }
 
