@@ -24,7 +24,7 @@ var drainSpins = checkkit.Divergence{
 	Upstream: twoLane + ":25-37,77-131",
 	Class:    checkkit.ClassDefect,
 	Evidence: "the interface Impl.WorkQueue() returns promises that ShutDownWithDrain lets the workers drain the queue and then tells them to exit (k8s.io/client-go util/workqueue queue.go); the two-lane queue's own ShutDown shuts both lanes (two_lane_queue.go:125-131); " +
-		"reproducer traces/findings/knative/twolane-drain-never-shuts-down (Get blocks, 660ms of CPU in 1s)",
+		"reproducer traces/findings/knative/twolane-drain-never-shuts-down (Get blocks, 660ms of CPU in 1s); knative/pkg#3206 (2025-07, after the pin) drains both lanes, but its drain still does not wait for the items workers hold",
 }
 
 // lenCounts is the two-lane queue's Len: the sum of its three queues'.
