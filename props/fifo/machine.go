@@ -223,13 +223,9 @@ func (x *machine) apply(st Step) (err error) {
 		}
 	case Replace:
 		objs := x.listFor(st)
-		list := make([]any, len(objs))
-		for i, o := range objs {
-			list[i] = input(o)
-		}
 		l := x.lookupFor(st, "")
 		rv := strconv.Itoa(x.made)
-		err := x.f.Replace(list, rv)
+		err := x.f.Replace(inputsOf(objs), rv)
 		var want error
 		if x.rm != nil {
 			want = x.rm.ReplaceIn(objs, rv, l)

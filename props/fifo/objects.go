@@ -50,6 +50,15 @@ func input(o spec.Obj) any {
 	return object(o)
 }
 
+// inputsOf is input of each of a relist's objects.
+func inputsOf(objs []spec.Obj) []any {
+	list := make([]any, len(objs))
+	for i, o := range objs {
+		list[i] = input(o)
+	}
+	return list
+}
+
 func keyOf(obj any) (string, error) {
 	o, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok || o == nil {

@@ -69,10 +69,7 @@ func (x *machine) popReplace(op string, st Step) error {
 	}
 	sh, err := x.popOne(Pop, &st)
 	x.rec.Step(op, sh.wantS(), sh.gotS())
-	if err != nil {
-		return err
-	}
-	return nil
+	return err
 }
 
 // popOne pops one key (DeltaFIFO) or delta (RealFIFO) and checks it. A
@@ -94,11 +91,7 @@ func (x *machine) popOne(kind Kind, replace *Step) (sh shown, err error) {
 		called++
 		p = x.observe(ds, initial)
 		if replace != nil && called == 1 {
-			in := make([]any, len(list))
-			for i, o := range list {
-				in[i] = input(o)
-			}
-			repErr = x.f.Replace(in, rv)
+			repErr = x.f.Replace(inputsOf(list), rv)
 		}
 		switch kind {
 		case PopErr:

@@ -365,80 +365,97 @@ const lockedBound = 100 * time.Millisecond
 // a batch of 1000 taken).
 func pastUnlockBound(s Subject) error {
 	bound := 2 * spec.DefaultBatchSize
-	type tc struct {
-		left  int
-		batch bool
-	}
-	cases := []tc{{bound - 1, false}, {bound, false}, {bound + 1, false}, {bound - 1, true}, {bound + 1, true}}
-	for i, c := range cases {
-		f, _, err := newFIFO(s, Mode{Atomic: true, Unlock: true})
-		if err != nil {
+	for i, c := range []unlockCase{{bound - 1, false}, {bound, false}, {bound + 1, false}, {bound - 1, true}, {bound + 1, true}} {
+		if err := c.run(s, i); err != nil {
 			return err
-		}
-		b, isBatcher := f.(Batcher)
-		if c.batch && !isBatcher {
-			f.Close()
-			continue
-		}
-		took := 1
-		if c.batch {
-			took = spec.DefaultBatchSize
-		}
-		var queued []spec.Delta
-		for j := range c.left + took {
-			o := spec.Obj{Key: fmt.Sprintf("q%d", j), Version: j + 1}
-			_ = f.Add(object(o))
-			queued = append(queued, spec.Of(spec.Added, o))
-		}
-		late := spec.Obj{Key: "late", Version: 1}
-		updated := make(chan struct{})
-		var returned bool
-		calls := 0
-		process := func([]Delta, bool) error {
-			if calls++; calls == 1 {
-				returned = checkkit.ReturnsWithin(lockedBound, func() {
-					defer close(updated)
-					_ = f.Update(object(late))
-				})
-			}
-			return nil
-		}
-		var perr error
-		if c.batch {
-			perr = b.PopBatch(process, process)
-		} else {
-			_, perr = f.Pop(process)
-		}
-		pop := "Pop"
-		if c.batch {
-			pop = "PopBatch"
-		}
-		if calls != 1 {
-			f.Close()
-			return checkkit.Broke(GOrder, "%s of %d queued deltas called its process func %d times, want once", pop, c.left+took, calls)
-		}
-		<-updated // the Update waited for the lock, if it did; it has it now
-		switch wantWait := c.left >= bound; {
-		case perr != nil:
-			f.Close()
-			return checkkit.Broke(GErrors, "%s failed: %v", pop, perr)
-		case wantWait && returned:
-			f.Close()
-			return checkkit.Broke(GUnlock, "with %d deltas left queued behind %s's (the bound is 2×%d), an Update completed while the process func ran: past the bound a process func must hold the FIFO's lock, or the queue grows without bound behind a slow handler (case %d)", c.left, pop, spec.DefaultBatchSize, i)
-		case !wantWait && !returned:
-			f.Close()
-			return checkkit.Broke(GUnlock, "with %d deltas left queued behind %s's (under the bound of 2×%d), an Update did not complete while the process func ran (case %d)", c.left, pop, spec.DefaultBatchSize, i)
-		}
-		got, err := drain(f)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		if want := append(queued[took:], spec.Of(spec.Updated, late)); !same(got, want) {
-			return checkkit.Broke(GUnlock, "after an Update made while %s's process func ran with %d deltas left queued, the FIFO popped %d deltas ending %s, want %d ending %s", pop, c.left, len(got), spec.Deltas(tail(got)), len(want), spec.Deltas(tail(want)))
 		}
 	}
 	return nil
+}
+
+// unlockCase is one pop of pastUnlockBound: left deltas left queued
+// behind what a Pop (or, with batch, a PopBatch of 1000) takes.
+type unlockCase struct {
+	left  int
+	batch bool
+}
+
+func (c unlockCase) run(s Subject, i int) error {
+	f, _, err := newFIFO(s, Mode{Atomic: true, Unlock: true})
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, isBatcher := f.(Batcher)
+	if c.batch && !isBatcher {
+		return nil
+	}
+	took, pop := 1, "Pop"
+	if c.batch {
+		took, pop = spec.DefaultBatchSize, "PopBatch"
+	}
+	queued := addQueued(f, c.left+took)
+	updated := make(chan struct{})
+	var returned bool
+	calls := 0
+	process := func([]Delta, bool) error {
+		if calls++; calls == 1 {
+			returned = checkkit.ReturnsWithin(lockedBound, func() {
+				defer close(updated)
+				_ = f.Update(object(lateObj))
+			})
+		}
+		return nil
+	}
+	var perr error
+	if c.batch {
+		perr = b.PopBatch(process, process)
+	} else {
+		_, perr = f.Pop(process)
+	}
+	if calls != 1 {
+		return checkkit.Broke(GOrder, "%s of %d queued deltas called its process func %d times, want once", pop, c.left+took, calls)
+	}
+	<-updated // the Update waited for the lock, if it did; it has it now
+	switch wantWait := c.left >= 2*spec.DefaultBatchSize; {
+	case perr != nil:
+		return checkkit.Broke(GErrors, "%s failed: %v", pop, perr)
+	case wantWait && returned:
+		return checkkit.Broke(GUnlock, "with %d deltas left queued behind %s's (the bound is 2×%d), an Update completed while the process func ran: past the bound a process func must hold the FIFO's lock, or the queue grows without bound behind a slow handler (case %d)", c.left, pop, spec.DefaultBatchSize, i)
+	case !wantWait && !returned:
+		return checkkit.Broke(GUnlock, "with %d deltas left queued behind %s's (under the bound of 2×%d), an Update did not complete while the process func ran (case %d)", c.left, pop, spec.DefaultBatchSize, i)
+	}
+	got, want, err := popsAfterLate(f, queued, took)
+	if err != nil {
+		return err
+	}
+	if !same(got, want) {
+		return checkkit.Broke(GUnlock, "after an Update made while %s's process func ran with %d deltas left queued, the FIFO popped %d deltas ending %s, want %d ending %s", pop, c.left, len(got), spec.Deltas(tail(got)), len(want), spec.Deltas(tail(want)))
+	}
+	return nil
+}
+
+// lateObj is what the unlock checks update while a process func runs.
+var lateObj = spec.Obj{Key: "late", Version: 1}
+
+// addQueued adds n fresh objects q0, q1, ... to f and returns their
+// Added deltas.
+func addQueued(f FIFO, n int) []spec.Delta {
+	queued := make([]spec.Delta, 0, n)
+	for j := range n {
+		o := spec.Obj{Key: fmt.Sprintf("q%d", j), Version: j + 1}
+		_ = f.Add(object(o))
+		queued = append(queued, spec.Of(spec.Added, o))
+	}
+	return queued
+}
+
+// popsAfterLate drains f (closing it) and returns what it popped and what
+// it should have: queued less the took deltas a pop took, then lateObj's
+// Update, made while that pop's process func ran.
+func popsAfterLate(f FIFO, queued []spec.Delta, took int) (got, want []spec.Delta, err error) {
+	got, err = drain(f)
+	return got, append(queued[took:], spec.Of(spec.Updated, lateObj)), err
 }
 
 // tail is the last three deltas of ds, for a message about thousands.
@@ -456,18 +473,12 @@ func unlockIn(s Subject, cfg checkkit.Config) error {
 		if err != nil {
 			return err
 		}
-		var queued []spec.Delta
-		for j := range q + 1 {
-			o := spec.Obj{Key: fmt.Sprintf("q%d", j), Version: j + 1}
-			_ = f2.Add(object(o))
-			queued = append(queued, spec.Of(spec.Added, o))
-		}
-		late := spec.Obj{Key: "late", Version: 1}
+		queued := addQueued(f2, q+1)
 		done := make(chan string, 1)
 		var stuck error
 		_, perr := f2.Pop(func([]Delta, bool) error {
 			go func() {
-				_ = f2.Update(object(late))
+				_ = f2.Update(object(lateObj))
 				_ = f2.HasSynced()
 				done <- "done"
 			}()
@@ -484,11 +495,10 @@ func unlockIn(s Subject, cfg checkkit.Config) error {
 		if perr != nil {
 			return checkkit.Broke(GErrors, "Pop failed: %v", perr)
 		}
-		got, err := drain(f2)
+		got, want, err := popsAfterLate(f2, queued, 1)
 		if err != nil {
 			return err
 		}
-		want := append(queued[1:], spec.Of(spec.Updated, late))
 		if !same(got, want) {
 			return checkkit.Broke(GUnlock, "after an Update made while processing, the FIFO popped %s, want %s", spec.Deltas(got), spec.Deltas(want))
 		}
