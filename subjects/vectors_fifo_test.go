@@ -51,11 +51,7 @@ func replayFIFOVector(s pfifo.Subject, v traces.Vector) (fifoReplayed, error) {
 			// The known objects are the step's input: the store becomes
 			// exactly what the step lists.
 			if opts.Known != nil {
-				list := make([]any, len(st.Known))
-				for i, o := range st.Known {
-					list[i] = vectorObject(o)
-				}
-				if err := store.Replace(list, ""); err != nil {
+				if err := store.Replace(vectorObjects(st.Known), ""); err != nil {
 					return got, err
 				}
 			} else if st.Known != nil {
@@ -77,11 +73,7 @@ func replayFIFOVector(s pfifo.Subject, v traces.Vector) (fifoReplayed, error) {
 				err = f.Delete(obj)
 			}
 		case "Replace":
-			list := make([]any, len(st.Objects))
-			for i, o := range st.Objects {
-				list[i] = vectorObject(o)
-			}
-			err = f.Replace(list, deref(st.RV))
+			err = f.Replace(vectorObjects(st.Objects), deref(st.RV))
 		case "Resync":
 			err = f.Resync()
 		case "Bookmark":
@@ -95,11 +87,7 @@ func replayFIFOVector(s pfifo.Subject, v traces.Vector) (fifoReplayed, error) {
 		case "PopBatch":
 			got, err = popBatchVector(f, syncDuring)
 		case "PopReplace":
-			list := make([]any, len(st.Objects))
-			for i, o := range st.Objects {
-				list[i] = vectorObject(o)
-			}
-			got, err = popReplaceVector(f, list, deref(st.RV), syncDuring)
+			got, err = popReplaceVector(f, vectorObjects(st.Objects), deref(st.RV), syncDuring)
 		case "Len":
 			if !hasLen {
 				// Not observable on this FIFO: the step's want is taken as
@@ -140,6 +128,15 @@ func deref(s *string) string {
 // version value, generation gen.
 func vectorObject(o traces.VObject) *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: o.Key, ResourceVersion: o.Value, Generation: o.Gen}}
+}
+
+// vectorObjects is vectorObject of each of a list's objects.
+func vectorObjects(os []traces.VObject) []any {
+	list := make([]any, len(os))
+	for i, o := range os {
+		list[i] = vectorObject(o)
+	}
+	return list
 }
 
 // vectorTransform is the transformer vectors with params.transform
