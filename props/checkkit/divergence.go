@@ -71,6 +71,23 @@ const (
 	ClassPrecondition = "precondition"
 )
 
+// Or is one declaration for a check that meets d or e, whichever a run
+// shows first (a check carries one declaration per release and gate): d's
+// check, releases, gate and intermittence, both declarations' guarantees,
+// shapes, reasons, sources and evidence, and the class of a defect if
+// either is one.
+func (d Divergence) Or(e Divergence) Divergence {
+	d.Guarantees = append(slices.Clip(d.Guarantees), e.Guarantees...)
+	d.Shape += "|" + e.Shape
+	d.Reason += "; and " + e.Reason
+	d.Upstream += "; " + e.Upstream
+	d.Evidence += "; and " + e.Evidence
+	if e.Class == ClassDefect {
+		d.Class = ClassDefect
+	}
+	return d
+}
+
 // covers reports whether err is behaviour the declaration covers.
 func (d Divergence) covers(err error) bool {
 	if isUnfinished(err) {

@@ -49,7 +49,7 @@ var QueueDivergences = []checkkit.Divergence{
 var DelayingDivergences = []checkkit.Divergence{
 	with(drainSpins, pwq.CheckDelayingLeak), with(drainSpins, pwq.CheckDelayingLifecycle),
 	with(drainSpins, pwq.CheckDelayingRetention), with(drainSpins, pwq.CheckDelayingShutdown),
-	with(either(lenCounts, drainSpins), pwq.CheckDelayingModel),
+	with(lenCounts.Or(drainSpins), pwq.CheckDelayingModel),
 	clientGo(upstream.DelayingDivergences, pwq.CheckDelayingTies),
 }
 
@@ -69,27 +69,13 @@ func clientGo(ds []checkkit.Divergence, check string) checkkit.Divergence {
 // RateLimitDivergences are its declared differences from the
 // rate-limiting queue's.
 var RateLimitDivergences = []checkkit.Divergence{
-	with(either(lenCounts, drainSpins), pwq.CheckRateLimitingModel),
-	with(either(lenCounts, drainSpins), pwq.CheckRateLimitingDelegate),
-	with(either(lenCounts, drainSpins), pwq.CheckRateLimitingExhaustive),
+	with(lenCounts.Or(drainSpins), pwq.CheckRateLimitingModel),
+	with(lenCounts.Or(drainSpins), pwq.CheckRateLimitingDelegate),
+	with(lenCounts.Or(drainSpins), pwq.CheckRateLimitingExhaustive),
 }
 
 // with returns d declared for check.
 func with(d checkkit.Divergence, check string) checkkit.Divergence {
 	d.Check = check
 	return d
-}
-
-// either is one declaration for a check that meets a or b, whichever a
-// run shows first: a check has one declaration.
-func either(a, b checkkit.Divergence) checkkit.Divergence {
-	a.Guarantees = append(append([]string(nil), a.Guarantees...), b.Guarantees...)
-	a.Shape += "|" + b.Shape
-	a.Reason += "; and " + b.Reason
-	a.Upstream += "; " + b.Upstream
-	a.Evidence += "; and " + b.Evidence
-	if b.Class == checkkit.ClassDefect {
-		a.Class = checkkit.ClassDefect
-	}
-	return a
 }
