@@ -67,11 +67,21 @@ type stepMeter struct {
 // over reports whether the search asked for more steps than its budget.
 func (m *stepMeter) over() bool { return m.steps > m.limit }
 
-// take counts one Step call and reports whether it is within the budget.
-func (m *stepMeter) take() bool {
-	m.steps++
+// take counts one Step call from state st and reports whether it is
+// within the budget. A step from a state that is a set of states (a
+// weighed state: the handed-over model's) counts once per member, so
+// that the budget bounds the work of a search whatever its model.
+func (m *stepMeter) take(st any) bool {
+	if w, ok := st.(weighed); ok {
+		m.steps += max(1, w.weight())
+	} else {
+		m.steps++
+	}
 	return m.steps <= m.limit
 }
+
+// weighed is a state whose Step costs as much as weight plain steps.
+type weighed interface{ weight() int }
 
 // budgetState is a model state with its partition's meter. The meter
 // travels with the states because porcupine calls Init once per partition
@@ -121,7 +131,7 @@ func budgeted(m porcupine.Model, steps int) *budget {
 	if m.Step != nil {
 		w.Step = func(st, in, out any) (bool, any) {
 			s := st.(budgetState)
-			if !s.meter.take() {
+			if !s.meter.take(s.inner) {
 				return false, st
 			}
 			ok, next := m.Step(s.inner, in, out)
@@ -131,7 +141,7 @@ func budgeted(m porcupine.Model, steps int) *budget {
 	if m.StepContext != nil {
 		w.StepContext = func(ctx context.Context, st, in, out any) (bool, any) {
 			s := st.(budgetState)
-			if !s.meter.take() {
+			if !s.meter.take(s.inner) {
 				return false, st
 			}
 			ok, next := m.StepContext(ctx, s.inner, in, out)

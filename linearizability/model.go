@@ -120,6 +120,9 @@ func QueueModel() porcupine.Model { return QueueModelFor(wq.ClientGo) }
 
 // QueueModelFor is QueueModel under the semantics profile p declares.
 func QueueModelFor(p wq.Profile) porcupine.Model {
+	if p.AddHandedOver {
+		return handedOverModel()
+	}
 	return porcupine.Model{
 		Init:              func() any { return newState(wq.New(p)) },
 		Step:              step,
@@ -154,7 +157,9 @@ func PerKeyModel() porcupine.Model { return PerKeyModelFor(wq.ClientGo) }
 func PerKeyModelFor(p wq.Profile) porcupine.Model {
 	m := QueueModelFor(p)
 	m.Partition = partitionByKey
-	m.DescribeState = describePerKey
+	if !p.AddHandedOver {
+		m.DescribeState = describePerKey
+	}
 	return m
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/internal/kvenv"
+	"go.uber.org/goleak"
 )
 
 // HangAfter is how long a check may go without progress while none of its
@@ -170,6 +171,37 @@ func (p *Progress) context() string {
 // may still run (a spinning subject holds a CPU), so later checks in the
 // process are not run but reported as NotRun, for a fresh process to run.
 var tainted atomic.Pointer[string]
+
+// Hung names the first check that hung in this process (its test's name),
+// or is "" when none did. The hung check's goroutines were abandoned and
+// may still run, so a TestMain that looks for leaked goroutines after the
+// tests cannot tell a leak from them: it reports that it did not look
+// instead (VerifyTestMain).
+func Hung() string {
+	if by := tainted.Load(); by != nil {
+		return *by
+	}
+	return ""
+}
+
+// VerifyTestMain runs m's tests and then goleak.Find with opts, as
+// goleak.VerifyTestMain does, unless a check hung in the process (Hung):
+// then it says that it did not look, since that check's goroutines still
+// run. The checks that came after the hung one ran in fresh processes of
+// their own, where this TestMain looked. For a package whose subject has a
+// declared hang.
+func VerifyTestMain(m *testing.M, opts ...goleak.Option) {
+	code := m.Run()
+	if code == 0 {
+		if hung := Hung(); hung != "" {
+			fmt.Printf("goleak: not checked: %s hung in this process and its goroutines still run (each check after it ran in a fresh process, which was checked)\n", hung)
+		} else if err := goleak.Find(opts...); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // NotRunPrefix starts the skip message of a check not run because an
 // earlier check in the process hung; the kverify command runs such checks

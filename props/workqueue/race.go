@@ -78,6 +78,11 @@ var racePairs = []racePair{
 	{name: "Add/ShutDown", a: add("x"), b: shutDownOp, shuts: true},
 }
 
+// drainRounds is how many hot rounds the drain probes race
+// ShutDownWithDrain with the last Done: two per batch of the pairs' rounds,
+// as many as they had when they ran between the batches.
+const drainRounds = 2 * checkkit.RaceRounds / raceBatch
+
 // raceBatch is how many rounds of a pair share one queue (and one
 // linearizability check) when the pair does not shut it down.
 const raceBatch = 50
@@ -99,12 +104,24 @@ func raceCheck(s Subject) func(*testing.T, checkkit.Config) error {
 						return err
 					}
 				}
-				if s.Profile.DrainIsShutDown || !sched.Runs(drainPair) {
-					return nil // a drain that waits for nothing has no race
-				}
-				return drainRace(s, sched, r, round, cfg)
+				return nil
 			})
 		})
+		if err == nil && !s.Profile.DrainIsShutDown { // a drain that waits for nothing has no race
+			// The drain probes come after every pair's rounds, with a
+			// schedule of their own: a drain that hangs or spins (the
+			// watchdog then ends the check) costs no pair its rounds.
+			drains := checkkit.NewRaceSchedule(cfg, 1, drainRounds)
+			defer drains.Stop()
+			err = checkkit.InBubble(t, func() error {
+				return drains.Loop(t, 2, func(r *checkkit.Racer, round int) error {
+					if !drains.Runs(drainPair) {
+						return nil
+					}
+					return drainRace(s, drains, r, round, cfg)
+				})
+			})
+		}
 		if inconclusive > 0 {
 			t.Logf("%d batch(es) of rounds had an inconclusive search (out of %d steps): no verdict on those", inconclusive, linearSteps)
 		}

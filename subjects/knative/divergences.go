@@ -42,6 +42,7 @@ var lenCounts = checkkit.Divergence{
 var QueueDivergences = []checkkit.Divergence{
 	with(drainSpins, pwq.CheckDrain), with(drainSpins, pwq.CheckDoneUnheld), with(drainSpins, pwq.CheckModel),
 	with(drainSpins, pwq.CheckExhaustive), with(drainSpins, pwq.CheckLeak), with(drainSpins, pwq.CheckLifecycle),
+	with(drainSpins, pwq.CheckRace),
 }
 
 // DelayingDivergences are its declared differences from the delaying
