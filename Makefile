@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -49,6 +49,7 @@ verify:
 	$(KVERIFY) mutants --repeat $(REPEAT) --save-matrix mutants/matrix.tsv
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 	$(MAKE) controller-runtime FUZZTIME=$(FUZZTIME)
+	$(MAKE) knative
 	$(MAKE) node
 
 ## matrix: every check and every finding's reproducer on every client-go release from v0.20
@@ -62,6 +63,14 @@ controller-runtime:
 	$(KVERIFY) verify --subject controller-runtime
 	cd subjects/controllerruntime && $(GO) vet ./... && $(GO) test -race ./... && \
 	  $(GO) test -run '^$$' -fuzz '^FuzzPriorityQueueOps$$' -fuzztime $(FUZZTIME) .
+
+## knative: knative.dev/pkg's two-lane queue (nested module subjects/knative) under the work
+## queue family, its tests (findings, the seam copy's mutants) and its benchmark beside ours
+knative:
+	$(KVERIFY) verify --subject knative
+	cd subjects/knative && $(GO) vet ./... && $(GO) test -race -count=1 ./... && \
+	  $(GO) test -run '^$$' -bench Queue -benchmem -count 6 .
+	cd traces/findings/knative && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:

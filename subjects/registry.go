@@ -141,6 +141,8 @@ func Externals() []External {
 		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue", "delaying", "ratelimit", "controller"}},
 		// JavaScript informers as kverify-client/v1 processes
 		// (subjects/node: npm ci in subjects/node/js first).
+		// knative.dev/pkg's two-lane controller queue (subjects/knative).
+		{Name: "knative", Dir: "subjects/knative", Components: []string{"workqueue", "delaying", "ratelimit"}},
 		{Name: "client-node", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "fluent", Dir: "subjects/node", Components: []string{"wire"}},
 	}

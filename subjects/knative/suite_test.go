@@ -1,7 +1,6 @@
 package knative
 
 import (
-	"os"
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -20,19 +19,11 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("knative.dev/pkg/metrics.(*metricsWorker).start"))
 }
 
-// TestSuite (the work queue family's checks on the two-lane queue) comes
-// with the profile that says what the two lanes promise and the
-// declarations of what they break (issue 42): today most checks fail on
-// it, the asynchronous hand-off between the lanes and the drain defect
-// (traces/findings/knative) among the causes. KVERIFY_KNATIVE_NOW=1 go
-// test -run TestSuiteNow shows where it stands (an environment variable,
-// not a flag: a check that hangs reruns the rest in a fresh process).
-func TestSuiteNow(t *testing.T) {
-	if os.Getenv("KVERIFY_KNATIVE_NOW") == "" {
-		t.Skip("issue 42 in progress: set KVERIFY_KNATIVE_NOW=1 to run the work queue checks on the two-lane queue")
-	}
-	suite.RunSuite(t, Entries())
-}
+// TestSuite runs the work queue family's checks (the plain queue, the
+// delaying queue, the rate-limiting queue) on the two-lane queue, under
+// the Knative profile (what the two lanes promise) with its declared
+// divergences. kverify verify --subject knative runs it.
+func TestSuite(t *testing.T) { suite.RunSuite(t, Entries()) }
 
 // TestReplay replays the trace named by KVERIFY_REPLAY on the two-lane
 // queue (kverify replay FILE --subject knative).
