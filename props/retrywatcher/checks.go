@@ -18,11 +18,11 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/retrywatcher"
-	"pgregory.net/rapid"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"pgregory.net/rapid"
 )
 
 // Component is the kverify component these checks run in.
