@@ -233,14 +233,14 @@ func run(rt *rapid.T, rec *checkkit.Recorder, s Subject) {
 			earliest = now()
 		}
 		if d := earliest - now(); d > 0 {
-			time.Sleep(d - 1)
+			time.Sleep(d - time.Nanosecond) // to just before it
 			synctest.Wait()
 			select {
 			case c := <-calls:
 				fail(GRestart, "a watch (rv=%q) at %v, before %v: the restart period after the last start (%v) or the server's retry-after", c.opts.ResourceVersion, now(), earliest, m.Started)
 			default:
 			}
-			time.Sleep(1)
+			time.Sleep(time.Nanosecond) // to the earliest allowed instant
 		}
 		var c call
 		for waited := time.Duration(0); ; waited += time.Second {

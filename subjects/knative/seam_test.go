@@ -1,5 +1,7 @@
 package knative
 
+//lint:file-ignore SA1019 a copy of knative's two-lane queue, which is built on client-go's untyped queues
+
 import (
 	"maps"
 	"os"

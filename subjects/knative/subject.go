@@ -15,6 +15,8 @@
 // --subject knative.
 package knative
 
+//lint:file-ignore SA1019 knative's Impl.WorkQueue is client-go's untyped RateLimitingInterface
+
 import (
 	"context"
 	"time"
