@@ -84,6 +84,8 @@ type twoLane struct {
 	fast, cons lane
 	mover      uint8 // 0 idle, 1 holding, 2 sending, 3 stopped (spec moverState)
 	item       uint8
+	busy       bool // the consumer goroutine holds adding (spec TwoLane.adding)
+	adding     uint8
 }
 
 const (
@@ -93,31 +95,44 @@ const (
 	mStopped
 )
 
-// internal is spec TwoLane.Internal.
-func (t twoLane) internal() (twoLane, bool) {
+// internal is spec TwoLane.Internal: the successors, at most two (the
+// mover's step and the consumer goroutine's), appended to out.
+func (t twoLane) internal(out []twoLane) []twoLane {
 	switch t.mover {
 	case mIdle:
-		if t.fast.n == 0 && !t.fast.shut {
-			return t, false
-		}
-		if k, ok := t.fast.get(); ok {
-			t.mover, t.item = mHolding, k
-		} else {
-			t.mover = mStopped
+		if t.fast.n > 0 || t.fast.shut {
+			n := t
+			if k, ok := n.fast.get(); ok {
+				n.mover, n.item = mHolding, k
+			} else {
+				n.mover = mStopped
+			}
+			out = append(out, n)
 		}
 	case mHolding:
-		t.fast.done(t.item)
-		t.mover = mSending
+		n := t
+		n.fast.done(t.item)
+		n.mover = mSending
+		out = append(out, n)
 	case mSending:
-		t.cons.add(t.item)
-		t.mover, t.item = mIdle, 0
-	case mStopped:
-		if t.cons.shut {
-			return t, false
+		if !t.busy {
+			n := t
+			n.busy, n.adding = true, t.item
+			n.mover, n.item = mIdle, 0
+			out = append(out, n)
 		}
-		t.cons.shut = true
 	}
-	return t, true
+	if t.busy {
+		n := t
+		n.cons.add(t.adding)
+		n.busy, n.adding = false, 0
+		out = append(out, n)
+	} else if t.mover == mStopped && !t.cons.shut {
+		n := t
+		n.cons.shut = true
+		out = append(out, n)
+	}
+	return out
 }
 
 // lanes is a porcupine state of the handed-over model: the possible
@@ -130,17 +145,22 @@ type lanes struct {
 // closeLanes closes ts under internal steps and sorts it.
 func closeLanes(ts []twoLane) lanes {
 	seen := make(map[twoLane]bool, 2*len(ts))
-	var out []twoLane
+	var out, todo, next []twoLane
 	for _, t := range ts {
-		for !seen[t] {
+		if !seen[t] {
 			seen[t] = true
-			out = append(out, t)
-			// internal steps are deterministic: a chain, not a tree
-			n, ok := t.internal()
-			if !ok {
-				break
+			out, todo = append(out, t), append(todo, t)
+		}
+	}
+	for len(todo) > 0 {
+		t := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		next = t.internal(next[:0])
+		for _, n := range next {
+			if !seen[n] {
+				seen[n] = true
+				out, todo = append(out, n), append(todo, n)
 			}
-			t = n
 		}
 	}
 	slices.SortFunc(out, compareLanes)
@@ -148,7 +168,11 @@ func closeLanes(ts []twoLane) lanes {
 	var b []byte
 	for _, t := range out {
 		b = t.fast.appendTo(t.cons.appendTo(b[:0]))
-		h.Write(append(b, t.mover, t.item))
+		b = append(b, t.mover, t.item, t.adding)
+		if t.busy {
+			b = append(b, 1)
+		}
+		h.Write(append(b, 0xff))
 	}
 	return lanes{ts: out, hash: h.Sum64()}
 }
@@ -171,10 +195,18 @@ func compareLanes(a, b twoLane) int {
 	if c := compareLane(a.cons, b.cons); c != 0 {
 		return c
 	}
-	if a.mover != b.mover {
+	switch {
+	case a.mover != b.mover:
 		return int(a.mover) - int(b.mover)
+	case a.item != b.item:
+		return int(a.item) - int(b.item)
+	case a.busy != b.busy:
+		if a.busy {
+			return 1
+		}
+		return -1
 	}
-	return int(a.item) - int(b.item)
+	return int(a.adding) - int(b.adding)
 }
 
 func compareLane(a, b lane) int {
@@ -319,6 +351,9 @@ func (in *interner) describe(st any) string {
 		s := fmt.Sprintf("{fast{%s} mover=%s", in.describeLane(t.fast), [...]string{"idle", "holding", "sending", "stopped"}[t.mover])
 		if t.mover == mHolding || t.mover == mSending {
 			s += ":" + in.name(t.item)
+		}
+		if t.busy {
+			s += " adding=" + in.name(t.adding)
 		}
 		out = append(out, s+" consumer{"+in.describeLane(t.cons)+"}}")
 	}

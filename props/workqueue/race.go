@@ -184,6 +184,14 @@ func raceOn(s Subject, sched *checkkit.RaceSchedule, r *checkkit.Racer, p racePa
 				held = held[1:]
 				c0.Done(k)
 			}
+			if s.Profile.AddHandedOver {
+				// Len counts the queues, not the items the queue's own
+				// goroutines carry between them: let them settle, or
+				// the next round's setup finds a leftover in flight
+				// (its Get returns y, and the pair's Done(x) is of an
+				// item nobody holds).
+				r.Settle()
+			}
 			if c0.Len() == 0 {
 				return true, nil
 			}

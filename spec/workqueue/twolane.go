@@ -33,6 +33,12 @@ type TwoLane struct {
 	Fast, Consumer Model
 	mover          moverState
 	item           string // the item the mover holds (moverHolding, moverSending)
+	// adding is the item the consumer goroutine has received from the
+	// mover and not yet added to Consumer ("" when it has none): the
+	// channel between them is unbuffered, but once it has handed an
+	// item over the mover is free to take the next, so two copies of an
+	// item can be on their way at once (the mover's and this one).
+	adding string
 }
 
 // moverState is where the fast lane's mover goroutine is.
@@ -53,42 +59,50 @@ func NewTwoLane() TwoLane { return TwoLane{Fast: New(ClientGo), Consumer: New(Cl
 
 // Internal returns the states one step of the queue's own goroutines leads
 // to from t: the mover taking the fast lane's head (or its shutdown),
-// marking it Done there, handing it to Consumer; or, once the mover has
-// stopped, the consumer goroutine shutting Consumer down.
+// marking it Done there, handing it to the consumer goroutine (when that
+// one has nothing in hand); the consumer goroutine adding what it holds to
+// Consumer; or, once the mover has stopped and the consumer goroutine is
+// idle, the consumer goroutine shutting Consumer down. The two goroutines
+// step independently, so there can be two successors.
 func (t TwoLane) Internal() []TwoLane {
+	var out []TwoLane
 	switch t.mover {
 	case moverIdle:
-		if !t.Fast.Enabled(Op{Kind: Get}) {
-			return nil
+		if t.Fast.Enabled(Op{Kind: Get}) {
+			n := t
+			var o Out
+			n.Fast, o = t.Fast.Step(Op{Kind: Get})
+			if o.Shutdown {
+				n.mover = moverStopped
+			} else {
+				n.mover, n.item = moverHolding, o.Key
+			}
+			out = append(out, n)
 		}
-		n := t
-		var out Out
-		n.Fast, out = t.Fast.Step(Op{Kind: Get})
-		if out.Shutdown {
-			n.mover = moverStopped
-		} else {
-			n.mover, n.item = moverHolding, out.Key
-		}
-		return []TwoLane{n}
 	case moverHolding:
 		n := t
 		n.Fast, _ = t.Fast.Step(Op{Kind: Done, Key: t.item})
 		n.mover = moverSending
-		return []TwoLane{n}
+		out = append(out, n)
 	case moverSending:
-		n := t
-		n.Consumer, _ = t.Consumer.Step(Op{Kind: Add, Key: t.item})
-		n.mover, n.item = moverIdle, ""
-		return []TwoLane{n}
-	case moverStopped:
-		if t.Consumer.IsShuttingDown() {
-			return nil
+		if t.adding == "" {
+			n := t
+			n.adding = t.item
+			n.mover, n.item = moverIdle, ""
+			out = append(out, n)
 		}
+	}
+	if t.adding != "" {
+		n := t
+		n.Consumer, _ = t.Consumer.Step(Op{Kind: Add, Key: t.adding})
+		n.adding = ""
+		out = append(out, n)
+	} else if t.mover == moverStopped && !t.Consumer.IsShuttingDown() {
 		n := t
 		n.Consumer, _ = t.Consumer.Step(Op{Kind: ShutDown})
-		return []TwoLane{n}
+		out = append(out, n)
 	}
-	return nil
+	return out
 }
 
 // Closure returns t and every state the queue's goroutines can reach from
@@ -164,6 +178,9 @@ func (t TwoLane) Key() string {
 	fmt.Fprintf(&b, "fast{%s} mover=%s", t.Fast.Key(), moverNames[t.mover])
 	if t.item != "" {
 		b.WriteString(":" + t.item)
+	}
+	if t.adding != "" {
+		b.WriteString(" adding=" + t.adding)
 	}
 	fmt.Fprintf(&b, " consumer{%s}", t.Consumer.Key())
 	return b.String()

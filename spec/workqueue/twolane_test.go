@@ -28,17 +28,18 @@ func stepAll(ts []TwoLane, op Op) (next []TwoLane, outs []Out) {
 func TestTwoLaneAddIsHandedOver(t *testing.T) {
 	a, _ := NewTwoLane().Step(Op{Kind: Add, Key: "a"})
 	c := a.Closure()
-	// in the fast lane, held by the mover, being sent, in Consumer
-	if len(c) != 4 {
-		t.Fatalf("closure after Add(a): %d states, want 4:\n%v", len(c), keys(c))
+	// in the fast lane, held by the mover, being sent, in the consumer
+	// goroutine's hand, in Consumer
+	if len(c) != 5 {
+		t.Fatalf("closure after Add(a): %d states, want 5:\n%v", len(c), keys(c))
 	}
 	var lens []int
 	for _, s := range c {
 		lens = append(lens, s.Len())
 	}
 	slices.Sort(lens)
-	// Len counts the item in either queue, and not while the mover has it.
-	if want := []int{0, 0, 1, 1}; !slices.Equal(lens, want) {
+	// Len counts the item in either queue, and not while a goroutine has it.
+	if want := []int{0, 0, 0, 1, 1}; !slices.Equal(lens, want) {
 		t.Errorf("Len over the closure = %v, want %v", lens, want)
 	}
 	next, outs := stepAll(c, Op{Kind: Get})
@@ -89,5 +90,28 @@ func TestTwoLaneShutDownDrainsTheFastLane(t *testing.T) {
 	n, _ := s.Step(Op{Kind: Add, Key: "b"})
 	if n.Key() != s.Key() {
 		t.Errorf("Add after ShutDown changed the state: %v -> %v", s, n)
+	}
+}
+
+// Once the mover has handed an item to the consumer goroutine it takes
+// the next: an item re-added meanwhile is on its way twice, and with a
+// third copy in the fast lane it can be delivered three times for three
+// adds that a client-go queue would have collapsed.
+func TestTwoLaneTwoCopiesInFlight(t *testing.T) {
+	s, _ := NewTwoLane().Step(Op{Kind: Add, Key: "a"})
+	for range 3 { // holding, sending, the consumer goroutine's hand
+		s = s.Internal()[0]
+	}
+	if s.adding != "a" || s.mover != moverIdle {
+		t.Fatalf("not in the consumer goroutine's hand: %v", s)
+	}
+	s, _ = s.Step(Op{Kind: Add, Key: "a"})
+	s = s.Internal()[0] // the mover takes the second copy
+	s, _ = s.Step(Op{Kind: Add, Key: "a"})
+	if s.mover != moverHolding || s.adding != "a" || !s.Fast.Dirty("a") {
+		t.Fatalf("want three copies on their way (consumer goroutine, mover, fast lane): %v", s)
+	}
+	if n := len(s.Internal()); n != 2 {
+		t.Fatalf("both goroutines can step: %d successors", n)
 	}
 }
