@@ -1,15 +1,7 @@
-// Package retrywatcher holds a watch that resumes across failures
-// (client-go's tools/watch.RetryWatcher, impl/retrywatcher) to the
-// reference model in spec/retrywatcher: the check plays the server, a
-// random script of events, closed streams, error statuses and refused
-// watches, in fake time, and compares every watch request, every event
-// the consumer receives, every restart's time and the end with the
-// model's.
 package retrywatcher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -18,81 +10,67 @@ import (
 
 	"github.com/kverify/kverify/props/checkkit"
 	spec "github.com/kverify/kverify/spec/retrywatcher"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"github.com/kverify/kverify/traces"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"pgregory.net/rapid"
 )
 
-// Component is the kverify component these checks run in.
-const Component = "retrywatcher"
-
-// CheckModel is the model check's name.
-const CheckModel = "retrywatcher/model"
-
-// The guarantees, as violations name them.
+// The checks' names.
 const (
-	GResume   = "Resume from the last version"
-	GDelivery = "Every event once, in order"
-	GEnd      = "Ends on what it cannot recover from"
-	GRestart  = "Restart timing"
-	GStop     = "Stop ends it"
-	GStreams  = "Streams left are stopped"
+	CheckModel      = "retrywatcher/model"
+	CheckExhaustive = "retrywatcher/exhaustive"
+	CheckBadInput   = "retrywatcher/bad-input"
 )
 
-// maxRestartWait is how long after the earliest allowed moment a restart
-// may come: the model says when a restart may come, not how late; a
-// subject that waits longer (or never restarts) breaks GRestart.
-const maxRestartWait = time.Minute
+// ExhaustiveLen is retrywatcher/exhaustive's bound: every script of up to
+// this many steps over its alphabet (KVERIFY_DEEPER adds to it).
+const ExhaustiveLen = 4
 
-// Watch is what a RetryWatcher gives its consumer.
-type Watch interface {
-	ResultChan() <-chan watch.Event
-	Stop()
-	Done() <-chan struct{}
-}
-
-// Watcher opens a watch: the server side, which the check plays.
-type Watcher func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-
-// Subject makes the RetryWatcher under test.
-type Subject struct {
-	// New starts a watcher from version rv over w, with a restart period
-	// of spec.RestartPeriod, in the caller's fake time.
-	New func(ctx context.Context, rv string, w Watcher) (Watch, error)
-}
-
-// Checks returns the checks for s.
+// Checks returns the checks for s, each replayable from its saved trace.
 func Checks(s Subject) []checkkit.Check {
 	if s.New == nil {
 		return nil
 	}
-	return []checkkit.Check{
+	return checkkit.Replayable([]checkkit.Check{
 		{Name: CheckModel, Family: checkkit.FamilyModel,
 			Guarantee: "in fake time, under a random script of events (bookmarks, versions missing, unknown types), closed streams, error statuses (410, 500, 504 and 429 with and without retry-after, not a Status) and refused watches (EOF, 410, 500, 401, 403), and Stop: every watch resumes from the version of the last event or bookmark (with bookmarks asked for); the consumer receives every Added, Modified and Deleted event once, in order, and no bookmark; a 410 in the stream, a 401 or 403 refusal, an event without a version or of an unknown type end it after one Error event, and nothing else does; a restart comes no sooner than the server's retry-after after the failure and the restart period after the last watch began, and within a minute of that; Stop (twice) closes the result channel and Done; every stream it leaves is stopped",
 			Run:       modelCheck(s)},
-	}
-}
-
-// call is one watch call the subject made.
-type call struct {
-	opts  metav1.ListOptions
-	reply chan reply
-}
-
-type reply struct {
-	w   watch.Interface
-	err error
+		{Name: CheckExhaustive, Family: checkkit.FamilyExhaustive,
+			Guarantee: fmt.Sprintf("the model check's guarantees for every script of up to %d steps over 12 things a server or consumer does (an event, a bookmark, a closed stream, a 410, a 500 asking for 2 s, an Error that is not a Status, an event without a version, one of an unknown type, a watch refused by EOF, 410 or 403, Stop), reduced by the model's state", ExhaustiveLen),
+			Run:       exhaustive(s)},
+		{Name: CheckBadInput, Family: checkkit.FamilyModel,
+			Guarantee: `New refuses the initial versions "" and "0" (a watch from them starts with a synthetic state, not a resumable stream) with an error, without panicking and without a watch call`,
+			Run:       badInput(s)},
+	}, func(t *testing.T, tr *traces.Trace) error { return Replay(t, s, tr) })
 }
 
 func modelCheck(s Subject) func(*testing.T, checkkit.Config) error {
 	return func(t *testing.T, cfg checkkit.Config) error {
 		err := checkkit.Rapid(t, cfg, func(rt *rapid.T, rec *checkkit.Recorder) {
-			checkkit.Bubble(t, func() { run(rt, rec, s) })
+			sc := scriptGen(rt)
+			// The violation is raised inside the bubble, so that it, not
+			// synctest's deadlock report, is what a subject that leaves a
+			// goroutine behind (asleep past Stop) fails with.
+			checkkit.Bubble(t, func() {
+				if _, err := play(s, sc, rec); err != nil {
+					rec.Errorf(rt, err)
+				}
+			})
 		})
 		return checkkit.Save(t, cfg, Component, CheckModel, err)
 	}
+}
+
+// scriptGen draws a script: an initial version, then up to 30 steps.
+func scriptGen(rt *rapid.T) Script {
+	initial := rapid.IntRange(1, 1000).Draw(rt, "initial rv")
+	sc := Script{Initial: strconv.Itoa(initial)}
+	next := initial
+	for range rapid.IntRange(1, 30).Draw(rt, "steps") {
+		sc.Steps = append(sc.Steps, stepGen(rt, &next))
+	}
+	return sc
 }
 
 // stepGen draws what the server (or the consumer) does next; nextRV
@@ -123,307 +101,143 @@ func stepGen(rt *rapid.T, nextRV *int) spec.Step {
 	return spec.Step{Kind: spec.StopCalled}
 }
 
-func object(rv string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", ResourceVersion: rv}}
+// alphabet is retrywatcher/exhaustive's: what a server or consumer does,
+// one of each kind of outcome the model tells apart (an event's version
+// is filled in fresh when a script runs).
+var alphabet = []spec.Step{
+	{Kind: spec.Event, Type: spec.Added},
+	{Kind: spec.Event, Type: spec.Bookmark},
+	{Kind: spec.Closed},
+	{Kind: spec.Event, Type: spec.Error, Code: 410},
+	{Kind: spec.Event, Type: spec.Error, Code: 500, RetryAfter: 2 * time.Second},
+	{Kind: spec.Event, Type: spec.Error, NotStatus: true},
+	{Kind: spec.Event, Type: spec.Added, RV: "-"}, // no version
+	{Kind: spec.Event, Type: "SURPRISE"},
+	{Kind: spec.Refused, Code: 0},
+	{Kind: spec.Refused, Code: 410},
+	{Kind: spec.Refused, Code: 403},
+	{Kind: spec.StopCalled},
 }
 
-// refusal is the error a watch call fails with for code.
-func refusal(code int) error {
-	gr := schema.GroupResource{Resource: "things"}
-	switch code {
-	case 0:
-		return errors.New("unexpected EOF")
-	case 401:
-		return apierrors.NewUnauthorized("no credentials")
-	case 403:
-		return apierrors.NewForbidden(gr, "", errors.New("not allowed"))
-	case 410:
-		return apierrors.NewResourceExpired("too old resource version")
+// exhaustiveInitial is the version retrywatcher/exhaustive's scripts
+// start from; their events are numbered after it.
+const exhaustiveInitial = 5
+
+// Alphabet is retrywatcher/exhaustive's alphabet, for the golden vectors
+// of the same steps: an event whose RV is "-" has no version; the others
+// get theirs from ScriptOf.
+func Alphabet() []spec.Step { return append([]spec.Step(nil), alphabet...) }
+
+// ScriptOf is the script of steps drawn from Alphabet: from version 5, its
+// events numbered after it.
+func ScriptOf(steps []spec.Step) Script { return fill(steps) }
+
+// fill gives the events of an alphabet script fresh versions.
+func fill(steps []spec.Step) Script {
+	sc := Script{Initial: strconv.Itoa(exhaustiveInitial), Steps: make([]spec.Step, len(steps))}
+	next := exhaustiveInitial
+	for i, s := range steps {
+		if s.Kind == spec.Event && s.Type != spec.Error {
+			if s.RV == "-" {
+				s.RV = ""
+			} else {
+				next++
+				s.RV = strconv.Itoa(next)
+			}
+		}
+		sc.Steps[i] = s
 	}
-	return apierrors.NewInternalError(errors.New("etcd is unwell"))
+	return sc
 }
 
-// status is the Status object of an Error event.
-func status(s spec.Step) *metav1.Status {
-	st := apierrors.NewInternalError(errors.New("server error")).ErrStatus
-	switch s.Code {
-	case 410:
-		st = apierrors.NewResourceExpired("too old resource version").ErrStatus
-	case 504:
-		st = apierrors.NewTimeoutError("timeout", 0).ErrStatus
-	case 429:
-		st = apierrors.NewTooManyRequests("slow down", 0).ErrStatus
+func exhaustive(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		all := checkkit.Every(len(alphabet))
+		cov, err := checkkit.Explore(cfg, checkkit.Space[spec.Step]{
+			Name: "server and consumer steps", Steps: alphabet, Depth: ExhaustiveLen, NoReduce: true,
+			Run: func(steps []spec.Step) (string, []int, error) {
+				rec := checkkit.NewRecorder(cfg.Progress)
+				var key string
+				err := checkkit.InBubble(t, func() (err error) {
+					key, err = play(s, fill(steps), rec)
+					return err
+				})
+				if err != nil {
+					return "", nil, rec.Attach(err)
+				}
+				if key == ended {
+					return key, nil, nil // nothing follows the end
+				}
+				return key, all, nil
+			},
+		})
+		checkkit.ReportCoverage(t, cov)
+		return checkkit.Save(t, cfg, Component, CheckExhaustive, err)
 	}
-	st.Details = nil
-	if s.RetryAfter > 0 {
-		st.Details = &metav1.StatusDetails{RetryAfterSeconds: int32(s.RetryAfter / time.Second)}
-	}
-	return &st
 }
 
-func describe(s spec.Step) string {
-	switch s.Kind {
-	case spec.Event:
-		switch {
-		case s.Type == spec.Error && s.NotStatus:
-			return "event ERROR (not a Status)"
-		case s.Type == spec.Error:
-			return fmt.Sprintf("event ERROR %d (retry after %v)", s.Code, s.RetryAfter)
-		}
-		return fmt.Sprintf("event %s rv=%q", s.Type, s.RV)
-	case spec.Refused:
-		if s.Code == 0 {
-			return "watch refused (EOF)"
-		}
-		return fmt.Sprintf("watch refused (%d)", s.Code)
+// Replay runs a saved trace of a RetryWatcher check on s and returns the
+// violation it shows, if it still does.
+func Replay(t *testing.T, s Subject, tr *traces.Trace) error {
+	switch tr.Check {
+	case CheckModel, CheckExhaustive:
+	default:
+		return fmt.Errorf("%s is not a check of %s", tr.Check, Component)
 	}
-	return s.Kind.String()
-}
-
-// run plays one script. The subject's goroutines and the check's share
-// the bubble: after each step the check waits until every goroutine is
-// blocked (synctest.Wait), so what the subject has done is settled.
-func run(rt *rapid.T, rec *checkkit.Recorder, s Subject) {
-	rec.Timed()
-	t0 := time.Now()
-	now := func() time.Duration { return time.Since(t0) }
-	fail := func(g, f string, a ...any) { rec.Fail(rt, g, f, a...) }
-	calls := make(chan call, 1)
-	var streams []*watch.FakeWatcher
-	server := func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		c := call{opts: opts, reply: make(chan reply, 1)}
-		select {
-		case calls <- c:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		select {
-		case r := <-c.reply:
-			return r.w, r.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	initial := strconv.Itoa(rapid.IntRange(1, 1000).Draw(rt, "initial rv"))
-	nextRV, _ := strconv.Atoi(initial)
-	m, err := spec.New(initial)
+	sc, err := ParseScript(tr.Steps)
 	if err != nil {
-		panic(err) // the generator draws resumable versions only
+		return err
 	}
+	rec := checkkit.NewRecorder(nil)
+	err = checkkit.InBubble(t, func() (err error) {
+		_, err = play(s, sc, rec)
+		return err
+	})
+	if err != nil {
+		return rec.Attach(err)
+	}
+	return nil
+}
+
+// badInput runs retrywatcher/bad-input: New from "" and from "0".
+func badInput(s Subject) func(*testing.T, checkkit.Config) error {
+	return func(t *testing.T, cfg checkkit.Config) error {
+		return checkkit.InBubble(t, func() error {
+			for _, rv := range []string{"", "0"} {
+				if err := refuses(s, rv); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// refuses checks that New(rv) fails without a watch call.
+func refuses(s Subject, rv string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := s.New(ctx, initial, server)
-	if err != nil {
-		fail(GResume, "New(rv=%q) failed: %v", initial, err)
+	calls := 0
+	server := func(ctx context.Context, _ metav1.ListOptions) (watch.Interface, error) {
+		calls++
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			w.Stop()
-		}
-		synctest.Wait()
-	}()
-	var stream *watch.FakeWatcher
-	// awaitCall waits for the subject's next watch call, which must come
-	// no sooner than the model allows and no later than maxRestartWait
-	// after, and answers it with step (a refusal) or a stream.
-	awaitCall := func(step spec.Step) {
-		earliest := m.Next
-		if m.Phase == spec.Watching {
-			earliest = now()
-		}
-		if d := earliest - now(); d > 0 {
-			time.Sleep(d - time.Nanosecond) // to just before it
-			synctest.Wait()
-			select {
-			case c := <-calls:
-				fail(GRestart, "a watch (rv=%q) at %v, before %v: the restart period after the last start (%v) or the server's retry-after", c.opts.ResourceVersion, now(), earliest, m.Started)
-			default:
-			}
-			time.Sleep(time.Nanosecond) // to the earliest allowed instant
-		}
-		var c call
-		for waited := time.Duration(0); ; waited += time.Second {
-			synctest.Wait()
-			select {
-			case c = <-calls:
-			default:
-				if waited >= maxRestartWait {
-					fail(GRestart, "no watch by %v, %v after it was allowed (at %v)", now(), maxRestartWait, earliest)
-				}
-				time.Sleep(time.Second)
-				continue
-			}
-			break
-		}
-		var req spec.Request
-		m, req, err = m.Watch(now())
-		if err != nil {
-			fail(GResume, "a watch the model does not allow: %v", err)
-		}
-		rec.Step("watch", fmt.Sprintf("rv=%q bookmarks=%v", req.RV, req.Bookmarks), fmt.Sprintf("rv=%q bookmarks=%v", c.opts.ResourceVersion, c.opts.AllowWatchBookmarks))
-		if c.opts.ResourceVersion != req.RV || c.opts.AllowWatchBookmarks != req.Bookmarks {
-			fail(GResume, "watch %d asked for rv=%q bookmarks=%v, want rv=%q bookmarks=%v (the last version taken in, bookmarks asked for)",
-				len(streams)+1, c.opts.ResourceVersion, c.opts.AllowWatchBookmarks, req.RV, req.Bookmarks)
-		}
-		if step.Kind == spec.Refused {
-			c.reply <- reply{err: refusal(step.Code)}
-			stream = nil
-			return
-		}
-		stream = watch.NewFakeWithChanSize(1, false)
-		streams = append(streams, stream)
-		c.reply <- reply{w: stream}
-	}
-	steps := rapid.IntRange(1, 30).Draw(rt, "steps")
-	for range steps {
-		step := stepGen(rt, &nextRV)
-		if step.Kind != spec.StopCalled && (m.Phase == spec.Waiting || !m.Opened) {
-			awaitCall(step)
-		} else if step.Kind == spec.Refused {
-			continue // a stream is open: no watch call to refuse
-		}
-		if (step.Kind == spec.Event || step.Kind == spec.Closed) && stream.IsStopped() {
-			fail(GResume, "before %s: the subject stopped its open watch (rv=%q) and opened no other", describe(step), m.RV)
-		}
-		switch step.Kind {
-		case spec.Event:
-			switch {
-			case step.Type == spec.Error && step.NotStatus:
-				stream.Error(object("1"))
-			case step.Type == spec.Error:
-				stream.Error(status(step))
-			default:
-				stream.Action(watch.EventType(step.Type), object(step.RV))
-			}
-		case spec.Closed:
-			stream.Stop()
-		case spec.StopCalled:
-			w.Stop()
-			w.Stop() // twice: the second does nothing
-			stopped = true
-		}
-		var want *spec.Out
-		m, want, err = m.Apply(step, now())
-		if err != nil {
-			panic(fmt.Sprintf("retrywatcher check: the script broke the model's rules: %v", err))
-		}
-		synctest.Wait()
-		got := receive(w)
-		rec.Step(describe(step), fmtOut(want), got.String())
-		if g, ok := judge(want, got, m.Phase == spec.Ended); !ok {
-			fail(g, "after %s: the consumer got %s, want %s", describe(step), got, fmtOut(want))
-		}
-		if m.Phase == spec.Ended {
-			synctest.Wait()
-			if after := receive(w); !after.closed {
-				fail(GEnd, "after %s (%s) the result channel is still open: %s", describe(step), m.Why, after)
-			}
-			select {
-			case <-w.Done():
-			default:
-				fail(GStop, "the result channel is closed but Done is not (%s)", m.Why)
-			}
-			break
-		}
-	}
-	if m.Phase != spec.Ended {
-		w.Stop()
-		stopped = true
-		synctest.Wait()
-		if after := receive(w); !after.closed {
-			fail(GStop, "after Stop the result channel is still open: %s", after)
-		}
+	var w Watch
+	var err error
+	if p := checkkit.Protect(func() { w, err = s.New(ctx, rv, server) }); p != nil {
+		return checkkit.Broke(GNoPanic, "New(rv=%q): %v", rv, p)
 	}
 	synctest.Wait()
-	for i, st := range streams {
-		if !st.IsStopped() {
-			fail(GStreams, "stream %d of %d was left open (its watch was not stopped) after the watcher moved on or ended", i+1, len(streams))
+	if err == nil {
+		if w != nil {
+			w.Stop()
+			synctest.Wait()
 		}
+		return checkkit.Broke(GRefused, "New(rv=%q) returned no error (%d watch calls): a watch from %q is not resumable", rv, calls, rv)
 	}
-}
-
-// got is what the consumer found on the result channel after a step.
-type got struct {
-	ev     watch.Event
-	some   bool
-	closed bool
-}
-
-func (g got) String() string {
-	switch {
-	case g.closed:
-		return "the channel closed"
-	case !g.some:
-		return "nothing"
+	if calls > 0 {
+		return checkkit.Broke(GRefused, "New(rv=%q) returned %v, but made %d watch calls first", rv, err, calls)
 	}
-	if st, ok := g.ev.Object.(*metav1.Status); ok {
-		return fmt.Sprintf("%s %d", g.ev.Type, st.Code)
-	}
-	if o, ok := g.ev.Object.(interface{ GetResourceVersion() string }); ok {
-		return fmt.Sprintf("%s rv=%q", g.ev.Type, o.GetResourceVersion())
-	}
-	return fmt.Sprintf("%s %T", g.ev.Type, g.ev.Object)
-}
-
-// receive takes what is ready on the result channel, without waiting.
-func receive(w Watch) got {
-	select {
-	case ev, ok := <-w.ResultChan():
-		if !ok {
-			return got{closed: true}
-		}
-		return got{ev: ev, some: true}
-	default:
-		return got{}
-	}
-}
-
-func fmtOut(o *spec.Out) string {
-	switch {
-	case o == nil:
-		return "nothing"
-	case o.Type == spec.Error:
-		return fmt.Sprintf("ERROR %d", o.Code)
-	}
-	return fmt.Sprintf("%s rv=%q", o.Type, o.RV)
-}
-
-// judge compares what the consumer got with the model's and names the
-// guarantee a difference breaks; ended says the model has ended (after
-// Stop, nothing and a closed channel are both right).
-func judge(want *spec.Out, g got, ended bool) (string, bool) {
-	if want == nil {
-		if g.closed {
-			if ended {
-				return "", true
-			}
-			return GEnd, false // ended on something it recovers from
-		}
-		if g.some && g.ev.Type == watch.Error {
-			return GEnd, false // complained of something it recovers from
-		}
-		if g.some {
-			return GDelivery, false
-		}
-		return "", true
-	}
-	if !g.some {
-		if want.Type == spec.Error {
-			return GEnd, false
-		}
-		return GDelivery, false
-	}
-	if want.Type == spec.Error {
-		st, ok := g.ev.Object.(*metav1.Status)
-		if g.ev.Type != watch.Error || !ok || int(st.Code) != want.Code {
-			return GEnd, false
-		}
-		return "", true
-	}
-	o, ok := g.ev.Object.(interface{ GetResourceVersion() string })
-	if string(g.ev.Type) != string(want.Type) || !ok || o.GetResourceVersion() != want.RV {
-		return GDelivery, false
-	}
-	return "", true
+	return nil
 }
