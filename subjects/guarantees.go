@@ -10,6 +10,7 @@ import (
 	pinf "github.com/kverify/kverify/props/informer"
 	prl "github.com/kverify/kverify/props/ratelimit"
 	prefl "github.com/kverify/kverify/props/reflector"
+	prw "github.com/kverify/kverify/props/retrywatcher"
 	pring "github.com/kverify/kverify/props/ring"
 	pwire "github.com/kverify/kverify/props/wire"
 	pwq "github.com/kverify/kverify/props/workqueue"
@@ -48,6 +49,8 @@ func Guarantees(component string) []string {
 		own = [][]string{pwire.Guarantees()}
 	case pctrl.Component:
 		own = [][]string{pctrl.Guarantees()}
+	case prw.Component:
+		own = [][]string{prw.Guarantees()}
 	default:
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	pfifo "github.com/kverify/kverify/props/fifo"
 	pinf "github.com/kverify/kverify/props/informer"
 	prefl "github.com/kverify/kverify/props/reflector"
+	prw "github.com/kverify/kverify/props/retrywatcher"
 	pring "github.com/kverify/kverify/props/ring"
 	pwire "github.com/kverify/kverify/props/wire"
 	pwq "github.com/kverify/kverify/props/workqueue"
@@ -98,6 +99,10 @@ func registryOurs() []Component {
 			}}},
 		{Name: pbo.Component,
 			Ours: Binding{Checks: func() []checkkit.Check { return pbo.Checks(ours.Backoff()) }, Replay: replayBackoff(ours.Backoff)}},
+		// A watch that resumes across failures (client-go's tools/watch
+		// RetryWatcher, under gitops-engine and kubectl wait).
+		{Name: prw.Component,
+			Ours: Binding{Checks: func() []checkkit.Check { return prw.Checks(ours.RetryWatcher()) }, Replay: replayRetryWatcher(ours.RetryWatcher())}},
 		// The controller: informer, rate-limited queue, workers and
 		// reconciles, end to end.
 		{Name: pctrl.Component,
@@ -206,6 +211,10 @@ func replayFIFO(s pfifo.Subject) func(*testing.T, *traces.Trace) error {
 
 func replayBackoff(s func() pbo.Subject) func(*testing.T, *traces.Trace) error {
 	return func(t *testing.T, tr *traces.Trace) error { return pbo.Replay(t, s(), tr) }
+}
+
+func replayRetryWatcher(s prw.Subject) func(*testing.T, *traces.Trace) error {
+	return func(t *testing.T, tr *traces.Trace) error { return prw.Replay(t, s, tr) }
 }
 
 func replayWire(s pwire.Subject) func(*testing.T, *traces.Trace) error {

@@ -23,7 +23,7 @@ const Subject = "upstream"
 // comes from the adapter file of its era (or, where the release lacks the
 // API, from absent.go's not-offered entries).
 func Entries() []suite.Entry {
-	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries(), fifoEntries(), reflectorEntries(), backoffEntries(), wireEntries(), controllerEntries())
+	return slices.Concat(workqueueEntries(), ringEntries(), informerEntries(), fifoEntries(), reflectorEntries(), backoffEntries(), retrywatcherEntries(), wireEntries(), controllerEntries())
 }
 
 // entry binds one component, with the declarations that hold for Release.
