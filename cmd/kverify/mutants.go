@@ -39,7 +39,7 @@ func mutantsCmd(args []string) int {
 	var rf reportFlags
 	rf.register(fs)
 	cover := fs.Bool("cover", false, "run a covering sample: for every check, the two mutants it killed fastest in the committed kill matrix ("+mutants.MatrixFile+"), plus every mutant the matrix does not list yet (CI's mode; the whole catalogue takes most of CI's time)")
-	saveMatrix := fs.String("save-matrix", "", "after a run of the whole catalogue, write its kill matrix to this file (make mutants writes "+mutants.MatrixFile+")")
+	saveMatrix := fs.String("save-matrix", "", "after the run, write its kill rows to this kill matrix file, keeping the file's rows of catalogued mutants the run left out (--component); make mutants writes "+mutants.MatrixFile)
 	full := fs.Bool("full", false, "run every check on every mutant (the whole matrix) instead of stopping at the first kill and then looking, for each check that killed nothing yet, for a mutant it kills")
 	shardFlag := fs.String("shard", "", "K/N: run only shard K of N, a deterministic slice of the selected mutants (every N-th, from the K-th, in catalogue order); its checks are judged when the shards' --json reports are joined with --merge")
 	merge := fs.String("merge", "", "comma-separated --json reports of the shards of one catalogue: join them into one kill matrix (--save-matrix), look for killers of the checks none of them killed, and apply the bars, instead of running the catalogue")
@@ -365,16 +365,38 @@ func coverSample(m mutants.Matrix, ms []mutants.Mutant) ([]mutants.Mutant, strin
 	return out, note
 }
 
-// writeMatrix saves a whole-catalogue run as the kill matrix file.
+// writeMatrix saves a run's kill rows in the kill matrix file. A run of
+// part of the catalogue (--component) replaces the rows of the mutants it
+// ran and keeps the file's rows of the others that are still catalogued,
+// so that kverify mutants --component foo --save-matrix adds foo's rows
+// without dropping everyone else's; rows follow the catalogue's order.
 func writeMatrix(path string, ms []mutants.Mutant, outcomes []killOutcome) error {
-	var m mutants.Matrix
+	rows := map[string]mutants.Row{}
+	if f, err := os.Open(path); err == nil {
+		old, rerr := mutants.ReadMatrix(f)
+		f.Close()
+		if rerr != nil {
+			return fmt.Errorf("%s: %w (the run's rows are not saved)", path, rerr)
+		}
+		for _, r := range old {
+			rows[r.ID] = r
+		}
+	} else if !os.IsNotExist(err) {
+		return err
+	}
 	for i, mu := range ms {
 		o := outcomes[i]
 		r := mutants.Row{ID: mu.ID, KilledBy: o.by}
 		if len(o.ttks) > 0 {
 			r.Worst = slices.Max(o.ttks)
 		}
-		m = append(m, r)
+		rows[mu.ID] = r
+	}
+	var m mutants.Matrix
+	for _, mu := range mutants.Catalogue {
+		if r, ok := rows[mu.ID]; ok {
+			m = append(m, r)
+		}
 	}
 	var b strings.Builder
 	if err := mutants.WriteMatrix(&b, m); err != nil {
