@@ -3,7 +3,7 @@ package mutants
 // Catalogue lists every mutant. Each is a bug a careful engineer could
 // plausibly write; none is a syntax-level prank.
 var Catalogue = concat(wireMutants, workqueueMutants, delayingMutants, ratelimitMutants, ringMutants, informerMutants, deltaFIFOMutants, realFIFOMutants, reflectorMutants, assemblyMutants, backoffMutants,
-	relistMutants, serverAnswerMutants, informerPathMutants, reachMutants, declaredMutants, controllerMutants, exploreMutants)
+	relistMutants, serverAnswerMutants, informerPathMutants, reachMutants, declaredMutants, controllerMutants, exploreMutants, retryWatcherMutants)
 
 func concat(lists ...[]Mutant) []Mutant {
 	var out []Mutant

@@ -1,0 +1,58 @@
+package mutants
+
+const retryWatcherGo = "impl/retrywatcher/retrywatcher.go"
+
+// retryWatcherMutants break the watch that resumes across failures; the
+// retrywatcher/* checks must kill them. Each is a bug a RetryWatcher is
+// prone to: where it resumes from, what it passes on, what ends it, when
+// it restarts, and what it leaves behind.
+var retryWatcherMutants = []Mutant{
+	{ID: "rw-bookmark-passed", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "bookmarks are passed on to the consumer, which asked for none",
+		Old: "				if ev.Type != watch.Bookmark && !rw.send(ctx, ev) {", New: "				if !rw.send(ctx, ev) {"},
+	{ID: "rw-bookmark-keeps-rv", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "a bookmark does not move the version the next watch starts from, so a restart resumes from before it",
+		Old: "				rw.rv = v.GetResourceVersion()", New: "				if ev.Type != watch.Bookmark {\n					rw.rv = v.GetResourceVersion()\n				}"},
+	{ID: "rw-rv-set-once", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "the version moves only on the first event after the initial one, so the second restart resumes from an old version and the server resends what the consumer had",
+		Old: "				rw.rv = v.GetResourceVersion()", New: "				if rw.rv == rw.cfg.InitialRV {\n					rw.rv = v.GetResourceVersion()\n				}"},
+	{ID: "rw-no-bookmarks-asked", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "watches do not ask for bookmarks, so a quiet stream's version never moves and a restart resumes from far back",
+		Old: "AllowWatchBookmarks: true})", New: "AllowWatchBookmarks: false})"},
+	{ID: "rw-gone-retried", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "only a 410 whose reason is Gone ends the watcher: the apiserver's 410 for a compacted version (reason Expired) is retried from the same, expired version forever",
+		Old: "				if se.ErrStatus.Code == http.StatusGone {", New: "				if se.ErrStatus.Code == http.StatusGone && se.ErrStatus.Reason == metav1.StatusReasonGone {"},
+	{ID: "rw-gone-unreported", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "a 410 in the stream ends the watcher without passing the Error event on, so the consumer cannot tell expiry from Stop",
+		Old: "					rw.send(ctx, ev)\n					return true, 0", New: "					return true, 0"},
+	{ID: "rw-call-gone-ends", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "a watch call refused with 410 ends the watcher, where client-go retries it",
+		Old: "		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {", New: "		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsResourceExpired(err) {"},
+	{ID: "rw-forbidden-retried", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "a watch refused as Forbidden is retried every second forever instead of ending the watcher",
+		Old: "		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {", New: "		if apierrors.IsUnauthorized(err) {"},
+	{ID: "rw-retry-after-ignored", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "the server's RetryAfterSeconds is ignored: a throttled watch comes back after the restart period alone",
+		Old: "					return false, time.Duration(d.RetryAfterSeconds) * time.Second", New: "					return false, 0"},
+	{ID: "rw-no-restart-period", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "the restart period is counted from the watcher's start, not each watch's: after the first period a stream closed at once is reopened at once, a request storm against a server that closes it",
+		Old: "	for {\n		started := rw.cfg.Clock.Now()\n", New: "	started := rw.cfg.Clock.Now()\n	for {\n"},
+	{ID: "rw-stream-left-open", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "a stream the watcher moves on from is not stopped, so every restart leaks a connection",
+		Old: "	defer w.Stop()\n", New: ""},
+	{ID: "rw-results-not-closed", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "the result channel is never closed, so a consumer ranging over it blocks forever after Stop or the end",
+		Old: "	defer close(rw.results)\n", New: ""},
+	{ID: "rw-unknown-type-retried", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "an event of unknown type makes the watcher reconnect silently instead of ending it with an error",
+		Old: "				return rw.fail(ctx, apierrors.NewInternalError(fmt.Errorf(\"retrywatcher: an event of unknown type %q\", ev.Type)).ErrStatus)", New: "				return false, 0"},
+	{ID: "rw-missing-rv-passed", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "an event without a version is passed on and resets the version to \"\", from which the next watch starts over",
+		Old: "				if !ok || v.GetResourceVersion() == \"\" {", New: "				if !ok {"},
+	{ID: "rw-not-status-ends", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "an Error event whose object is not a Status ends the watcher silently instead of reconnecting",
+		Old: "					return false, 0 // not a Status: try again", New: "					return true, 0"},
+	{ID: "rw-zero-rv-accepted", Component: "retrywatcher", File: retryWatcherGo,
+		Bug: "New accepts the initial version \"0\", from which a watch starts with a synthetic state, not a resumable stream",
+		Old: "	case cfg.InitialRV == \"\" || cfg.InitialRV == \"0\":", New: "	case cfg.InitialRV == \"\":"},
+}
