@@ -349,3 +349,7 @@ func FuzzCheckWireSchedules(f *testing.F) { fuzzMachine(f) }
 // FuzzCheckControllerConverge is the machine target of controller/converge:
 // our controller through one random schedule drawn from the input.
 func FuzzCheckControllerConverge(f *testing.F) { fuzzMachine(f) }
+
+// FuzzCheckRetrywatcherModel is the machine target of retrywatcher/model:
+// our RetryWatcher through one server script drawn from the input.
+func FuzzCheckRetrywatcherModel(f *testing.F) { fuzzMachine(f) }

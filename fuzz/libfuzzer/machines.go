@@ -59,4 +59,5 @@ var Machines = map[string]Machine{
 	"FuzzCheckListwatchReflectorMachine":     {"reflector", "listwatch/reflector/machine"},
 	"FuzzCheckWireSchedules":                 {"wire", "wire/schedules"},
 	"FuzzCheckControllerConverge":            {"controller", "controller/converge"},
+	"FuzzCheckRetrywatcherModel":             {"retrywatcher", "retrywatcher/model"},
 }

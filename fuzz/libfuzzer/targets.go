@@ -184,3 +184,6 @@ func FuzzCheckWireSchedules(f *testing.F) { machine(f, "FuzzCheckWireSchedules")
 
 // FuzzCheckControllerConverge is the libFuzzer harness of Machines["FuzzCheckControllerConverge"].
 func FuzzCheckControllerConverge(f *testing.F) { machine(f, "FuzzCheckControllerConverge") }
+
+// FuzzCheckRetrywatcherModel is the libFuzzer harness of Machines["FuzzCheckRetrywatcherModel"].
+func FuzzCheckRetrywatcherModel(f *testing.F) { machine(f, "FuzzCheckRetrywatcherModel") }
