@@ -26,17 +26,18 @@ const PerComponent = 240
 // generators maps a component to its generator: vector i of the component
 // is made from seed i.
 var generators = map[string]func(seed uint64) traces.Vector{
-	"workqueue":  workqueueVector,
-	"ring":       ringVector,
-	"ratelimit":  ratelimitVector,
-	"backoff":    backoffVector,
-	"delaying":   delayingVector,
-	"deltafifo":  deltafifoVector,
-	"realfifo":   realfifoVector,
-	"informer":   informerVector,
-	"reflector":  reflectorVector,
-	"wire":       wireVector,
-	"controller": controllerVector,
+	"workqueue":    workqueueVector,
+	"ring":         ringVector,
+	"ratelimit":    ratelimitVector,
+	"backoff":      backoffVector,
+	"delaying":     delayingVector,
+	"deltafifo":    deltafifoVector,
+	"realfifo":     realfifoVector,
+	"informer":     informerVector,
+	"reflector":    reflectorVector,
+	"wire":         wireVector,
+	"controller":   controllerVector,
+	"retrywatcher": retrywatcherVector,
 }
 
 // Components lists the components that have vectors, sorted.
