@@ -148,6 +148,9 @@ func Externals() []External {
 		// (subjects/node: npm ci in subjects/node/js first).
 		// knative.dev/pkg's two-lane controller queue (subjects/knative).
 		{Name: "knative", Dir: "subjects/knative", Components: []string{"workqueue", "delaying", "ratelimit"}},
+		// rancher/lasso's shared controller, client and cache factories, and
+		// its cache over HTTP (subjects/lasso).
+		{Name: "lasso", Dir: "subjects/lasso", Components: []string{"controller", "wire"}},
 		{Name: "client-node", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "fluent", Dir: "subjects/node", Components: []string{"wire"}},
 	}
