@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -50,6 +50,7 @@ verify:
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 	$(MAKE) controller-runtime FUZZTIME=$(FUZZTIME)
 	$(MAKE) knative
+	$(MAKE) lasso
 	$(MAKE) node
 
 ## matrix: every check and every finding's reproducer on every client-go release from v0.20
@@ -71,6 +72,13 @@ knative:
 	cd subjects/knative && $(GO) vet ./... && $(GO) test -race -count=1 ./... && \
 	  $(GO) test -run '^$$' -bench Queue -benchmem -count 6 .
 	cd traces/findings/knative && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## lasso: rancher/lasso's shared controller and its cache (nested module subjects/lasso) under the
+## controller and wire checks, its tests (findings pinned to the declarations) and its reproducer
+lasso:
+	$(KVERIFY) verify --subject lasso
+	cd subjects/lasso && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd traces/findings/lasso && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:
