@@ -37,7 +37,7 @@ func Checks(s Subject) []checkkit.Check {
 			Guarantee: "in fake time, under a random script of events (bookmarks, versions missing, unknown types), closed streams, error statuses (410, 500, 504 and 429 with and without retry-after, not a Status) and refused watches (EOF, 410, 500, 401, 403), and Stop: every watch resumes from the version of the last event or bookmark (with bookmarks asked for); the consumer receives every Added, Modified and Deleted event once, in order, and no bookmark; a 410 in the stream, a 401 or 403 refusal, an event without a version or of an unknown type end it after one Error event, and nothing else does; a restart comes no sooner than the server's retry-after after the failure and the restart period after the last watch began, and within a minute of that; Stop (twice) closes the result channel and Done; every stream it leaves is stopped",
 			Run:       modelCheck(s)},
 		{Name: CheckExhaustive, Family: checkkit.FamilyExhaustive,
-			Guarantee: fmt.Sprintf("the model check's guarantees for every script of up to %d steps over 12 things a server or consumer does (an event, a bookmark, a closed stream, a 410, a 500 asking for 2 s, an Error that is not a Status, an event without a version, one of an unknown type, a watch refused by EOF, 410 or 403, Stop), reduced by the model's state", ExhaustiveLen),
+			Guarantee: fmt.Sprintf("the model check's guarantees for every script of up to %d steps over 13 things a server or consumer does (an event, a bookmark, a closed stream, a 410, a 500 asking for 2 s, an Error that is not a Status, an event without a version, one of an unknown type, a watch refused by EOF, 410 or 403, Stop, Stop with an event the consumer has not read), reduced by the model's state", ExhaustiveLen),
 			Run:       exhaustive(s)},
 		{Name: CheckBadInput, Family: checkkit.FamilyModel,
 			Guarantee: `New refuses the initial versions "" and "0" (a watch from them starts with a synthetic state, not a resumable stream) with an error, without panicking and without a watch call`,
@@ -98,6 +98,9 @@ func stepGen(rt *rapid.T, nextRV *int) spec.Step {
 	case k < 97:
 		return spec.Step{Kind: spec.Event, Type: "SURPRISE", RV: rv()}
 	}
+	if rapid.Bool().Draw(rt, "unread") {
+		return spec.Step{Kind: spec.StopCalled, RV: rv()} // Stop with an event the consumer has not read
+	}
 	return spec.Step{Kind: spec.StopCalled}
 }
 
@@ -117,6 +120,7 @@ var alphabet = []spec.Step{
 	{Kind: spec.Refused, Code: 410},
 	{Kind: spec.Refused, Code: 403},
 	{Kind: spec.StopCalled},
+	{Kind: spec.StopCalled, RV: "+"}, // with an event the consumer has not read
 }
 
 // exhaustiveInitial is the version retrywatcher/exhaustive's scripts
@@ -124,8 +128,9 @@ var alphabet = []spec.Step{
 const exhaustiveInitial = 5
 
 // Alphabet is retrywatcher/exhaustive's alphabet, for the golden vectors
-// of the same steps: an event whose RV is "-" has no version; the others
-// get theirs from ScriptOf.
+// of the same steps: an event whose RV is "-" has no version; the others,
+// and a Stop whose RV is "+" (an unread event, then Stop), get theirs from
+// ScriptOf.
 func Alphabet() []spec.Step { return append([]spec.Step(nil), alphabet...) }
 
 // ScriptOf is the script of steps drawn from Alphabet: from version 5, its
@@ -137,7 +142,10 @@ func fill(steps []spec.Step) Script {
 	sc := Script{Initial: strconv.Itoa(exhaustiveInitial), Steps: make([]spec.Step, len(steps))}
 	next := exhaustiveInitial
 	for i, s := range steps {
-		if s.Kind == spec.Event && s.Type != spec.Error {
+		if s.Kind == spec.StopCalled && s.RV == "+" {
+			next++
+			s.RV = strconv.Itoa(next)
+		} else if s.Kind == spec.Event && s.Type != spec.Error {
 			if s.RV == "-" {
 				s.RV = ""
 			} else {

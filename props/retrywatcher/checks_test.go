@@ -112,6 +112,7 @@ func TestScriptRoundTrip(t *testing.T) {
 		{Kind: spec.Refused, Code: 0},
 		{Kind: spec.Refused, Code: 401},
 		{Kind: spec.StopCalled},
+		{Kind: spec.StopCalled, RV: "9"},
 	}
 	tr := []traces.Step{{Op: `New(rv="5")`}, {Op: "Watch", Want: "x", Got: "y"}}
 	for _, s := range steps {

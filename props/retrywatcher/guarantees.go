@@ -22,7 +22,7 @@ const (
 	// not within a minute of the moment it was allowed.
 	GRestart = "Restart timing"
 	// GStop: after Stop, or the end, the result channel is still open, or
-	// Done is not closed.
+	// Done is not closed; Stop waited for the consumer to read an event.
 	GStop = "Stop ends it"
 	// GStreams: a stream the watcher moved on from, or left at its end,
 	// was not stopped; or it stopped the open stream and opened no other.

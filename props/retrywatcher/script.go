@@ -35,6 +35,8 @@ import (
 //	Close                           the server ends the open stream
 //	Refuse(403) | Refuse(EOF)       the watch call fails
 //	Stop                            the consumer calls Stop (twice)
+//	Stop(unread ADDED rv="8")       an event the consumer does not read
+//	                                (with a stream open), then Stop
 //	Watch                           (observed: the subject's watch call)
 type Script struct {
 	Initial string
@@ -60,6 +62,9 @@ func Op(s spec.Step) string {
 		}
 		return fmt.Sprintf("Refuse(%d)", s.Code)
 	case spec.StopCalled:
+		if s.RV != "" {
+			return fmt.Sprintf("Stop(unread ADDED rv=%q)", s.RV)
+		}
 		return "Stop"
 	}
 	return fmt.Sprintf("Kind(%d)", s.Kind)
@@ -69,10 +74,11 @@ func Op(s spec.Step) string {
 const opWatch = "Watch"
 
 var (
-	reNew     = regexp.MustCompile(`^New\(rv=("(?:[^"\\]|\\.)*")\)$`)
-	reEvent   = regexp.MustCompile(`^Event\(([A-Za-z]+), rv=("(?:[^"\\]|\\.)*")\)$`)
-	reError   = regexp.MustCompile(`^Error\((\d+), retry-after=([0-9a-zµ.]+)\)$`)
-	reRefused = regexp.MustCompile(`^Refuse\((EOF|\d+)\)$`)
+	reNew        = regexp.MustCompile(`^New\(rv=("(?:[^"\\]|\\.)*")\)$`)
+	reEvent      = regexp.MustCompile(`^Event\(([A-Za-z]+), rv=("(?:[^"\\]|\\.)*")\)$`)
+	reError      = regexp.MustCompile(`^Error\((\d+), retry-after=([0-9a-zµ.]+)\)$`)
+	reRefused    = regexp.MustCompile(`^Refuse\((EOF|\d+)\)$`)
+	reStopUnread = regexp.MustCompile(`^Stop\(unread ADDED rv=("(?:[^"\\]|\\.)*")\)$`)
 )
 
 // ParseScript turns a trace's operations back into the script that made
@@ -132,6 +138,13 @@ func parseStep(op string) (*spec.Step, error) {
 			return nil, err
 		}
 		return &spec.Step{Kind: spec.Event, Type: spec.Error, Code: code, RetryAfter: d}, nil
+	}
+	if m := reStopUnread.FindStringSubmatch(op); m != nil {
+		rv, err := strconv.Unquote(m[1])
+		if err != nil {
+			return nil, err
+		}
+		return &spec.Step{Kind: spec.StopCalled, RV: rv}, nil
 	}
 	if m := reRefused.FindStringSubmatch(op); m != nil {
 		code := 0
@@ -327,6 +340,7 @@ func play(s Subject, sc Script, rec *checkkit.Recorder) (key string, err error) 
 		if m.Phase == spec.Ended {
 			break
 		}
+		unread := false
 		if step.Kind != spec.StopCalled && (m.Phase == spec.Waiting || !m.Opened) {
 			if err := awaitCall(step); err != nil {
 				// The step that waited for the call, so that the trace
@@ -354,12 +368,27 @@ func play(s Subject, sc Script, rec *checkkit.Recorder) (key string, err error) 
 		case spec.Closed:
 			stream.Stop()
 		case spec.StopCalled:
+			if unread = step.RV != "" && m.Phase == spec.Watching && m.Opened && !stream.IsStopped(); unread {
+				// An event the consumer does not read: Stop must not wait
+				// for the consumer to take it.
+				stream.Action(watch.Added, object(step.RV))
+				m, _, _ = m.Apply(spec.Step{Kind: spec.Event, Type: spec.Added, RV: step.RV}, now())
+				synctest.Wait()
+			}
 			if p := checkkit.Protect(func() { w.Stop(); w.Stop() }); p != nil { // twice: the second does nothing
 				rec.Step(Op(step), "", p.Error())
 				return "", checkkit.Broke(GNoPanic, "Stop: %v", p)
 			}
 			stopped = true
 			afterStop()
+			if unread {
+				select {
+				case <-w.Done():
+				default:
+					rec.Step(Op(step), "done without the consumer reading", "not done")
+					return "", checkkit.Broke(GStop, "after %s the watcher is not done until the consumer reads the event: Stop waits for the consumer", Op(step))
+				}
+			}
 		}
 		var want *spec.Out
 		var aerr error
@@ -369,6 +398,12 @@ func play(s Subject, sc Script, rec *checkkit.Recorder) (key string, err error) 
 		}
 		synctest.Wait()
 		g := receive(w)
+		if unread && g.some && g.ev.Type == watch.Added {
+			// The unread event may still be delivered, before the close.
+			if o, ok := g.ev.Object.(interface{ GetResourceVersion() string }); ok && o.GetResourceVersion() == step.RV {
+				g = receive(w)
+			}
+		}
 		rec.Step(Op(step), fmtOut(want), g.String())
 		if want != nil && want.Passed {
 			delivered++
