@@ -74,10 +74,13 @@ knative:
 	cd traces/findings/knative && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## lasso: rancher/lasso's shared controller and its cache (nested module subjects/lasso) under the
-## controller and wire checks, its tests (findings pinned to the declarations) and its reproducer
+## controller and wire checks, its tests (findings pinned to the declarations, the adapter's mutants),
+## its benchmark beside ours and client-go, and its reproducer
 lasso:
 	$(KVERIFY) verify --subject lasso
-	cd subjects/lasso && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd subjects/lasso && $(GO) vet ./... && $(GO) test -race -count=1 -skip TestAdapterMutantsKilled ./... && \
+	  $(GO) test -count=1 -run TestAdapterMutantsKilled ./... && \
+	  $(GO) test -run '^$$' -bench Controller -benchmem -count 3 .
 	cd traces/findings/lasso && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings

@@ -114,18 +114,52 @@ func newController(s pctrl.Setup) (pctrl.Controller, error) {
 	case s.Workers < 0:
 		return nil, fmt.Errorf("lasso controller: %d workers", s.Workers)
 	}
+	return build(s, variant{})
+}
+
+// variant varies the stack build makes; the zero value is the subject's.
+// BenchmarkController sets rest (lasso's client without client-go's default
+// rate limit, as wrangler applications configure it), the adapter's
+// mutants (mutants_test.go) hook.
+type variant struct {
+	// rest adjusts the REST config before lasso's client factory takes it.
+	rest func(*rest.Config)
+	// hook wraps each handler registered on the informer so that it calls
+	// notified: hooked when nil (notified, then the handler).
+	hook func(h toolscache.ResourceEventHandler, notified func(obj any, deleted bool)) toolscache.ResourceEventHandler
+}
+
+// build makes lasso's stack for s, as Controller documents, without
+// checking s.
+func build(s pctrl.Setup, v variant) (*lassoController, error) {
+	if s.Server == nil {
+		return nil, errors.New("lasso controller: no server")
+	}
 	quiet()
 	scheme := runtime.NewScheme()
 	if err := corev1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
 	cfg := &rest.Config{Host: "http://kverify.model", Transport: wire.Transport(wire.NewServer(s.Server))}
+	if v.rest != nil {
+		v.rest(cfg)
+	}
 	clients, err := client.NewSharedClientFactory(cfg, &client.SharedClientFactoryOptions{Scheme: scheme})
 	if err != nil {
 		return nil, err
 	}
 	caches := cache.NewSharedCachedFactory(clients, &cache.SharedCacheFactoryOptions{DefaultDisableWatchList: !s.WatchList})
-	factory := controller.NewSharedControllerFactory(hookedCaches{SharedCacheFactory: caches, notified: s.Notified},
+	hooks := hookedCaches{SharedCacheFactory: caches}
+	if s.Notified != nil {
+		hook := v.hook
+		if hook == nil {
+			hook = func(h toolscache.ResourceEventHandler, notified func(any, bool)) toolscache.ResourceEventHandler {
+				return hooked{h, notified}
+			}
+		}
+		hooks.wrap = func(h toolscache.ResourceEventHandler) toolscache.ResourceEventHandler { return hook(h, s.Notified) }
+	}
+	factory := controller.NewSharedControllerFactory(hooks,
 		&controller.SharedControllerFactoryOptions{
 			DefaultRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[any](s.BaseDelay, s.MaxDelay),
 			DefaultWorkers:     s.Workers,
@@ -158,13 +192,18 @@ func (c *lassoController) Run(ctx context.Context) {
 				return nil, err
 			}
 			if res.RequeueAfter > 0 {
-				ns, name, _ := toolscache.SplitMetaNamespaceKey(key)
-				c.sc.EnqueueAfter(ns, name, res.RequeueAfter)
+				c.requeue(key, res.RequeueAfter)
 			}
 			return nil, nil
 		}))
 	_ = c.factory.Start(ctx, c.setup.Workers)
 	<-ctx.Done()
+}
+
+// requeue is a RequeueAfter: the SharedController's EnqueueAfter.
+func (c *lassoController) requeue(key string, after time.Duration) {
+	ns, name, _ := toolscache.SplitMetaNamespaceKey(key)
+	c.sc.EnqueueAfter(ns, name, after)
 }
 
 // Get reads the controller's informer's store (the store lasso's
@@ -194,10 +233,11 @@ func metaOf(obj any) (*metav1.PartialObjectMetadata, error) {
 }
 
 // hookedCaches is lasso's SharedCacheFactory whose informers call
-// Setup.Notified in every handler registered on them, before the handler.
+// Setup.Notified in every handler registered on them, before the handler:
+// wrap wraps each (nil: no Notified, no hook).
 type hookedCaches struct {
 	cache.SharedCacheFactory
-	notified func(obj any, deleted bool)
+	wrap func(toolscache.ResourceEventHandler) toolscache.ResourceEventHandler
 }
 
 func (h hookedCaches) ForResourceKind(gvr schema.GroupVersionResource, kind string, namespaced bool) (toolscache.SharedIndexInformer, error) {
@@ -218,28 +258,28 @@ func (h hookedCaches) ForObject(obj runtime.Object) (toolscache.SharedIndexInfor
 
 // hook wraps lasso's informer so that its handlers are hooked.
 func (h hookedCaches) hook(inf toolscache.SharedIndexInformer, err error) (toolscache.SharedIndexInformer, error) {
-	if err != nil || h.notified == nil {
+	if err != nil || h.wrap == nil {
 		return inf, err
 	}
-	return hookedInformer{SharedIndexInformer: inf, notified: h.notified}, nil
+	return hookedInformer{SharedIndexInformer: inf, hook: h.wrap}, nil
 }
 
 // hookedInformer is lasso's cache with its handlers hooked.
 type hookedInformer struct {
 	toolscache.SharedIndexInformer
-	notified func(obj any, deleted bool)
+	hook func(toolscache.ResourceEventHandler) toolscache.ResourceEventHandler
 }
 
 func (i hookedInformer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
-	return i.SharedIndexInformer.AddEventHandler(hooked{h, i.notified})
+	return i.SharedIndexInformer.AddEventHandler(i.hook(h))
 }
 
 func (i hookedInformer) AddEventHandlerWithResyncPeriod(h toolscache.ResourceEventHandler, d time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
-	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(hooked{h, i.notified}, d)
+	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(i.hook(h), d)
 }
 
 func (i hookedInformer) AddEventHandlerWithOptions(h toolscache.ResourceEventHandler, o toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
-	return i.SharedIndexInformer.AddEventHandlerWithOptions(hooked{h, i.notified}, o)
+	return i.SharedIndexInformer.AddEventHandlerWithOptions(i.hook(h), o)
 }
 
 // hooked calls notified, in the handler's goroutine, then the handler.
@@ -258,14 +298,18 @@ func (h hooked) OnUpdate(old, obj any) {
 	h.h.OnUpdate(old, obj)
 }
 
-// OnDelete tells of a tombstone as a tombstone (its Obj as metadata).
 func (h hooked) OnDelete(obj any) {
-	told := asMeta(obj)
-	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		told = toolscache.DeletedFinalStateUnknown{Key: t.Key, Obj: asMeta(t.Obj)}
-	}
-	h.notified(told, true)
+	h.notified(deletedMeta(obj), true)
 	h.h.OnDelete(obj)
+}
+
+// deletedMeta is a deleted object as the check is told of it: a tombstone
+// as a tombstone (its Obj as metadata).
+func deletedMeta(obj any) any {
+	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		return toolscache.DeletedFinalStateUnknown{Key: t.Key, Obj: asMeta(t.Obj)}
+	}
+	return asMeta(obj)
 }
 
 var quietOnce sync.Once

@@ -30,7 +30,23 @@ import (
 // lasso made; Stop cancels the factory's context and returns: lasso starts
 // the informer with go informer.Run(ctx.Done())
 // (sharedinformerfactory.go:104,121) and gives nothing to wait for it with.
-func Wire() wire.Subject {
+func Wire() wire.Subject { return wireWith(wireVariant{}) }
+
+// wireVariant varies the client wireWith starts; the zero value is Wire's.
+// The adapter's mutants (mutants_test.go) set it.
+type wireVariant struct {
+	// caches makes each client's cache factory options (nil: lasso's
+	// defaults).
+	caches func() *cache.SharedCacheFactoryOptions
+	// handler is what is registered on the informer for the client c (nil:
+	// c itself).
+	handler func(c *wire.GoClient) toolscache.ResourceEventHandler
+	// synced is what the client reports synced by (nil: the
+	// registration's HasSynced).
+	synced func(reg toolscache.ResourceEventHandlerRegistration, inf toolscache.SharedIndexInformer) func() bool
+}
+
+func wireWith(v wireVariant) wire.Subject {
 	return wire.Subject{Name: Name, Start: func(url string, rt http.RoundTripper) (wire.Client, error) {
 		quiet()
 		scheme := runtime.NewScheme()
@@ -41,18 +57,30 @@ func Wire() wire.Subject {
 		if err != nil {
 			return nil, err
 		}
-		caches := cache.NewSharedCachedFactory(clients, nil)
+		var opts *cache.SharedCacheFactoryOptions
+		if v.caches != nil {
+			opts = v.caches()
+		}
+		caches := cache.NewSharedCachedFactory(clients, opts)
 		inf, err := caches.ForResourceKind(configMaps, "ConfigMap", true)
 		if err != nil {
 			return nil, err
 		}
 		c := wire.NewGoClient(Version)
-		reg, err := inf.AddEventHandler(c)
+		var h toolscache.ResourceEventHandler = c
+		if v.handler != nil {
+			h = v.handler(c)
+		}
+		reg, err := inf.AddEventHandler(h)
 		if err != nil {
 			return nil, err
 		}
+		synced := reg.HasSynced
+		if v.synced != nil {
+			synced = v.synced(reg, inf)
+		}
 		c.Informer = wire.Informer{List: inf.GetStore().List, LastSyncResourceVersion: inf.LastSyncResourceVersion,
-			Synced: reg.HasSynced,
+			Synced: synced,
 			Tombstone: func(obj any) (any, bool) {
 				t, ok := obj.(toolscache.DeletedFinalStateUnknown)
 				return t.Obj, ok
