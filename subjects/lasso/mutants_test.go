@@ -3,6 +3,7 @@ package lasso
 import (
 	"context"
 	"fmt"
+	"github.com/kverify/kverify/subjects/upstream"
 	"maps"
 	"os"
 	"os/exec"
@@ -136,7 +137,7 @@ func brokenController(m ctlMutant) pctrl.Subject {
 		}
 		return &mutatedController{lassoController: c, m: m}, nil
 	}
-	return pctrl.Subject{New: newC, BadInput: pctrl.BadInputOf(newC), ContainPanics: containPanics}
+	return pctrl.Subject{New: newC, BadInput: pctrl.BadInputOf(newC), ContainPanics: upstream.ContainPanics}
 }
 
 // mutatedController is lassoController.Run with the mutant's defect.

@@ -23,10 +23,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kverify/kverify/subjects/upstream"
 	"sync"
 	"time"
 
-	"github.com/kverify/kverify/internal/klogcap"
 	pctrl "github.com/kverify/kverify/props/controller"
 	"github.com/kverify/kverify/props/wire"
 	"github.com/rancher/lasso/pkg/cache"
@@ -100,7 +100,7 @@ var configMaps = corev1.SchemeGroupVersion.WithResource(wire.Resource)
 // utilruntime.ReallyCrash is true, so ContainPanics turns ReallyCrash off
 // around a check, as subjects/upstream does.
 func Controller() pctrl.Subject {
-	return pctrl.Subject{New: newController, BadInput: pctrl.BadInputOf(newController), ContainPanics: containPanics}
+	return pctrl.Subject{New: newController, BadInput: pctrl.BadInputOf(newController), ContainPanics: upstream.ContainPanics}
 }
 
 func newController(s pctrl.Setup) (pctrl.Controller, error) {
@@ -331,18 +331,4 @@ func quiet() {
 			utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
 		}
 	})
-}
-
-// containPanics runs body with utilruntime.ReallyCrash off, so that a
-// handler's panic, which lasso leaves to wait.Until's HandleCrash, is
-// logged (klog captured) instead of crashing the process.
-func containPanics(body func() error) error {
-	prev := utilruntime.ReallyCrash
-	utilruntime.ReallyCrash = false
-	c := klogcap.Start(0)
-	defer func() {
-		c.Release()
-		utilruntime.ReallyCrash = prev
-	}()
-	return body()
 }

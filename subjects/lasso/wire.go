@@ -79,12 +79,7 @@ func wireWith(v wireVariant) wire.Subject {
 		if v.synced != nil {
 			synced = v.synced(reg, inf)
 		}
-		c.Informer = wire.Informer{List: inf.GetStore().List, LastSyncResourceVersion: inf.LastSyncResourceVersion,
-			Synced: synced,
-			Tombstone: func(obj any) (any, bool) {
-				t, ok := obj.(toolscache.DeletedFinalStateUnknown)
-				return t.Obj, ok
-			}}
+		c.Informer = upstream.WireInformer(inf, synced)
 		c.Run(func(ctx context.Context) {
 			_ = caches.Start(ctx)
 			<-ctx.Done()

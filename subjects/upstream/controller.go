@@ -35,7 +35,7 @@ import (
 // the check's (NewTypedItemExponentialFailureRateLimiter); the sample adds
 // a 50 qps bucket.
 func Controller() pctrl.Subject {
-	return pctrl.Subject{New: newSampleController, BadInput: pctrl.BadInputOf(newSampleController), ContainPanics: containPanics, NoWatchList: noWatchList()}
+	return pctrl.Subject{New: newSampleController, BadInput: pctrl.BadInputOf(newSampleController), ContainPanics: ContainPanics, NoWatchList: noWatchList()}
 }
 
 func newSampleController(s pctrl.Setup) (pctrl.Controller, error) {

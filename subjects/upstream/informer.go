@@ -32,7 +32,7 @@ func Informer() pinf.Subject {
 		New:           func() pinf.FanOut { return newUpstreamInformer(0) },
 		NewResync:     func(check time.Duration) pinf.ResyncFanOut { return newUpstreamInformer(check) },
 		Slow:          newSlowInformer,
-		ContainPanics: containPanics,
+		ContainPanics: ContainPanics,
 		SourceRetains: "the subject's events come from client-go's FakeControllerSource, which keeps every change (with its object) for watch replay (" + Version + "/tools/cache/testing/fake_controller_source.go:62,150)",
 	}
 }

@@ -65,12 +65,12 @@ func (s *slowInformer) SlowWarnings() []pinf.SlowWarning {
 	return ws
 }
 
-// containPanics runs body with utilruntime.ReallyCrash false, so that
+// ContainPanics runs body with utilruntime.ReallyCrash false, so that
 // HandleCrash in processorListener.run (shared_informer.go:1495) logs a
 // handler panic instead of re-panicking and killing the test binary, and
 // with klog captured so that the panic's stack trace does not flood the
 // test log. Both are restored afterwards.
-func containPanics(body func() error) error {
+func ContainPanics(body func() error) error {
 	prev := utilruntime.ReallyCrash
 	utilruntime.ReallyCrash = false
 	c := klogcap.Start(0)

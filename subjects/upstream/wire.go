@@ -38,15 +38,24 @@ func Wire() wire.Subject {
 		if err != nil {
 			return nil, err
 		}
-		c.Informer = wire.Informer{List: inf.GetStore().List, LastSyncResourceVersion: inf.LastSyncResourceVersion,
-			Synced: reg.HasSynced,
-			Tombstone: func(obj any) (any, bool) {
-				t, ok := obj.(cache.DeletedFinalStateUnknown)
-				return t.Obj, ok
-			}}
+		c.Informer = WireInformer(inf, reg.HasSynced)
 		c.Run(func(ctx context.Context) { runInformer(ctx, inf) })
 		return c, nil
 	}}
+}
+
+// WireInformer is what a wire client reads of a client-go
+// SharedIndexInformer (client-go's own, or one a project builds on it, as
+// lasso's cache is): its store, its last synced version, synced (the
+// HasSynced of the client's handler registration) and client-go's
+// tombstones.
+func WireInformer(inf cache.SharedIndexInformer, synced func() bool) wire.Informer {
+	return wire.Informer{List: inf.GetStore().List, LastSyncResourceVersion: inf.LastSyncResourceVersion,
+		Synced: synced,
+		Tombstone: func(obj any) (any, bool) {
+			t, ok := obj.(cache.DeletedFinalStateUnknown)
+			return t.Obj, ok
+		}}
 }
 
 // ConfigMapListWatch is client-go's ListerWatcher of the served
