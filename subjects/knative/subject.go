@@ -1,6 +1,8 @@
 // Package knative puts knative.dev/pkg's controller work queue (the
 // two-lane queue every controller.Impl runs on) behind the workqueue
-// suite's subject interfaces.
+// suite's subject interfaces, and controller.Impl itself, with a client-go
+// SharedIndexInformer as knative's injection informers are, behind the
+// controller component's (controller.go).
 //
 // The two-lane queue is three client-go queues joined by goroutines: a
 // fast lane (the queue's own Add, AddAfter, AddRateLimited), a slow lane

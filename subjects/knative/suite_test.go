@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/subjects/suite"
 	"go.uber.org/goleak"
 )
@@ -21,12 +22,13 @@ func TestMain(m *testing.M) {
 
 // TestSuite runs the work queue family's checks (the plain queue, the
 // delaying queue, the rate-limiting queue) on the two-lane queue, under
-// the Knative profile (what the two lanes promise) with its declared
-// divergences. kverify verify --subject knative runs it.
+// the Knative profile (what the two lanes promise), and the controller
+// component's on controller.Impl, with their declared divergences. kverify
+// verify --subject knative runs it.
 func TestSuite(t *testing.T) { suite.RunSuite(t, Entries()) }
 
 // TestReplay replays the trace named by KVERIFY_REPLAY on the two-lane
-// queue (kverify replay FILE --subject knative).
+// queue or controller.Impl (kverify replay FILE --subject knative).
 func TestReplay(t *testing.T) { suite.RunReplay(t, Entries()) }
 
 // TestFindings pins the committed findings to the declarations: every
@@ -34,4 +36,14 @@ func TestReplay(t *testing.T) { suite.RunReplay(t, Entries()) }
 // every declared divergence has a trace.
 func TestFindings(t *testing.T) {
 	suite.CheckFindings(t, "../../traces/findings", map[string]map[string][]checkkit.Divergence{Name: divergences()})
+}
+
+// TestDivergencesShaped: every declaration names its guarantees and the
+// shape of its violation.
+func TestDivergencesShaped(t *testing.T) {
+	for comp, ds := range divergences() {
+		if bad := subjects.Unshaped(ds); len(bad) > 0 {
+			t.Errorf("component %s: declarations without Guarantees or Shape: %v", comp, bad)
+		}
+	}
 }
