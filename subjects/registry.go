@@ -146,8 +146,9 @@ func Externals() []External {
 		{Name: "controller-runtime", Dir: "subjects/controllerruntime", Components: []string{"workqueue", "delaying", "ratelimit", "controller"}},
 		// JavaScript informers as kverify-client/v1 processes
 		// (subjects/node: npm ci in subjects/node/js first).
-		// knative.dev/pkg's two-lane controller queue (subjects/knative).
-		{Name: "knative", Dir: "subjects/knative", Components: []string{"workqueue", "delaying", "ratelimit"}},
+		// knative.dev/pkg's two-lane controller queue and its controller.Impl
+		// (subjects/knative).
+		{Name: "knative", Dir: "subjects/knative", Components: []string{"workqueue", "delaying", "ratelimit", "controller"}},
 		// rancher/lasso's shared controller, client and cache factories, and
 		// its cache over HTTP (subjects/lasso).
 		{Name: "lasso", Dir: "subjects/lasso", Components: []string{"controller", "wire"}},
