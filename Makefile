@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -51,6 +51,7 @@ verify:
 	$(MAKE) controller-runtime FUZZTIME=$(FUZZTIME)
 	$(MAKE) knative
 	$(MAKE) lasso
+	$(MAKE) cilium
 	$(MAKE) node
 
 ## matrix: every check and every finding's reproducer on every client-go release from v0.20
@@ -82,6 +83,14 @@ lasso:
 	  $(GO) test -count=1 -run TestAdapterMutantsKilled ./... && \
 	  $(GO) test -run '^$$' -bench Controller -benchmem -count 3 .
 	cd traces/findings/lasso && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## cilium: cilium's pkg/k8s/resource (nested module subjects/cilium, client-go v0.36.4) under the
+## wire checks, and its module's tests: resource/level on it and on three broken subscribers,
+## findings pinned to the declarations, and the WithTransform reproducer
+cilium:
+	$(KVERIFY) verify --subject cilium
+	cd subjects/cilium && $(GO) vet ./... && $(GO) test -race -count=1 -short ./...
+	cd traces/findings/cilium && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:
