@@ -158,6 +158,11 @@ func Externals() []External {
 		// go test: no component holds it until kverify has a level-triggered
 		// resource of its own to be its reference.
 		{Name: "cilium", Dir: "subjects/cilium", Components: []string{"wire"}},
+		// argoproj/gitops-engine's cluster cache over HTTP, as a
+		// kverify-client/v1 process (subjects/gitops: TestSuite builds the
+		// adapter, subjects/gitops/client, a module of its own on k8s.io/*
+		// v0.23.1).
+		{Name: "gitops", Dir: "subjects/gitops", Components: []string{"wire"}},
 		{Name: "client-node", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "fluent", Dir: "subjects/node", Components: []string{"wire"}},
 	}
