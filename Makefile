@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -52,6 +52,7 @@ verify:
 	$(MAKE) knative
 	$(MAKE) lasso
 	$(MAKE) cilium
+	$(MAKE) gitops
 	$(MAKE) node
 
 ## matrix: every check and every finding's reproducer on every client-go release from v0.20
@@ -91,6 +92,15 @@ cilium:
 	$(KVERIFY) verify --subject cilium
 	cd subjects/cilium && $(GO) vet ./... && $(GO) test -race -count=1 -short ./...
 	cd traces/findings/cilium && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## gitops: argoproj/gitops-engine's cluster cache (nested module subjects/gitops; its adapter
+## subjects/gitops/client is a module of its own on k8s.io/* v0.23.1) under the wire checks, its
+## finding pinned and its reproducer (module traces/findings/gitops)
+gitops:
+	cd subjects/gitops/client && $(GO) vet ./...
+	cd traces/findings/gitops && $(GO) vet ./...
+	cd subjects/gitops && $(GO) vet ./... && $(GO) test -count=1 -run 'TestFindings|TestReproducers' .
+	$(KVERIFY) verify --subject gitops --component wire
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:
