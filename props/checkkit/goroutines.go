@@ -2,6 +2,7 @@ package checkkit
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,4 +175,22 @@ func joinEntries(gs []grt) string {
 		parts[i] = g.text
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// BubbleStacks returns the first lines of the stack of every goroutine of
+// the caller's synctest bubble but the caller (at most 40 goroutines, 11
+// lines each), for a violation that says where a call that does not
+// return waits.
+func BubbleStacks() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for i, g := range strings.Split(string(buf), "\n\n") {
+		if i == 0 || !strings.Contains(strings.SplitN(g, "\n", 2)[0], "synctest bubble") {
+			continue
+		}
+		lines := strings.Split(g, "\n")
+		out = append(out, "\t"+strings.Join(lines[:min(len(lines), 11)], "\n\t"))
+	}
+	return strings.Join(out[:min(len(out), 40)], "\n")
 }

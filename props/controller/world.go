@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing/synctest"
 	"time"
 
+	"github.com/kverify/kverify/props/checkkit"
 	"github.com/kverify/kverify/props/modelserver"
 	spec "github.com/kverify/kverify/spec/controller"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -377,7 +377,7 @@ func (w *world) awaitReturn() {
 		case closed(w.done):
 			return
 		case n == 0 && h == 0 || i == 10:
-			stuck := stacks()
+			stuck := checkkit.BubbleStacks()
 			w.release()
 			w.srv.Close()
 			w.fail(GStop, "Run did not return after its context was cancelled, with %d reconciles in flight and %d handler calls in progress; the bubble's goroutines:\n%s", n, h, stuck)
@@ -443,21 +443,4 @@ func closed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// stacks are the first lines of the stack of every goroutine of the
-// caller's synctest bubble but the caller: where a Run that does not
-// return waits.
-func stacks() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for i, g := range strings.Split(string(buf), "\n\n") {
-		if i == 0 || !strings.Contains(strings.SplitN(g, "\n", 2)[0], "synctest bubble") {
-			continue
-		}
-		lines := strings.Split(g, "\n")
-		out = append(out, "\t"+strings.Join(lines[:min(len(lines), 11)], "\n\t"))
-	}
-	return strings.Join(out[:min(len(out), 40)], "\n")
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -592,7 +591,7 @@ func (w *world) stop() {
 	var err error
 	w.stopped = true
 	if !checkkit.ReturnsWithin(10*time.Minute, func() { err = w.res.Stop() }) {
-		w.fail(GStop, "Stop did not return within 10 minutes, with every event Done; the bubble's goroutines:\n%s", stacks())
+		w.fail(GStop, "Stop did not return within 10 minutes, with every event Done; the bubble's goroutines:\n%s", checkkit.BubbleStacks())
 	}
 	if err != nil {
 		w.fail(GStop, "Stop: %v", err)
@@ -686,20 +685,4 @@ func diff(got, want map[string]int64) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// stacks are the first lines of the stack of every goroutine of the
-// caller's synctest bubble but the caller.
-func stacks() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for i, g := range strings.Split(string(buf), "\n\n") {
-		if i == 0 || !strings.Contains(strings.SplitN(g, "\n", 2)[0], "synctest bubble") {
-			continue
-		}
-		lines := strings.Split(g, "\n")
-		out = append(out, "\t"+strings.Join(lines[:min(len(lines), 11)], "\n\t"))
-	}
-	return strings.Join(out[:min(len(out), 40)], "\n")
 }
