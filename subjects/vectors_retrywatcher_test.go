@@ -43,18 +43,26 @@ type rwReply struct {
 func retryWatcherVector(s prw.Subject, v traces.Vector) error {
 	t0 := time.Now()
 	calls := make(chan rwCall)
+	// done ends a call still pending when the replay ends: client-go's
+	// NewRetryWatcher calls Watch without a context, so Stop alone does
+	// not end its call.
+	done := make(chan struct{})
 	server := func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		c := rwCall{opts: opts, at: time.Since(t0), reply: make(chan rwReply, 1)}
 		select {
 		case calls <- c:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-done:
+			return nil, errors.New("the replay ended")
 		}
 		select {
 		case r := <-c.reply:
 			return r.w, r.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-done:
+			return nil, errors.New("the replay ended")
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -63,7 +71,7 @@ func retryWatcherVector(s prw.Subject, v traces.Vector) error {
 	if err != nil {
 		return fmt.Errorf("New: %v", err)
 	}
-	defer func() { w.Stop(); synctest.Wait() }()
+	defer func() { w.Stop(); close(done); synctest.Wait() }()
 	var pending *rwCall
 	var stream *watch.FakeWatcher
 	return replaySteps(v.Steps, func(st traces.VStep) (got traces.Want, err error) {
@@ -126,6 +134,15 @@ func retryWatcherVector(s prw.Subject, v traces.Vector) error {
 		case "Stop":
 			w.Stop()
 			w.Stop()
+			// A watch call pending at Stop is answered with a failure, as
+			// a server would in time: a subject whose calls take no
+			// context (client-go's NewRetryWatcher) ends once it returns.
+			synctest.Wait()
+			select {
+			case c := <-calls:
+				c.reply <- rwReply{err: rwRefusal(0)}
+			default:
+			}
 		default:
 			return got, fmt.Errorf("unknown operation %q", st.Op)
 		}

@@ -25,10 +25,12 @@ import (
 //     BOOKMARK's rv), Error (value: the Status code; ns: its
 //     RetryAfterSeconds in ns), ErrorNotStatus (an Error event whose
 //     object is not a Status), Close (the server ends the stream), Stop
-//     (the consumer calls Stop, twice): want.deltas are the events the
-//     consumer then receives, in order (an ERROR's value is its Status
-//     code), want.n their number, and want.flag whether the result
-//     channel is then closed.
+//     (the consumer calls Stop, twice; a watch call pending then is
+//     answered with a failure, as a server would in time, so that a
+//     watcher whose calls take no context ends too): want.deltas are the
+//     events the consumer then receives, in order (an ERROR's value is
+//     its Status code), want.n their number, and want.flag whether the
+//     result channel is then closed.
 //
 // Even seeds draw up to 25 steps as retrywatcher/model does; odd ones
 // take up to prw.ExhaustiveLen+2 steps of retrywatcher/exhaustive's
