@@ -95,12 +95,15 @@ cilium:
 
 ## gitops: argoproj/gitops-engine's cluster cache (nested module subjects/gitops; its adapter
 ## subjects/gitops/client is a module of its own on k8s.io/* v0.23.1) under the wire checks, its
-## finding pinned and its reproducer (module traces/findings/gitops)
+## finding pinned, its reproducer (module traces/findings/gitops), and its first sync of 100,000
+## objects beside ours and client-go's (BenchmarkSync100k, each a process of its own)
 gitops:
 	cd subjects/gitops/client && $(GO) vet ./...
 	cd traces/findings/gitops && $(GO) vet ./...
 	cd subjects/gitops && $(GO) vet ./... && $(GO) test -count=1 -run 'TestFindings|TestReproducers' .
 	$(KVERIFY) verify --subject gitops --component wire
+	cd subjects/gitops && $(GO) test -run '^$$' -bench Sync100k -benchtime 1x -count 6 . > gitops-bench.out
+	$(GO) run $(BENCHSTAT) -col /impl subjects/gitops/gitops-bench.out
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:

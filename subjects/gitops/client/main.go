@@ -277,9 +277,11 @@ func main() {
 		os.Exit(2)
 	}
 	r := &reporter{out: bufio.NewWriter(os.Stdout)}
-	r.mu.Lock()
-	r.writeLocked(line{Type: "hello", Protocol: protocol, Client: module + "@" + version()})
-	r.mu.Unlock()
+	if once, _ := strconv.ParseBool(os.Getenv("GITOPS_CLIENT_SYNC_ONCE")); !once {
+		r.mu.Lock()
+		r.writeLocked(line{Type: "hello", Protocol: protocol, Client: module + "@" + version()})
+		r.mu.Unlock()
+	}
 
 	log := klogr.New()
 	// Argo CD's client settings for a cluster's cache (QPS 50, burst 100:
@@ -302,6 +304,11 @@ func main() {
 	})
 
 	state := func() []object { return objects(c.FindResources(ns)) }
+
+	if once, _ := strconv.ParseBool(os.Getenv("GITOPS_CLIENT_SYNC_ONCE")); once {
+		syncOnce(c, ns)
+		return
+	}
 
 	quit := make(chan struct{})
 	loopDone := make(chan struct{})
@@ -368,4 +375,27 @@ func main() {
 		}
 	}
 	stop("end of stdin")
+}
+
+// syncOnce is the benchmark's mode (GITOPS_CLIENT_SYNC_ONCE=1; kverify's
+// BenchmarkSync100k in subjects/gitops): instead of the protocol, one
+// EnsureSynced, the cache's first sync as Argo CD's controller runs it,
+// then one JSON line on stdout, {"objects": the namespace's resources
+// cached, "syncNs": the call's duration, "error": its error if any}, and
+// exit. The handlers are registered as in the protocol's mode, so the
+// sync pays for what they cost (nothing: the first sync calls neither).
+func syncOnce(c cache.ClusterCache, ns string) {
+	t0 := time.Now()
+	err := c.EnsureSynced()
+	out := struct {
+		Objects int    `json:"objects"`
+		SyncNs  int64  `json:"syncNs"`
+		Error   string `json:"error,omitempty"`
+	}{Objects: len(c.FindResources(ns)), SyncNs: time.Since(t0).Nanoseconds()}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	b, _ := json.Marshal(out)
+	os.Stdout.Write(append(b, '\n'))
+	c.Invalidate()
 }
