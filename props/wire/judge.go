@@ -444,12 +444,27 @@ func (r *Run) synced() error {
 // converged: the sample's cache and the handlers' view are the server's
 // state, the reported version (if any) is earned, and synced was reported.
 func (r *Run) converged(s Sample, lines []Line) bool {
-	if s.Err != nil || !hasSynced(lines) {
+	if s.Err != nil {
 		return false
 	}
-	now, _ := r.snapshot(s.RV)
+	shot := r.SingleShot && s.Shot.Ended
+	if !shot && !hasSynced(lines) {
+		return false
+	}
 	v, err := r.view(lines)
-	if err != nil || !maps.Equal(v, now) || !maps.Equal(cacheOf(s.State), now) {
+	if err != nil {
+		return false
+	}
+	owed := r.owed(s)
+	if shot {
+		// The shot's state is owed, not a version (none is at stake once
+		// it ended), nor synced.
+		return len(owed) == 0 || slices.ContainsFunc(owed, func(m map[string]string) bool {
+			return maps.Equal(v, m) && maps.Equal(cacheOf(s.State), m)
+		})
+	}
+	now := owed[0]
+	if !maps.Equal(v, now) || !maps.Equal(cacheOf(s.State), now) {
 		return false
 	}
 	if s.State.RV == "" {
@@ -465,7 +480,10 @@ func (r *Run) convergence() error {
 		return nil
 	}
 	last := r.Samples[len(r.Samples)-1]
-	now, _ := r.snapshot(last.RV)
+	now := map[string]string{}
+	if owed := r.owed(last); len(owed) > 0 {
+		now = owed[0]
+	}
 	v, _ := r.view(r.Lines)
 	against := func(m map[string]string) string {
 		if maps.Equal(m, now) {
@@ -484,8 +502,15 @@ func (r *Run) convergence() error {
 		synced = "never reported"
 	}
 	qs := r.requests()
-	return checkkit.Broke(GConverge, "not converged after the bound: server at %d %s; cache %s; handlers %s; reported version %s; synced %s; last requests: %s",
-		last.RV, show(now), against(cacheOf(last.State)), against(v), reported, synced, describe(qs[max(0, len(qs)-4):]))
+	owes := fmt.Sprintf("server at %d %s", last.RV, show(now))
+	if r.SingleShot && last.Shot.Ended {
+		owes = fmt.Sprintf("the single shot ended, owing the state at version %d %s (the server at %d)", last.Shot.RVs[0], show(now), last.RV)
+		if len(last.Shot.RVs) > 1 {
+			owes += fmt.Sprintf(", or at %d past its malformed events (%d: the server's now)", last.Shot.RVs[1], Now)
+		}
+	}
+	return checkkit.Broke(GConverge, "not converged after the bound: %s; cache %s; handlers %s; reported version %s; synced %s; last requests: %s",
+		owes, against(cacheOf(last.State)), against(v), reported, synced, describe(qs[max(0, len(qs)-4):]))
 }
 
 // show is a state in key order: {default/o000@3 default/o001@5}.

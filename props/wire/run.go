@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,7 +31,9 @@ type Run struct {
 	Converged bool
 	// StartErr, StopErr are the client's start and stop errors.
 	StartErr, StopErr error
-	model             *modelserver.Server
+	// SingleShot is the subject's (Subject.SingleShot).
+	SingleShot bool
+	model      *modelserver.Server
 	// snapshots memoizes the model's states by version: a state at a
 	// version never changes.
 	snapshots map[int64]map[string]string
@@ -47,6 +50,145 @@ type Sample struct {
 	RV    int64
 	State Line
 	Err   error
+	// Shot is, for a SingleShot subject, where its one shot stood then.
+	Shot Shot
+}
+
+// Shot is where a single-shot client's one list and watch stand, read
+// from the server's records (Subject.SingleShot). Ended: the server ended
+// the client's last request (a failure, a watch stream closed, cut or
+// ended by an ERROR event) or sent it a malformed event it may not have
+// got past. RVs are then the versions whose state the client may owe:
+// the last version the shot was sent before its end (a complete list's,
+// or an event's of its watch; of a watch-list stream, the end
+// bookmark's: its initial events are no state until then), 0 for none;
+// after a malformed event, also the state of a client that went past it
+// (Now, if the stream lasts). Unknown: the shot ended amid a watch-list
+// stream's initial events, which a client may have applied in part: no
+// state is owed.
+type Shot struct {
+	Ended, Unknown bool
+	RVs            []int64
+}
+
+// Now, among Shot.RVs, is the server's state at the sample.
+const Now = -1
+
+// shotOf reads a single-shot client's shot from the requests so far.
+func shotOf(qs []Request) Shot {
+	var base int64 // the last version sent before the last request
+	var last *Request
+	for i := range qs {
+		q := &qs[i]
+		if q.Verb != "list" && q.Verb != "watch" && q.Verb != "held" {
+			continue
+		}
+		if last != nil {
+			base = max(base, shotVersions(*last).before)
+		}
+		last = q
+	}
+	if last == nil || last.Verb == "held" {
+		return Shot{}
+	}
+	v := shotVersions(*last)
+	before := max(base, v.before)
+	switch {
+	case last.Code != 200:
+		return Shot{Ended: true, RVs: []int64{before}}
+	case last.Verb == "list":
+		return Shot{}
+	case v.unknown:
+		return Shot{Ended: true, Unknown: true}
+	case v.malformed:
+		past := int64(Now)
+		if v.ended {
+			past = max(base, v.past)
+		}
+		return Shot{Ended: true, RVs: []int64{before, past}}
+	case v.ended:
+		return Shot{Ended: true, RVs: []int64{before}}
+	}
+	return Shot{}
+}
+
+// shotRequest is what one list or watch sent a single-shot client.
+type shotRequest struct {
+	// before: the last version sent before any malformed event or ERROR
+	// (a complete list's, a watch event's); past: the last of a client
+	// that went past malformed events.
+	before, past int64
+	// ended: a watch stream the server ended (closed, cut, ERROR);
+	// malformed: it carried a malformed event; unknown: it ended, or
+	// turned malformed, amid a watch-list's initial events.
+	ended, malformed, unknown bool
+}
+
+func shotVersions(q Request) shotRequest {
+	var r shotRequest
+	if q.Verb == "list" && q.Code == 200 && q.Continue == "" {
+		if n, ok := exactVersion(q.RV); ok {
+			r.before, r.past = n, n
+		}
+	}
+	if q.Verb != "watch" || q.Code != 200 {
+		return r
+	}
+	bad := map[string]int{}
+	for _, e := range q.Malformed {
+		bad[e]++
+	}
+	initial := q.Options.SendInitialEvents != nil && *q.Options.SendInitialEvents
+	for _, e := range q.Events {
+		if strings.HasPrefix(e, "ERROR") {
+			r.ended = true
+			break
+		}
+		if bad[e] > 0 {
+			bad[e]--
+			r.malformed = true
+			r.unknown = r.unknown || initial
+			continue
+		}
+		typ, rest, _ := strings.Cut(e, " ")
+		v, end := strings.CutSuffix(rest, " end")
+		if initial && !end {
+			continue
+		}
+		initial = false
+		if n, ok := exactVersion(v); ok && (typ != "BOOKMARK" || end) {
+			r.past = max(r.past, n)
+			if !r.malformed {
+				r.before = r.past
+			}
+		}
+	}
+	r.ended = r.ended || q.Cut || q.Ended
+	r.unknown = r.unknown || r.ended && initial
+	return r
+}
+
+// owed are the states the client may owe at sample s, any one of which
+// converges it (none: nothing is owed): the server's state then, or, for
+// a single-shot client whose shot has ended, the states its Shot names.
+func (r *Run) owed(s Sample) []map[string]string {
+	if !r.SingleShot || !s.Shot.Ended {
+		now, _ := r.snapshot(s.RV)
+		return []map[string]string{now}
+	}
+	var out []map[string]string
+	for _, rv := range s.Shot.RVs {
+		switch rv {
+		case Now:
+			rv = s.RV
+		case 0:
+			out = append(out, map[string]string{})
+			continue
+		}
+		snap, _ := r.snapshot(rv)
+		out = append(out, snap)
+	}
+	return out
 }
 
 // snapshot is the server's state at rv (nil, false if rv is not a
@@ -127,7 +269,7 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 	model := modelserver.NewServer(apiserver.Config{}, sc.Faults)
 	srv := NewServer(model)
 	srv.Limit = maxPerSchedule + 1
-	run := &Run{Schedule: sc, model: model}
+	run := &Run{Schedule: sc, model: model, SingleShot: s.SingleShot}
 	defer func() {
 		run.Requests, run.Sent = srv.Requests(), srv.sentVersions()
 	}()
@@ -151,12 +293,19 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 	sample := func(step int) Sample {
 		settle()
 		st, err := c.State()
-		return Sample{Step: step, Order: srv.orderNow(), Lines: len(c.Lines()), RV: rvNow(model), State: st, Err: err}
+		smp := Sample{Step: step, Order: srv.orderNow(), Lines: len(c.Lines()), RV: rvNow(model), State: st, Err: err}
+		if s.SingleShot {
+			smp.Shot = shotOf(srv.Requests())
+		}
+		return smp
 	}
+	// ended: a single-shot client's shot has ended (it will not sync if
+	// it has not).
+	ended := func() bool { return s.SingleShot && shotOf(srv.Requests()).Ended }
 	if s.Realtime {
 		// a process needs a moment to start: wait for its first sync
 		// (bounded) so that the schedule's steps meet a running client.
-		for deadline := time.Now().Add(bound); time.Now().Before(deadline) && !hasSynced(c.Lines()); {
+		for deadline := time.Now().Add(bound); time.Now().Before(deadline) && !hasSynced(c.Lines()) && !ended(); {
 			time.Sleep(poll)
 			rec.Progress().Beat() // waiting in real time is progress
 		}
@@ -174,10 +323,22 @@ func play(rec *checkkit.Recorder, s Subject, sc Schedule, bound, poll time.Durat
 		run.Samples = append(run.Samples, sample(i))
 	}
 	start := time.Now()
+	// A single-shot client's shot that failed may be retried inside the
+	// client (client-go retries a 429 or 504 after its Retry-After, a
+	// GET whose connection broke): its end counts once the server has
+	// had no request from it for shotQuiet (in fake time in process).
+	quiet := shotQuietReal
+	if inBubble {
+		quiet = shotQuietFake
+	}
+	requests, changed := srv.count(), time.Now()
 	for {
 		smp := sample(len(sc.Ops))
 		run.Samples = append(run.Samples, smp)
-		if run.converged(smp, c.Lines()) {
+		if n := srv.count(); n != requests {
+			requests, changed = n, time.Now()
+		}
+		if run.converged(smp, c.Lines()) && (!smp.Shot.Ended || time.Since(changed) >= quiet) {
 			run.Converged, run.Recovered = true, time.Since(start)
 			break
 		}

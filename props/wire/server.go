@@ -59,6 +59,10 @@ type Request struct {
 	// stream (Restart) rather than ending it.
 	Events []string `json:"events,omitempty"`
 	Cut    bool     `json:"cut,omitempty"`
+	// Ended reports that the server closed the stream (its timeout, a
+	// fault's end, the model's close at the end of a run), as opposed to
+	// the client closing it or a Cut.
+	Ended bool `json:"ended,omitempty"`
 	// Malformed are the events of Events that were malformed (no
 	// object, another kind, a version that is not a number).
 	Malformed []string `json:"malformed,omitempty"`
@@ -382,6 +386,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, seq int, opts met
 		select {
 		case e, ok := <-wi.ResultChan():
 			if !ok {
+				s.update(seq, func(q *Request) { q.Ended = true })
 				return
 			}
 			if o, ok := e.Object.(*metav1.PartialObjectMetadata); ok && o.Name != "" {

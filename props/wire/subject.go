@@ -76,6 +76,21 @@ type Subject struct {
 	// run Schedules schedules (0: 6) instead of the in-process count.
 	Realtime  bool
 	Schedules int
+	// SingleShot declares a client that does not reconnect: one list,
+	// one watch from its version, and it is done when the server ends
+	// either (a failed request, a stream closed, cut, or ended by an
+	// ERROR event) or sends an event it cannot apply (a malformed one).
+	// kubectl get -w is such a client. Versions, handler consistency,
+	// the initial adds, request shapes and rates are owed as from any
+	// client; convergence is owed only while the shot lasts: once the
+	// server has ended it (and the client made no request after), the
+	// cache and the handlers' view must hold the server's state at the
+	// last version the shot was sent before its end (its complete
+	// list's, or its stream's last event's before any malformed event
+	// or ERROR), nothing if none, and synced is not owed. A single-shot
+	// client may report its end as an error line; the judge does not
+	// rely on it (Shot reads the server's records).
+	SingleShot bool
 }
 
 // Bounds are the numbers the checks state.
@@ -105,4 +120,10 @@ const (
 	// inProcessSchedules is how many random schedules wire/schedules runs
 	// on an in-process subject per round.
 	inProcessSchedules = 1000
+	// shotQuietFake and shotQuietReal are how long a single-shot
+	// client's ended shot must see no request before its state is taken
+	// as final: past client-go's retries (a Retry-After of 1s, at most
+	// 10 of them) in fake time; past one retry's wait in real time.
+	shotQuietFake = time.Minute
+	shotQuietReal = 3 * time.Second
 )
