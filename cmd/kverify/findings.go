@@ -77,7 +77,7 @@ func findingsCmd(args []string) int {
 		fmt.Printf("\nper release: ● has it, ○ not, - the API is absent; releases %s (docs/matrix.md)\n", strings.Join(rs, " "))
 	}
 	fmt.Println("UPSTREAM: the reports and fixes each cites, with their recorded state (traces/findings/references.tsv)")
-	fmt.Println("kverify findings --report ID (or all) prints one as an upstream issue with every reference; each reproducer is traces/findings/<subject>/<id>/main.go (repro.mjs for the JavaScript clients)")
+	fmt.Println("kverify findings --report ID (or all) prints one as an upstream issue with every reference; each reproducer is traces/findings/<subject>/<id>/main.go (repro.mjs for the JavaScript clients, repro.py for kubectl and the Python client)")
 	return 0
 }
 

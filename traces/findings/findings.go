@@ -59,7 +59,8 @@ type Finding struct {
 	// Dir is the finding's directory, relative to the module root.
 	Dir string `json:"-"`
 	// Reproducer is the reproducer's file in Dir: main.go for a Go module,
-	// repro.mjs for a JavaScript library.
+	// repro.mjs for a JavaScript library, repro.py for kubectl and the
+	// Python client.
 	Reproducer string `json:"-"`
 	// References are the upstream issues and pull requests it cites, as
 	// references.tsv records them.
@@ -91,7 +92,7 @@ func Load(root string) ([]Finding, error) {
 			return nil, fmt.Errorf("%s: %v", f, err)
 		}
 		x.Dir, _ = filepath.Rel(root, filepath.Dir(f))
-		for _, r := range []string{"main.go", "repro.mjs"} {
+		for _, r := range []string{"main.go", "repro.mjs", "repro.py"} {
 			if _, err := os.Stat(filepath.Join(filepath.Dir(f), r)); err == nil {
 				x.Reproducer = r
 				break
@@ -124,7 +125,7 @@ func (f Finding) validate() error {
 		}
 	}
 	if f.Reproducer == "" {
-		return fmt.Errorf("no reproducer (main.go or repro.mjs) beside it")
+		return fmt.Errorf("no reproducer (main.go, repro.mjs or repro.py) beside it")
 	}
 	if len(f.Checks) == 0 || len(f.Sequence) == 0 {
 		return fmt.Errorf("checks and sequence must not be empty")
@@ -166,8 +167,11 @@ func (f Finding) Report() string {
 		b.WriteString("\n")
 	}
 	run := "`go run .` in its directory"
-	if f.Reproducer != "main.go" {
+	switch f.Reproducer {
+	case "repro.mjs":
 		run = "`node " + f.Reproducer + "` (Node 22 or later; its top comment has the exact command)"
+	case "repro.py":
+		run = "`python3 " + f.Reproducer + "` (its top comment says what it needs)"
 	}
 	fmt.Fprintf(&b, "**Reproducer:** `%s/%s` imports only %s; %s prints DEFECT and exits 1 while the defect is there.\n", filepath.ToSlash(f.Dir), f.Reproducer, f.Module, run)
 	return b.String()

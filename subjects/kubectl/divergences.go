@@ -1,0 +1,32 @@
+package kubectl
+
+import (
+	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/props/wire"
+)
+
+// Source is the kubectl source the declarations' file:line refer to:
+// k8s.io/kubectl and k8s.io/cli-runtime v0.37.2 (kubectl 1.37), the newest
+// the Go module proxy serves; the behaviour was observed on kubectl
+// v1.20.2 (Debian bookworm's kubernetes-client) and v1.32.4.
+const Source = "k8s.io/kubectl@v0.37.2"
+
+// chunkedListAsEvents: with more objects than --chunk-size (500 by
+// default), kubectl get -w prints each page of its list as one ADDED
+// event whose object is the whole page.
+var chunkedListAsEvents = checkkit.Divergence{
+	Check: wire.CheckSchedules, Intermittent: true,
+	Guarantees: []string{wire.GInitialAdds},
+	Shape:      `^every object present at the first sync gets its add: default/o\d+@\d+ was in the first sync \(version \d+\) and never got an add.* \[schedule (50[1-9]|5[1-9]\d|[6-9]\d\d|\d{4,}) objects`,
+	Reason: "with more objects than --chunk-size (500 by default) the list comes in pages, and the resource builder makes one Info per page; Result.Object wraps the pages in a v1.List, whose items are the pages, " +
+		"so get's watch (which prints meta.ExtractList of that object, each item wrapped in an ADDED WatchEvent under --output-watch-events) prints each page as one ADDED event whose object is a ConfigMapList, not one event per object: " +
+		"a reader of the events (the adapter, as any program that consumes -o json --output-watch-events) gets no object of the initial list; the watch that follows is right",
+	Upstream: Source + "/pkg/cmd/get/get.go:646-682; k8s.io/cli-runtime@v0.37.2/pkg/resource/result.go:141-172",
+	Class:    checkkit.ClassDefect,
+	Evidence: "--output-watch-events promises \"Existing objects are output as initial ADDED events\" (" + Source + "/pkg/cmd/get/get.go, the flag's help), and with fewer objects than a page it does; " +
+		"traces/findings/kubectl/get-watch-prints-list-pages-as-events reproduces it with --chunk-size 2 and three objects; " +
+		"no upstream issue found (searched kubernetes/kubernetes and kubernetes/kubectl: 'kubectl get watch output-watch-events chunk list', 'get -w -o json prints List'); the page-per-Info shape dates from kubernetes/kubernetes#59506 (2018, 'fix --watch on multiple requests', which let get -w accept one Info per chunk)",
+}
+
+// Divergences are kubectl's declared differences from the wire checks.
+var Divergences = []checkkit.Divergence{chunkedListAsEvents}
