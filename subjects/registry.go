@@ -163,6 +163,12 @@ func Externals() []External {
 		// adapter, subjects/gitops/client, a module of its own on k8s.io/*
 		// v0.23.1).
 		{Name: "gitops", Dir: "subjects/gitops", Components: []string{"wire"}},
+		// kubectl get -w as a single-shot kverify-client/v1 process
+		// (subjects/kubectl: $KVERIFY_KUBECTL, else kubectl on PATH).
+		{Name: "kubectl", Dir: "subjects/kubectl", Components: []string{"wire"}},
+		// The Kubernetes Python client (Debian's python3-kubernetes), as
+		// its documentation tells users to watch (subjects/python).
+		{Name: "python", Dir: "subjects/python", Components: []string{"wire"}},
 		{Name: "client-node", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "fluent", Dir: "subjects/node", Components: []string{"wire"}},
 	}
