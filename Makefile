@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops kubectl python node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -104,6 +104,18 @@ gitops:
 	$(KVERIFY) verify --subject gitops --component wire
 	cd subjects/gitops && $(GO) test -run '^$$' -bench Sync100k -benchtime 1x -count 6 . > gitops-bench.out
 	$(GO) run $(BENCHSTAT) -col /impl subjects/gitops/gitops-bench.out
+
+## kubectl: kubectl get -w (nested module subjects/kubectl; KVERIFY_KUBECTL, else kubectl on PATH)
+## under the wire checks as a single-shot client, its finding pinned and its reproducer
+kubectl:
+	cd subjects/kubectl && $(GO) vet ./... && $(GO) test -count=1 -run 'TestFindings|TestReproducers' .
+	$(KVERIFY) verify --subject kubectl --component wire
+
+## python: the Kubernetes Python client (nested module subjects/python; needs Debian's
+## python3-kubernetes: apt-get install python3-kubernetes) under the wire checks, and its finding
+python:
+	cd subjects/python && $(GO) vet ./... && $(GO) test -count=1 -run 'TestFindings|TestReproducers' .
+	$(KVERIFY) verify --subject python --component wire
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:
