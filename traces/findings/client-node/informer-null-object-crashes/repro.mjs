@@ -18,10 +18,18 @@
 //   informer.on('error', ...); await informer.start()
 //   LIST  -> ConfigMapList, resourceVersion "1", one ConfigMap default/o1
 //   WATCH -> {"type":"ADDED","object":null}
-// The informer runs in a child process (this file with the argument "child")
-// so that the parent can see the child's exit status. Prints one line:
-// "DEFECT: ..." and exits 1 when the child dies with status 1, "OK: ..." and
-// exits 0 when the informer survives the event.
+// The same path takes an exception thrown inside the application's own
+// handler: informer.on('add', cb) is called from the same unawaited async
+// watchHandler (addOrUpdateObject -> the 'add' callbacks), so a handler that
+// throws on an object the watch delivers ends the process the same way.
+// Second case: WATCH -> {"type":"ADDED","object":<ConfigMap default/o2>}, and
+// the 'add' handler throws for o2.
+//
+// Each case runs the informer in a child process (this file with the
+// arguments "child" and the case) so that the parent can see the child's
+// exit status. Prints one line: "DEFECT: ..." and exits 1 when a child dies
+// with status 1 (naming the cases that did), "OK: ..." and exits 0 when the
+// informer survives both.
 
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -38,44 +46,63 @@ if (Number(process.versions.node.split('.')[0]) < 22) {
   console.log(`ERROR: node ${process.version}: ${PKG} 2.x needs Node >= 22 (use ./node_modules/.bin/node from subjects/node/js)`);
   process.exit(2);
 }
+const CASES = {
+  null: '{"type":"ADDED","object":null}',
+  throw: "an 'add' handler that throws on the watch's {\"type\":\"ADDED\",\"object\":<ConfigMap default/o2>}",
+};
 if (process.argv[2] === 'child') {
-  await child();
+  await child(process.argv[3]);
 } else {
-  parent();
+  const results = [];
+  for (const c of Object.keys(CASES)) results.push(await runCase(c));
+  const crashed = results.filter((r) => r.defect);
+  const broken = results.find((r) => r.error);
+  if (broken) {
+    console.log(`ERROR: ${broken.error}`);
+    process.exit(2);
+  }
+  if (crashed.length) {
+    console.log(`DEFECT: the process running the informer exited with status 1 after ${crashed.map((r) => r.line).join('; and after ')}`);
+    process.exit(1);
+  }
+  console.log(`OK: ${results.map((r) => r.line).join('; ')}`);
+  process.exit(0);
 }
 
-function parent() {
-  const c = fork(process.argv[1], ['child'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-  let stderr = '';
-  let verdict;
-  c.stderr.on('data', (d) => (stderr += d));
-  c.on('message', (m) => (verdict = m));
-  const bound = setTimeout(() => {
-    c.kill('SIGKILL');
-    console.log(`ERROR: the child neither crashed nor reported within ${PARENT_BOUND_MS} ms`);
-    process.exit(2);
-  }, PARENT_BOUND_MS);
-  c.on('exit', (code, signal) => {
-    clearTimeout(bound);
-    if (verdict && verdict.ok && code === 0) {
-      console.log(`OK: ${verdict.ok}`);
-      process.exit(0);
-    }
-    if (code === 1 && verdict && verdict.sent) {
-      const err = (stderr.match(/TypeError[^\n]*/) || ['no TypeError on stderr'])[0];
-      const at = (stderr.match(/\n\s+at ([^\n]*)/) || [, '?'])[1].replace(/\(\S*node_modules\//, '(');
-      console.log(
-        `DEFECT: the process running the informer exited with status 1 after the watch event {"type":"ADDED","object":null}` +
-          ` (${stderr.includes('informer error:') ? "after an 'error' event" : "no 'error' event"}): unhandled rejection ${err} at ${at}`,
-      );
-      process.exit(1);
-    }
-    console.log(`ERROR: child exited with code ${code} signal ${signal} before the event was sent (${JSON.stringify(verdict)}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-    process.exit(2);
+// runCase runs one case in a child and says what became of it.
+function runCase(which) {
+  return new Promise((resolve) => {
+    const c = fork(process.argv[1], ['child', which], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    let verdict;
+    c.stderr.on('data', (d) => (stderr += d));
+    c.on('message', (m) => (verdict = m));
+    const bound = setTimeout(() => {
+      c.kill('SIGKILL');
+      resolve({ error: `${which}: the child neither crashed nor reported within ${PARENT_BOUND_MS} ms` });
+    }, PARENT_BOUND_MS);
+    c.on('exit', (code, signal) => {
+      clearTimeout(bound);
+      if (verdict && verdict.ok && code === 0) {
+        resolve({ line: verdict.ok });
+        return;
+      }
+      if (code === 1 && verdict && verdict.sent) {
+        const err = (stderr.match(/\b(TypeError|Error): [^\n]*/) || ['no error on stderr'])[0];
+        const at = (stderr.match(/\n\s+at ([^\n]*)/) || [, '?'])[1].replace(/\(\S*node_modules\//, '(');
+        resolve({
+          defect: true,
+          line:
+            `${CASES[which]} (${stderr.includes('informer error:') ? "after an 'error' event" : "no 'error' event"}): unhandled rejection ${err} at ${at}`,
+        });
+        return;
+      }
+      resolve({ error: `${which}: child exited with code ${code} signal ${signal} before the event was sent (${JSON.stringify(verdict)}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` });
+    });
   });
 }
 
-async function child() {
+async function child(which) {
   const require = createRequire(join(process.cwd(), 'noop.js'));
   const k8s = await import(pathToFileURL(require.resolve(PKG)).href);
 
@@ -98,12 +125,13 @@ async function child() {
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
-    res.write(JSON.stringify({ type: 'ADDED', object: null }) + '\n');
+    const object = which === 'throw' ? { ...cm, metadata: { ...cm.metadata, name: 'o2', uid: 'u2', resourceVersion: '2' } } : null;
+    res.write(JSON.stringify({ type: 'ADDED', object }) + '\n');
     process.send({ sent: true });
     // Keep the stream open; if the process is still alive after SURVIVE_MS,
     // the informer survived the event.
     setTimeout(() => {
-      process.send({ ok: `the informer survived {"type":"ADDED","object":null}${errors.length ? ` and reported: ${errors[0]}` : ''}` }, () => process.exit(0));
+      process.send({ ok: `the informer survived ${CASES[which]}${errors.length ? ` and reported: ${errors[0]}` : ''}` }, () => process.exit(0));
     }, SURVIVE_MS);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -122,6 +150,12 @@ async function child() {
     api.listNamespacedConfigMap({ namespace: 'default' }),
   );
   const errors = [];
+  if (which === 'throw') {
+    // The application's handler fails on one object, as application code may.
+    informer.on('add', (obj) => {
+      if (obj.metadata.name === 'o2') throw new Error('the application failed on default/o2');
+    });
+  }
   informer.on('error', (err) => {
     errors.push(String(err && err.message ? err.message : err));
     process.stderr.write(`informer error: ${errors.at(-1)}\n`);
