@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"golang.org/x/mod/semver"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,17 @@ type matrixReport struct {
 	Race      bool             `json:"race"`
 	Seconds   float64          `json:"seconds"`
 	Releases  []*releaseResult `json:"releases"`
+	// Named lists the subjects of a --subjects matrix (its columns are
+	// subjects, not client-go releases), as the command named them.
+	Named []string `json:"named,omitempty"`
+}
+
+// axis is what the report's columns are, for its tables' corners.
+func (rep *matrixReport) axis() string {
+	if len(rep.Named) > 0 {
+		return "subject"
+	}
+	return "client-go v0."
 }
 
 type releaseResult struct {
@@ -71,6 +83,7 @@ func matrixCmd(args []string) int {
 	out := fs.String("out", filepath.Join("docs", "matrix"), "write OUT.json and OUT.md, whose summary tables the README links to (relative to the module root)")
 	render := fs.Bool("render", false, "run nothing: write OUT.md again from OUT.json")
 	patches := fs.Bool("patches", false, "run the first patch (vX.Y.0) beside the newest of each minor release in the list, so that a behaviour a backport changed shows as a change within the minor line")
+	named := fs.String("subjects", "", "comma-separated subjects to run instead of client-go releases, one column each, with kverify verify's names (client-node,client-node@0.22.3,...: a foreign client's history); their reproducers are not run")
 	flip := fs.Bool("flip-gates", false, "after each release with its default gates, run it once more for each feature gate it lets a user set (subjects/releases.Gates), with that gate the other way; the changes are listed against the release's default run")
 	pos, code, done := parseArgs(fs, args)
 	if done {
@@ -81,6 +94,9 @@ func matrixCmd(args []string) int {
 	}
 	if *render {
 		return renderMatrix(*out)
+	}
+	if *named != "" {
+		return namedMatrix(strings.Split(*named, ","), *out, c)
 	}
 	rels := releases.Matrix
 	if *list != "" {
@@ -141,6 +157,78 @@ func matrixCmd(args []string) int {
 		}
 	}
 	return 0
+}
+
+// namedMatrix is kverify matrix --subjects: each named subject's checks,
+// a column each, into out.json and out.md.
+func namedMatrix(names []string, out string, c commonFlags) int {
+	comps, err := c.componentList()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 2
+	}
+	env, err := c.env(comps)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	rep := &matrixReport{Generated: time.Now().UTC().Format(time.RFC3339), Go: runtime.Version(), Race: c.useRace(), Named: names}
+	start := time.Now()
+	for _, name := range names {
+		rep.Releases = append(rep.Releases, runNamed(root, name, c, env, comps))
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if err := writeMatrixFiles(root, out, rep, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "kverify:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "kverify: %d subjects in %v: %s.json, %s.md\n", len(names), time.Since(start).Round(time.Second), out, out)
+	for _, rr := range rep.Releases {
+		if rr.Problem != "" {
+			return 1
+		}
+	}
+	return 0
+}
+
+// runNamed runs the checks of comps (nil: the subject's own) on the subject
+// called name, as one column of a --subjects matrix.
+func runNamed(root, name string, c commonFlags, env, comps []string) *releaseResult {
+	rr := &releaseResult{Release: name, Checks: map[string]string{}, NotOffered: map[string]string{}, Failures: map[string]string{}, Findings: map[string]reproRun{}}
+	start := time.Now()
+	defer func() { rr.Seconds = time.Since(start).Seconds() }()
+	sub, err := subjects.ResolveOne(name)
+	if err != nil {
+		rr.Problem = err.Error()
+		return rr
+	}
+	if comps == nil {
+		comps = sub.Components
+	}
+	fmt.Fprintf(os.Stderr, "kverify: %s: building and running the suite\n", name)
+	rs, err := runSubject(root, sub, c, env, comps, c.useRace(), func(done, total int, r *result) {
+		fmt.Fprintf(os.Stderr, "  [%d/%d] %s %s/%s\n", done, total, r.Status, r.Component, r.Check)
+	})
+	if err != nil {
+		rr.Problem = firstLineOf(err.Error())
+		return rr
+	}
+	for _, r := range rs {
+		k := r.Component + "/" + r.Check
+		rr.Checks[k] = r.Status
+		switch r.Status {
+		case "not-offered":
+			rr.NotOffered[k] = notOfferedReason(r.Output.String())
+		case "fail", "not-run":
+			rr.Failures[k] = brokeLine(r.Output.String())
+		}
+	}
+	return rr
 }
 
 // withFirstPatches puts before each release of a minor line its first
@@ -395,7 +483,7 @@ func header(w io.Writer, first string, rep *matrixReport) {
 // counts of new failures (F), declared divergences (D) and passes (✓),
 // or – when the release cannot take part; then each finding.
 func writeSummary(w io.Writer, rep *matrixReport, fds []findings.Finding, linkPrefix string) {
-	header(w, "component \\ client-go v0.", rep)
+	header(w, "component \\ "+rep.axis(), rep)
 	for _, c := range subjects.Components() {
 		if !slices.ContainsFunc(checkKeys(rep), func(k string) bool { return strings.HasPrefix(k, c+"/") }) {
 			continue // not asked for (--component)
@@ -429,7 +517,21 @@ func writeSummary(w io.Writer, rep *matrixReport, fds []findings.Finding, linkPr
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\n")
-	writeFindingRows(w, rep, fds, "finding \\ client-go v0.", linkPrefix)
+	if len(rep.Named) == 0 {
+		writeFindingRows(w, rep, fds, "finding \\ client-go v0.", linkPrefix)
+	}
+}
+
+// writeCheckRows is the table of every check on every column.
+func writeCheckRows(w io.Writer, rep *matrixReport) {
+	header(w, "check \\ "+rep.axis(), rep)
+	for _, k := range checkKeys(rep) {
+		fmt.Fprintf(w, "| %s |", k)
+		for _, rr := range rep.Releases {
+			fmt.Fprintf(w, " %s |", cell(rr.Checks[k]))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // writeFindingRows links each finding's directory, from the file the
@@ -450,6 +552,29 @@ func writeFindingRows(w io.Writer, rep *matrixReport, fds []findings.Finding, fi
 }
 
 func writeMatrixMarkdown(w io.Writer, rep *matrixReport, fds []findings.Finding) {
+	if len(rep.Named) > 0 {
+		fmt.Fprintf(w, "# The behaviour matrix: %s\n\n", strings.Join(rep.Named, ", "))
+		fmt.Fprintf(w, "Generated by `kverify matrix --subjects %s` on %s with %s, race detector %v, in %s. ", strings.Join(rep.Named, ","), rep.Generated, rep.Go, rep.Race, (time.Duration(rep.Seconds) * time.Second).String())
+		fmt.Fprintf(w, "Each column is a subject as `kverify verify --subject` names it; each check's declared divergences are in the subject's module (divergences.go), its findings under traces/findings. ")
+		fmt.Fprintf(w, "✓ pass · D declared divergence · **F** new failure · – not offered (the reason is below).\n\n")
+		fmt.Fprintf(w, "## Summary\n\n")
+		writeSummary(w, rep, fds, "../")
+		fmt.Fprintf(w, "\n## Every check\n\n")
+		writeCheckRows(w, rep)
+		fmt.Fprintf(w, "\n## New failures and not offered\n\n")
+		for _, rr := range rep.Releases {
+			if rr.Problem != "" {
+				fmt.Fprintf(w, "- %s: did not run: %s\n", rr.Release, rr.Problem)
+			}
+			for _, k := range slices.Sorted(maps.Keys(rr.Failures)) {
+				fmt.Fprintf(w, "- %s %s: **F** %s\n", rr.Release, k, rr.Failures[k])
+			}
+			for _, k := range slices.Sorted(maps.Keys(rr.NotOffered)) {
+				fmt.Fprintf(w, "- %s %s: not offered: %s\n", rr.Release, k, rr.NotOffered[k])
+			}
+		}
+		return
+	}
 	fmt.Fprintf(w, "# The behaviour matrix: client-go's checks and findings, release by release\n\n")
 	fmt.Fprintf(w, "Generated by `make matrix` (`kverify matrix`) on %s with %s, race detector %v, in %s. ", rep.Generated, rep.Go, rep.Race, (time.Duration(rep.Seconds) * time.Second).String())
 	fmt.Fprintf(w, "Each release is the newest patch of its minor release (with --patches, its first patch beside it); each is built in a module generated for it (subjects/releases). ")
@@ -460,14 +585,7 @@ func writeMatrixMarkdown(w io.Writer, rep *matrixReport, fds []findings.Finding)
 	fmt.Fprintf(w, "\n## Changes between neighbouring releases\n\n")
 	writeChanges(w, rep, fds)
 	fmt.Fprintf(w, "\n## Every check\n\n")
-	header(w, "check \\ client-go v0.", rep)
-	for _, k := range checkKeys(rep) {
-		fmt.Fprintf(w, "| %s |", k)
-		for _, rr := range rep.Releases {
-			fmt.Fprintf(w, " %s |", cell(rr.Checks[k]))
-		}
-		fmt.Fprintln(w)
-	}
+	writeCheckRows(w, rep)
 	fmt.Fprintf(w, "\n## Not offered\n\n")
 	seen := map[string][]string{}
 	var reasons []string

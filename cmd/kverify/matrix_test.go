@@ -69,3 +69,34 @@ func TestChangesWithGates(t *testing.T) {
 		t.Errorf("label = %q", got)
 	}
 }
+
+// TestNamedMatrixMarkdown: a --subjects matrix names its subjects as
+// columns, lists no client-go findings, and says what failed and what was
+// not offered, per subject.
+func TestNamedMatrixMarkdown(t *testing.T) {
+	rep := &matrixReport{Named: []string{"client-node@0.22.3", "client-node"}, Releases: []*releaseResult{
+		{Release: "client-node@0.22.3", Checks: map[string]string{"wire/wire/outage": "fail", "wire/wire/faults-exhaustive": "not-offered"},
+			Failures:   map[string]string{"wire/wire/outage": "broke after quiescence ..."},
+			NotOffered: map[string]string{"wire/wire/faults-exhaustive": "the subject runs in real time"}},
+		{Release: "client-node", Checks: map[string]string{"wire/wire/outage": "pass", "wire/wire/faults-exhaustive": "not-offered"}},
+	}}
+	var b strings.Builder
+	writeMatrixMarkdown(&b, rep, nil)
+	md := b.String()
+	for _, want := range []string{
+		"# The behaviour matrix: client-node@0.22.3, client-node",
+		"kverify matrix --subjects client-node@0.22.3,client-node",
+		"| component \\ subject | client-node@0.22.3 | client-node |",
+		"| wire | **1F** | 1✓ |",
+		"| wire/wire/outage | **F** | ✓ |",
+		"- client-node@0.22.3 wire/wire/outage: **F** broke after quiescence ...",
+		"- client-node@0.22.3 wire/wire/faults-exhaustive: not offered: the subject runs in real time",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "client-go") {
+		t.Errorf("a --subjects matrix mentions client-go:\n%s", md)
+	}
+}
