@@ -9,6 +9,7 @@ package node
 import (
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/kverify/kverify/props/checkkit"
@@ -37,18 +38,40 @@ func jsDir() string {
 	return filepath.Join(filepath.Dir(file), "js")
 }
 
-// Subject is the JavaScript client called name (ClientNode or Fluent) as a
-// wire subject: its adapter run by node.
+// ClientNodeHistory are the earlier releases of @kubernetes/client-node
+// judged besides the pinned one, each installed under an npm alias
+// (js/package.json: client-node-VERSION) and judged as the subject
+// client-node@VERSION: the last 0.x and the last 1.x. (1.0.0-rc6, the
+// release of kubernetes-client/javascript#1933, an informer's request
+// storm after a restart, cannot take part: its watch always makes an
+// https.Agent, dist/config.js:138, and refuses the model server's plain
+// http with ERR_INVALID_PROTOCOL.)
+var ClientNodeHistory = []string{"0.22.3", "1.4.0"}
+
+// Names are every subject this module registers, the pinned clients first.
+func Names() []string {
+	out := []string{ClientNode, Fluent}
+	for _, v := range ClientNodeHistory {
+		out = append(out, ClientNode+"@"+v)
+	}
+	return out
+}
+
+// Subject is the JavaScript client called name (one of Names) as a wire
+// subject: its adapter run by node.
 func Subject(name string) wire.Subject {
+	if v, ok := strings.CutPrefix(name, ClientNode+"@"); ok {
+		return wire.Process(name, jsDir(), Schedules, "node", "client-node.mjs", "client-node-"+v)
+	}
 	script := map[string]string{ClientNode: "client-node.mjs", Fluent: "fluent.mjs"}[name]
 	return wire.Process(name, jsDir(), Schedules, "node", script)
 }
 
-// Entries bind the wire checks to both clients, with their findings
+// Entries bind the wire checks to every client, with their findings
 // declared.
 func Entries() []suite.Entry {
 	var out []suite.Entry
-	for _, name := range []string{ClientNode, Fluent} {
+	for _, name := range Names() {
 		s := Subject(name)
 		out = append(out, suite.Entry{Component: wire.Component, Subject: name,
 			Checks:      func() []checkkit.Check { return wire.Checks(s) },

@@ -18,9 +18,16 @@
 import { emit, ensureRuntime, env, installedVersion, log, message, ref, serve } from './protocol.mjs';
 
 await ensureRuntime(import.meta.url);
-const k8s = await import('@kubernetes/client-node');
-
-const PKG = '@kubernetes/client-node';
+// The release judged: the package.json dependency named by the first
+// argument (an npm alias such as client-node-0.22.3, for the library's
+// history), else the pinned @kubernetes/client-node.
+const PKG = process.argv[2] || '@kubernetes/client-node';
+const k8s = await import(PKG);
+const VERSION = installedVersion(PKG);
+// 0.x's generated API takes positional arguments and resolves to
+// { response, body }, and its informer's list function must too; 1.x and
+// later take an object of parameters and resolve to the body.
+const LEGACY = VERSION.startsWith('0.');
 // The restart delay of the library's informer example
 // (kubernetes-client/javascript examples/typescript/informer/informer.ts:
 // "Restart informer after 5sec").
@@ -51,7 +58,8 @@ let restartTimer;
 // and sets its resourceVersion from the list. A setImmediate queued here runs
 // after that job and before any watch response can have arrived.
 const listFn = async () => {
-  const list = await api.listNamespacedConfigMap({ namespace });
+  const answer = LEGACY ? await api.listNamespacedConfigMap(namespace) : await api.listNamespacedConfigMap({ namespace });
+  const list = LEGACY ? answer.body : answer;
   setImmediate(() => {
     const listed = (list.metadata && list.metadata.resourceVersion) || '';
     if (!synced && !stopping && informer.latestResourceVersion() === listed) {
@@ -59,7 +67,7 @@ const listFn = async () => {
       emit({ type: 'synced' });
     }
   });
-  return list;
+  return answer;
 };
 const informer = k8s.makeInformer(kc, path, listFn);
 
@@ -92,10 +100,10 @@ function start(why) {
 }
 
 serve({
-  client: `${PKG}@${installedVersion(PKG)}`,
+  client: `@kubernetes/client-node@${VERSION}`,
   state: () => ({
     rv: informer.latestResourceVersion() || '',
-    cache: informer.list(namespace).map(ref),
+    cache: (informer.list(namespace) || []).map(ref),
   }),
   stop: async () => {
     stopping = true;
