@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops kubectl python node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops kubectl python matrix-node node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -116,6 +116,13 @@ kubectl:
 python:
 	cd subjects/python && $(GO) vet ./... && $(GO) test -count=1 -run 'TestFindings|TestReproducers' .
 	$(KVERIFY) verify --subject python --component wire
+
+## matrix-node: the JavaScript clients' behaviour matrix, a column per release judged
+## (@kubernetes/client-node's last 0.x, last 1.x and pinned 2.x, and kubernetes-fluent-client):
+## docs/matrix-client-node.{md,json}; about 12 minutes
+matrix-node:
+	cd subjects/node/js && npm ci --no-audit --no-fund
+	$(KVERIFY) matrix --subjects client-node@0.22.3,client-node@1.4.0,client-node,fluent --out docs/matrix-client-node
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:
