@@ -506,7 +506,7 @@ func (r *Run) convergence() error {
 	if r.SingleShot && last.Shot.Ended {
 		owes = fmt.Sprintf("the single shot ended, owing the state at version %d %s (the server at %d)", last.Shot.RVs[0], show(now), last.RV)
 		if len(last.Shot.RVs) > 1 {
-			owes += fmt.Sprintf(", or at %d past its malformed events (%d: the server's now)", last.Shot.RVs[1], Now)
+			owes += fmt.Sprintf(", or at %d past its malformed events (%d: the server's now)", last.Shot.RVs[1], ShotNow)
 		}
 	}
 	return checkkit.Broke(GConverge, "not converged after the bound: %s; cache %s; handlers %s; reported version %s; synced %s; last requests: %s",

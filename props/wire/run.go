@@ -63,7 +63,7 @@ type Sample struct {
 // or an event's of its watch; of a watch-list stream, the end
 // bookmark's: its initial events are no state until then), 0 for none;
 // after a malformed event, also the state of a client that went past it
-// (Now, if the stream lasts). Unknown: the shot ended amid a watch-list
+// (ShotNow, if the stream lasts). Unknown: the shot ended amid a watch-list
 // stream's initial events, which a client may have applied in part: no
 // state is owed.
 type Shot struct {
@@ -71,8 +71,8 @@ type Shot struct {
 	RVs            []int64
 }
 
-// Now, among Shot.RVs, is the server's state at the sample.
-const Now = -1
+// ShotNow, among Shot.RVs, is the server's state at the sample.
+const ShotNow = -1
 
 // shotOf reads a single-shot client's shot from the requests so far.
 func shotOf(qs []Request) Shot {
@@ -101,7 +101,7 @@ func shotOf(qs []Request) Shot {
 	case v.unknown:
 		return Shot{Ended: true, Unknown: true}
 	case v.malformed:
-		past := int64(Now)
+		past := int64(ShotNow)
 		if v.ended {
 			past = max(base, v.past)
 		}
@@ -179,7 +179,7 @@ func (r *Run) owed(s Sample) []map[string]string {
 	var out []map[string]string
 	for _, rv := range s.Shot.RVs {
 		switch rv {
-		case Now:
+		case ShotNow:
 			rv = s.RV
 		case 0:
 			out = append(out, map[string]string{})
