@@ -118,11 +118,11 @@ python:
 	$(KVERIFY) verify --subject python --component wire
 
 ## matrix-node: the JavaScript clients' behaviour matrix, a column per release judged
-## (@kubernetes/client-node's last 0.x, last 1.x and pinned 2.x, and kubernetes-fluent-client):
-## docs/matrix-client-node.{md,json}; about 12 minutes
+## (@kubernetes/client-node's last 0.x, 1.0.0-rc6, last 1.x and pinned 2.x, and kubernetes-fluent-client):
+## docs/matrix-client-node.{md,json}; about 17 minutes
 matrix-node:
 	cd subjects/node/js && npm ci --no-audit --no-fund
-	$(KVERIFY) matrix --subjects client-node@0.22.3,client-node@1.4.0,client-node,fluent --out docs/matrix-client-node
+	$(KVERIFY) matrix --subjects client-node@0.22.3,client-node@1.0.0-rc6,client-node@1.4.0,client-node,fluent --out docs/matrix-client-node
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:

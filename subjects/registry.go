@@ -171,9 +171,10 @@ func Externals() []External {
 		{Name: "python", Dir: "subjects/python", Components: []string{"wire"}},
 		{Name: "client-node", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "fluent", Dir: "subjects/node", Components: []string{"wire"}},
-		// @kubernetes/client-node's history: the last 0.x and the last 1.x
-		// (subjects/node's ClientNodeHistory).
+		// @kubernetes/client-node's history: the last 0.x, 1.0.0-rc6 and
+		// the last 1.x (subjects/node's ClientNodeHistory).
 		{Name: "client-node@0.22.3", Dir: "subjects/node", Components: []string{"wire"}},
+		{Name: "client-node@1.0.0-rc6", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "client-node@1.4.0", Dir: "subjects/node", Components: []string{"wire"}},
 	}
 }

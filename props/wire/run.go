@@ -236,7 +236,12 @@ func Play(t *testing.T, rec *checkkit.Recorder, s Subject, sc Schedule) *Run {
 	if s.Realtime {
 		bound := recoverReal + time.Duration(len(sc.Faults))*recoverRealPerFault
 		return play(rec, s, sc.Realtime(), bound, 100*time.Millisecond, func(srv *Server) (string, func()) {
-			hs := httptest.NewServer(srv)
+			hs := httptest.NewUnstartedServer(srv)
+			if s.TLS {
+				hs.StartTLS()
+			} else {
+				hs.Start()
+			}
 			return hs.URL, func() { hs.CloseClientConnections(); hs.Close() }
 		})
 	}

@@ -91,6 +91,11 @@ type Subject struct {
 	// client may report its end as an error line; the judge does not
 	// rely on it (Shot reads the server's records).
 	SingleShot bool
+	// TLS serves a Realtime subject over https (httptest's self-signed
+	// certificate; the client must skip verifying it), for a client that
+	// speaks nothing else: @kubernetes/client-node 1.0.0-rc6 makes an
+	// https agent whatever the URL's scheme.
+	TLS bool
 }
 
 // Bounds are the numbers the checks state.

@@ -68,11 +68,44 @@ func clientNode0ListFailure(check string, intermittent bool) checkkit.Divergence
 	return checkkit.Divergence{Check: check, Intermittent: intermittent,
 		Guarantees: []string{wire.GConverge},
 		Shape:      `^after quiescence the cache .*: not converged after the bound: .*synced never reported; last requests: #1 list rv="" (limit=\d+ )?-> (0|4\d\d|5\d\d) \[schedule `,
-		Reason:     "ListWatch.doneHandler awaits the list function outside any try (0.22.3 dist/cache.js:113-118): a list that fails rejects informer.start() and calls no 'error' callback, so an application that restarts its informer on 'error', as the library's example does, is left with an informer that never lists again",
+		Reason:     "ListWatch.doneHandler awaits the list function outside any try (0.22.3 dist/cache.js:113-118; 1.0.0-rc6 :96-98): a list that fails rejects informer.start() and calls no 'error' callback, so an application that restarts its informer on 'error', as the library's example does, is left with an informer that never lists again",
 		Upstream:   "@kubernetes/client-node@0.22.3/dist/cache.js:98-118",
 		Class:      checkkit.ClassDefect,
 		Evidence:   "reported as https://github.com/kubernetes-client/javascript/issues/447 (\"if the listFn throws an error, this should be reported using informer.on('error', ...)\", closed as rotten) and https://github.com/kubernetes-client/javascript/issues/2222 (\"List/Watch fails without error if the list function fails\", closed); 1.x catches it (1.4.0 dist/cache.js:106-114: the error callbacks, then return)"}
 }
+
+// rc6 is client-node 1.0.0-rc6, whose code the rc6 declarations quote.
+const rc6 = "@kubernetes/client-node@1.0.0-rc6"
+
+// rc6Storm: 1.0.0-rc6's watchHandler has no case for ERROR, so a 410
+// sent as an ERROR event is dropped and the informer watches the same
+// expired version again at once, for ever.
+func rc6Storm(check string, intermittent bool, malformed bool) checkkit.Divergence {
+	shape := `^a bounded request rate .*: (\d+ requests in the schedule \(at most 400\)|\d+ requests within a second \(at most 10\)).*(#\d+ watch rv="\d+" -> 200 \[ERROR 410\]; ){2,}`
+	if malformed {
+		shape = `^a bounded request rate .*: (\d+ requests in the schedule \(at most 400\)|\d+ requests within a second \(at most 10\)).*(#\d+ watch rv="\d+" -> 200 \[ERROR 410\]; ){2,}.*` + malformedSuffix
+	}
+	return checkkit.Divergence{Check: check, Intermittent: intermittent,
+		Guarantees: []string{wire.GRate},
+		Shape:      shape,
+		Reason: "ListWatch.watchHandler has no case for ERROR and takes the resume version from the event envelope's metadata, which a watch event never has (1.0.0-rc6 dist/cache.js:136-160): an ERROR 410 is dropped, the server ends the stream, doneHandler(null) keeps the expired resourceVersion and watches from it again at once, and every answer is the same 410: " +
+			"a tight loop of watch requests without end (the checks stop it at 400); the same envelope read leaves latestResourceVersion() at the list's version while the cache moves on",
+		Upstream: rc6 + "/dist/cache.js:82-118,136-160",
+		Class:    checkkit.ClassDefect,
+		Evidence: "reported for 1.0.0-rc6 as https://github.com/kubernetes-client/javascript/issues/1933 (\"Informer sends tens of watch requests per second to the cluster after the connection has been lost then re-established\", closed); " +
+			"fixed by 1.4.0, whose watchHandler resets the version on ERROR 410 and reads it from the object (1.4.0 dist/cache.js:138-157)"}
+}
+
+// rc6StaleVersion: 1.0.0-rc6 reports the list's version while its cache
+// has moved on with the watch (the resume version is read from the event
+// envelope's metadata, which a watch event never has).
+var rc6StaleVersion = checkkit.Divergence{Check: wire.CheckStall,
+	Guarantees: []string{wire.GConverge},
+	Shape:      `^after quiescence the cache .*: not converged after the bound: .*; cache equal; handlers equal; reported version "\d+" \(not the server's state: `,
+	Reason:     "ListWatch.watchHandler sets resourceVersion from watchObj.metadata, the event envelope's, which a watch event never has (1.0.0-rc6 dist/cache.js:158-160): latestResourceVersion() stays at the list's version while the cache holds later events, and a watch that ends is resumed from that old version (every event since the list again)",
+	Upstream:   rc6 + "/dist/cache.js:158-160",
+	Class:      checkkit.ClassDefect,
+	Evidence:   "the informer promises latestResourceVersion() as the version its cache holds (dist/cache.d.ts: ObjectCache), and 1.4.0 reads it from the object (dist/cache.js:157); the same line is behind https://github.com/kubernetes-client/javascript/issues/1933"}
 
 // Divergences are each client's declared findings, by subject.
 var Divergences = map[string][]checkkit.Divergence{
@@ -80,6 +113,13 @@ var Divergences = map[string][]checkkit.Divergence{
 		with(clientNodeCrash, wire.CheckMalformed, false),
 		with(clientNodeCrash, wire.CheckSchedules, true).Or(clientNode0ListFailure(wire.CheckSchedules, true)),
 		clientNode0ListFailure(wire.CheckOutage, false),
+	},
+	ClientNode + "@1.0.0-rc6": {
+		rc6Storm(wire.CheckRestart, false, false),
+		rc6Storm(wire.CheckMalformed, false, true),
+		rc6StaleVersion,
+		clientNode0ListFailure(wire.CheckOutage, false),
+		rc6Storm(wire.CheckSchedules, true, false).Or(clientNode0ListFailure(wire.CheckSchedules, true)).Or(with(rc6StaleVersion, wire.CheckSchedules, true)),
 	},
 	ClientNode + "@1.4.0": {
 		with(clientNodeCrash, wire.CheckMalformed, false),

@@ -41,12 +41,15 @@ func jsDir() string {
 // ClientNodeHistory are the earlier releases of @kubernetes/client-node
 // judged besides the pinned one, each installed under an npm alias
 // (js/package.json: client-node-VERSION) and judged as the subject
-// client-node@VERSION: the last 0.x and the last 1.x. (1.0.0-rc6, the
-// release of kubernetes-client/javascript#1933, an informer's request
-// storm after a restart, cannot take part: its watch always makes an
-// https.Agent, dist/config.js:138, and refuses the model server's plain
-// http with ERR_INVALID_PROTOCOL.)
-var ClientNodeHistory = []string{"0.22.3", "1.4.0"}
+// client-node@VERSION: the last 0.x, 1.0.0-rc6 (the release of
+// kubernetes-client/javascript#1933, an informer's request storm after a
+// restart) and the last 1.x.
+var ClientNodeHistory = []string{"0.22.3", "1.0.0-rc6", "1.4.0"}
+
+// httpsOnly are the releases whose watch makes an https agent whatever the
+// URL's scheme (1.0.0-rc6 dist/config.js:138): they are served over TLS
+// (wire.Subject.TLS), which the adapter's skipTLSVerify accepts.
+var httpsOnly = map[string]bool{ClientNode + "@1.0.0-rc6": true}
 
 // Names are every subject this module registers, the pinned clients first.
 func Names() []string {
@@ -61,7 +64,9 @@ func Names() []string {
 // subject: its adapter run by node.
 func Subject(name string) wire.Subject {
 	if v, ok := strings.CutPrefix(name, ClientNode+"@"); ok {
-		return wire.Process(name, jsDir(), Schedules, "node", "client-node.mjs", "client-node-"+v)
+		s := wire.Process(name, jsDir(), Schedules, "node", "client-node.mjs", "client-node-"+v)
+		s.TLS = httpsOnly[name]
+		return s
 	}
 	script := map[string]string{ClientNode: "client-node.mjs", Fluent: "fluent.mjs"}[name]
 	return wire.Process(name, jsDir(), Schedules, "node", script)
