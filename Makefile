@@ -119,7 +119,7 @@ python:
 
 ## matrix-node: the JavaScript clients' behaviour matrix, a column per release judged
 ## (@kubernetes/client-node's last 0.x, 1.0.0-rc6, last 1.x and pinned 2.x, and kubernetes-fluent-client):
-## docs/matrix-client-node.{md,json}; about 17 minutes
+## docs/matrix-client-node.{md,json}; 21 minutes beside a CI run
 matrix-node:
 	cd subjects/node/js && npm ci --no-audit --no-fund
 	$(KVERIFY) matrix --subjects client-node@0.22.3,client-node@1.0.0-rc6,client-node@1.4.0,client-node,fluent --out docs/matrix-client-node
