@@ -218,16 +218,7 @@ func runNamed(root, name string, c commonFlags, env, comps []string) *releaseRes
 		rr.Problem = firstLineOf(err.Error())
 		return rr
 	}
-	for _, r := range rs {
-		k := r.Component + "/" + r.Check
-		rr.Checks[k] = r.Status
-		switch r.Status {
-		case "not-offered":
-			rr.NotOffered[k] = notOfferedReason(r.Output.String())
-		case "fail", "not-run":
-			rr.Failures[k] = brokeLine(r.Output.String())
-		}
-	}
+	rr.record(rs)
 	return rr
 }
 
@@ -301,16 +292,7 @@ func runRelease(root, release, gates string, c commonFlags, env, comps []string,
 		fmt.Fprintf(os.Stderr, "kverify: %s: %v\n", sub.Name, err)
 		return rr
 	}
-	for _, r := range rs {
-		k := r.Component + "/" + r.Check
-		rr.Checks[k] = r.Status
-		switch r.Status {
-		case "not-offered":
-			rr.NotOffered[k] = notOfferedReason(r.Output.String())
-		case "fail", "not-run":
-			rr.Failures[k] = brokeLine(r.Output.String())
-		}
-	}
+	rr.record(rs)
 	dir, err := releases.Dir(release)
 	if err != nil {
 		rr.Problem = err.Error()
@@ -326,6 +308,21 @@ func runRelease(root, release, gates string, c commonFlags, env, comps []string,
 	}
 	fmt.Fprintf(os.Stderr, "kverify: %s: %d checks, %d reproducers in %v\n", sub.Name, len(rs), len(rr.Findings), time.Since(start).Round(time.Second))
 	return rr
+}
+
+// record files each check's result in rr: its status, and the reason it
+// was not offered or the guarantee it broke.
+func (rr *releaseResult) record(rs []*result) {
+	for _, r := range rs {
+		k := r.Component + "/" + r.Check
+		rr.Checks[k] = r.Status
+		switch r.Status {
+		case "not-offered":
+			rr.NotOffered[k] = notOfferedReason(r.Output.String())
+		case "fail", "not-run":
+			rr.Failures[k] = brokeLine(r.Output.String())
+		}
+	}
 }
 
 // brokeLine is the line of a failed check's output that names the broken
