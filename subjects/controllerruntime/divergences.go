@@ -2,7 +2,6 @@ package controllerruntime
 
 import (
 	"github.com/kverify/kverify/props/checkkit"
-	pctrl "github.com/kverify/kverify/props/controller"
 	pwq "github.com/kverify/kverify/props/workqueue"
 )
 
@@ -11,6 +10,7 @@ import (
 func doubleClose(check string) checkkit.Divergence {
 	return checkkit.Divergence{
 		Check:    check,
+		Releases: ">=v0.22.0", // before, a Get that ShutDown does not wake deadlocks the check first (history.go)
 		Reason:   "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
 		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
 		Class:    checkkit.ClassDefect,
@@ -28,6 +28,7 @@ var QueueDivergences = []checkkit.Divergence{
 	doubleClose(pwq.CheckLifecycle),
 	{
 		Check:    pwq.CheckRace,
+		Releases: ">=v0.22.0",
 		Reason:   "a Get in flight when ShutDown is called can return an item together with shutdown=true (GetWithPriority returns w.shutdown.Load() beside the item it received); a caller that sees shutdown drops the item without Done, so its key stays locked",
 		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Class:    checkkit.ClassDefect,
@@ -43,6 +44,7 @@ var QueueDivergences = []checkkit.Divergence{
 	},
 	{
 		Check:        pwq.CheckLinearFIFO,
+		Releases:     ">=v0.22.0",
 		Reason:       "the Get that returns an item with shutdown=true (see queue/race) makes the history unlinearizable when a Get is in flight at the workload's ShutDown",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Class:        checkkit.ClassDefect,
@@ -53,6 +55,7 @@ var QueueDivergences = []checkkit.Divergence{
 	},
 	{
 		Check:        pwq.CheckLinearPerKey,
+		Releases:     ">=v0.22.0",
 		Reason:       "the same Get that returns an item with shutdown=true, seen per key",
 		Upstream:     Version + "/pkg/controller/priorityqueue/priorityqueue.go:449-473",
 		Class:        checkkit.ClassDefect,
@@ -87,12 +90,12 @@ var DelayingDivergences = []checkkit.Divergence{
 		Guarantees: []string{pwq.GNoRetention},
 		Shape:      `^No retention: \d+ of \d+ items the queue no longer needs are still referenced by it; the first: .* when ShutDown is called`,
 	},
-	{Check: pwq.CheckDelayingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+	{Check: pwq.CheckDelayingModel, Releases: ">=v0.23.0", Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
 		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52: an item re-enqueued at a higher priority \"will be placed at the end among items of the new priority, in order to preserve FIFO semantics within each priority level\"; " +
 			"a waiting item made ready by Add keeps its first-add counter and is handed out ahead of items ready before it, breaking that FIFO; no upstream issue found"},
-	{Check: pwq.CheckDelayingMetrics, Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+	{Check: pwq.CheckDelayingMetrics, Releases: ">=v0.23.0", Reason: "the same machine as delaying/model with metrics on: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
 		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
-	{Check: pwq.CheckDelayingTies, Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+	{Check: pwq.CheckDelayingTies, Releases: ">=v0.23.0", Reason: "the same machine with equal ready times: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
 		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
 }
 
@@ -101,6 +104,7 @@ var DelayingDivergences = []checkkit.Divergence{
 var RateLimitDivergences = []checkkit.Divergence{
 	{
 		Check:    pwq.CheckRateLimitingCollaborators,
+		Releases: ">=v0.23.0", // the add buffer (pull 3415) arrived in v0.23.0
 		Reason:   "AddRateLimited only appends to an add buffer; the queue's own goroutine (started by New) later calls the limiter's When, under the queue's lock, so a limiter that panics crashes the process instead of the caller's AddRateLimited (client-go calls When within AddRateLimited, rate_limiting_queue.go:60-62), and the panic would leave the lock held",
 		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:114,169-183,188-224",
 		Class:    checkkit.ClassDesign,
@@ -109,26 +113,8 @@ var RateLimitDivergences = []checkkit.Divergence{
 		Guarantees: []string{pwq.GLimiterFault},
 		Shape:      `^a faulty limiter has client-go's outcome: .*the queue called the limiter's When\(\w+\) on a goroutine of its own, not within the call`,
 	},
-	{Check: pwq.CheckRateLimitingModel, Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+	{Check: pwq.CheckRateLimitingModel, Releases: ">=v0.23.0", Reason: addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
 		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
-	{Check: pwq.CheckRateLimitingDelegate, Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
+	{Check: pwq.CheckRateLimitingDelegate, Releases: ">=v0.23.0", Reason: "the delegation machine mixes in AddAfter and Gets: " + addOfWaiting, Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:236-270", Guarantees: orderGuarantees, Shape: orderShape,
 		Class: checkkit.ClassDefect, Evidence: Version + "/pkg/controller/priorityqueue/priorityqueue.go:49-52 promises \"FIFO semantics within each priority level\", which the add-of-waiting defect breaks (see delaying/model)"},
-}
-
-// ControllerDivergences are controller-runtime's controller's declared
-// differences from the controller component's guarantees: source.Informer's
-// start before the sync, and client-go's informer's watch-list backoff.
-var ControllerDivergences = []checkkit.Divergence{
-	{Check: pctrl.CheckSync, Guarantees: []string{pctrl.GSyncFirst}, Shape: `: a reconcile of \S+ started before the handler was given .* of the first list`,
-		Reason:   "source.Informer is not a SyncingSource: Start starts the workers without waiting for the informer or the handler it registers, so the first keys are reconciled while the handler is still being given the rest of the first list",
-		Upstream: Version + "/pkg/source/source.go:267-299; pkg/internal/controller/controller.go:362-394",
-		Class:    checkkit.ClassDesign,
-		Evidence: "controller-runtime's own source.Kind waits for both its cache and its handler registration before the workers start (" + Version + "/pkg/internal/source/kind.go:121-131: WaitForCacheSync, then toolscache.WaitForCacheSync(handlerRegistration.HasSynced), \"handler did not sync\"); source.Informer, for informers the caller runs, does neither"},
-	{Check: pctrl.CheckConverge, Intermittent: true,
-		Guarantees: []string{pctrl.GStop},
-		Shape:      `: Run did not return after its context was cancelled, with 0 reconciles in flight and 0 handler calls in progress; (?s:.*)\(\*Reflector\)\.watchList`,
-		Reason:     "client-go's informer under the controller's source: a refused or 429 watch-list request backs off with <-r.clock.After(r.delayHandler()) without watching the context, so stopping the controller waits out the backoff (up to 60s with jitter) when a run stops it there; client-go's defect (traces/findings/client-go/reflector-watchlist-backoff-ignores-cancel), reached through source.Informer",
-		Upstream:   "k8s.io/client-go@v0.37.2/tools/cache/reflector.go:811-819",
-		Class:      checkkit.ClassDefect,
-		Evidence:   "k8s.io/client-go@v0.37.2/tools/cache/reflector.go:420-422: RunWithContext \"will exit when the context is canceled\", but the watch-list backoff (:811-819) waits on <-r.clock.After alone"},
 }

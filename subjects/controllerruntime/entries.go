@@ -1,11 +1,6 @@
 package controllerruntime
 
-import (
-	"github.com/kverify/kverify/props/checkkit"
-	pctrl "github.com/kverify/kverify/props/controller"
-	pwq "github.com/kverify/kverify/props/workqueue"
-	"github.com/kverify/kverify/subjects/suite"
-)
+import "github.com/kverify/kverify/subjects/suite"
 
 // Entries bind the work queue family's checks (the plain queue, the
 // delaying queue, the rate-limiting queue) to the priority queue under its
@@ -15,11 +10,5 @@ import (
 // TestSuite; the components are listed in the main module's
 // subjects.Externals.
 func Entries() []suite.Entry {
-	return append(suite.WorkqueueFamily(Name, Subject(), QueueDivergences, DelayingDivergences, RateLimitDivergences), controllerEntry())
-}
-
-// divergences are every declared divergence, by component.
-func divergences() map[string][]checkkit.Divergence {
-	return map[string][]checkkit.Divergence{pwq.Component: QueueDivergences, pwq.ComponentDelaying: DelayingDivergences, pwq.ComponentRateLimit: RateLimitDivergences,
-		pctrl.Component: ControllerDivergences}
+	return append(queueEntries(), controllerEntries()...)
 }

@@ -1,3 +1,5 @@
+//go:build !controllerruntime_before_v0_20
+
 // Package controllerruntime puts controller-runtime's priority queue
 // (sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue, the default
 // queue of controller-runtime's controllers) behind the workqueue suite's
@@ -15,16 +17,11 @@ import (
 	prl "github.com/kverify/kverify/props/ratelimit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	wq "github.com/kverify/kverify/spec/workqueue"
+	"github.com/kverify/kverify/subjects/suite"
 	"github.com/kverify/kverify/subjects/upstream"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
-
-// Name is the subject's name in kverify's registry.
-const Name = "controller-runtime"
-
-// Version is the controller-runtime version under test.
-const Version = "sigs.k8s.io/controller-runtime@v0.25.3"
 
 // Subject returns the priority queue as a workqueue subject: every queue
 // kind is a priorityqueue.PriorityQueue[string], which implements client-go's
@@ -69,13 +66,18 @@ type prioritized struct {
 }
 
 func (p prioritized) AddWithPriority(item string, priority int) {
-	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority}, item)
+	p.AddWithOpts(addOpts(priority, 0, false), item)
 }
 
 func (p prioritized) AddAfterWithPriority(item string, priority int, d time.Duration) {
-	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority, After: d}, item)
+	p.AddWithOpts(addOpts(priority, d, false), item)
 }
 
 func (p prioritized) AddRateLimitedAfter(item string, priority int, after time.Duration) {
-	p.AddWithOpts(priorityqueue.AddOpts{Priority: &priority, After: after, RateLimited: true}, item)
+	p.AddWithOpts(addOpts(priority, after, true), item)
+}
+
+// queueEntries bind the work queue family's checks to the priority queue.
+func queueEntries() []suite.Entry {
+	return suite.WorkqueueFamily(Name, Subject(), forRelease(QueueDivergences, historyQueue), forRelease(DelayingDivergences, historyDelaying), forRelease(RateLimitDivergences, historyRateLimit))
 }

@@ -1,0 +1,34 @@
+//go:build controllerruntime_before_v0_20
+
+package controllerruntime
+
+import (
+	"strings"
+
+	"github.com/kverify/kverify/props/checkkit"
+	"github.com/kverify/kverify/subjects/suite"
+)
+
+// checkNames lists each component's checks as "name family" at the
+// pinned releases; the module kverify generates for a release sets it
+// (checks_gen.go), so that a component the release cannot take part in
+// still lists every check, each not offered, with the reason.
+var checkNames map[string][]string
+
+// absentEntries are components this release cannot take part in: every
+// check listed, none run.
+func absentEntries(reason string, components ...string) []suite.Entry {
+	var es []suite.Entry
+	for _, c := range components {
+		names := checkNames[c]
+		es = append(es, suite.Entry{Component: c, Subject: Name, Checks: func() []checkkit.Check {
+			var cs []checkkit.Check
+			for _, n := range names {
+				name, family, _ := strings.Cut(n, " ")
+				cs = append(cs, checkkit.Check{Name: name, Family: family, NotOffered: reason})
+			}
+			return cs
+		}})
+	}
+	return es
+}

@@ -1,0 +1,124 @@
+package controllerruntime
+
+import (
+	"github.com/kverify/kverify/props/checkkit"
+	pwq "github.com/kverify/kverify/props/workqueue"
+)
+
+// The priority queue's defects of earlier releases (v0.20 to v0.22), found
+// by controller-runtime's behaviour matrix (kverify matrix --subjects
+// controller-runtime@matrix, docs/matrix-controller-runtime.md) and
+// declared for the releases that have them (Releases: a range of
+// controller-runtime releases). Each was fixed upstream; the declarations
+// quote the release they were read in.
+
+const (
+	v020 = "sigs.k8s.io/controller-runtime@v0.20.4"
+	v022 = "sigs.k8s.io/controller-runtime@v0.22.5"
+)
+
+// getBlocksAfterShutdown: before v0.22 a Get waits on the hand-out
+// channel alone, so ShutDown wakes no Get and a Get after it blocks for
+// ever.
+func getBlocksAfterShutdown(check string, guarantees []string, shape string) checkkit.Divergence {
+	return checkkit.Divergence{Check: check, Releases: "<v0.22.0", Guarantees: guarantees, Shape: shape,
+		Reason: "GetWithPriority waits on w.get alone (item := <-w.get); ShutDown only sets the flag and closes done, and the queue's goroutine stops handing out items, so a Get blocked at ShutDown, or called after it, never returns: " +
+			"a worker loop never sees shutdown=true, and a controller's Start waits for its workers for ever; items added after ShutDown are still stored and counted",
+		Upstream: v020 + "/pkg/controller/priorityqueue/priorityqueue.go:272-279,306-309",
+		Class:    checkkit.ClassDefect,
+		Evidence: "reported as https://github.com/kubernetes-sigs/controller-runtime/issues/3239 (\"Get from priority queue might get stuck when the priority queue is shut down\", kind/bug); " +
+			"fixed by https://github.com/kubernetes-sigs/controller-runtime/pull/3243 and #3250 (\"The PQ still stores new items when shutdown\"), cherry-picked to release-0.21 in patches the Go module proxy does not serve here, and by #3337 (\"Don't block on Get when queue is shutdown (2nd try)\", release-0.22: #3339); v0.22.5 and later return at once (v0.22.5 priorityqueue.go:313-336)"}
+}
+
+// Shapes of a Get that ShutDown does not wake, as each check words it.
+const (
+	shapeGetsStillBlocked = `^Shutdown wakes Gets: \d+ Get\(s\) still blocked on a shut-down queue`
+	shapeBubbleDeadlock   = `^No panic: deadlock: all goroutines in bubble are blocked`
+	shapeNoProgress       = `^Termination: no progress `
+	shapeLivenessShutdown = `^Liveness: \d+ Get\(s\) still blocked with 0 item\(s\) queued \[\] \(shutting down: true\)`
+	shapeShutdownUnblocks = `^Shutdown unblocks Get: Get of worker \d+, blocked on an empty queue, still blocked after ShutDown`
+	shapeRetriesAfterShut = `^Metrics: retries = \d+, want \d+: one per AddAfter \(or AddRateLimited\) made before shutdown`
+)
+
+// readyAtFirst: before v0.22 the one b-tree sorts by ready time before
+// priority, so an item once added with a delay is handed out after every
+// item never delayed, whatever their priorities.
+func readyAtFirst(check string, guarantees []string, shape string, intermittent bool) checkkit.Divergence {
+	return checkkit.Divergence{Check: check, Releases: "<v0.22.0", Intermittent: intermittent, Guarantees: guarantees, Shape: shape,
+		Reason:   "less() orders items by ReadyAt first (nil before any time), then priority, then the added counter: an item requeued with a delay sorts behind every ready item that never had one, whatever its priority, so a higher priority is handed out late and, while undelayed adds keep arriving, a once-delayed item waits without bound",
+		Upstream: v020 + "/pkg/controller/priorityqueue/priorityqueue.go:363-378",
+		Class:    checkkit.ClassDefect,
+		Evidence: "the queue's doc promises the highest priority first (PriorityQueue, priorityqueue.go:30-35); fixed by https://github.com/kubernetes-sigs/controller-runtime/pull/3330 (\"Fix a bug where the priorityqueue would sometimes not return high-priority items first\": " +
+			"\"items requeued with a readyAt timestamp are always added to the queue behind items that are ready, even if they have higher priority\"), in v0.22.x"}
+}
+
+// lenAndReadyOrder: on v0.22 the one b-tree sorts by priority, then
+// ready time, so Len stops counting at the first item still waiting and
+// counts items ready by the clock that no Get can hand out, and an item
+// never delayed goes before one that became ready earlier.
+func lenAndReadyOrder(check string, guarantees []string, shape string, intermittent bool) checkkit.Divergence {
+	return checkkit.Divergence{Check: check, Releases: ">=v0.22.0 <v0.23.0", Intermittent: intermittent, Guarantees: guarantees, Shape: shape,
+		Reason: "one b-tree ordered by priority, then ReadyAt (nil first), then the added counter: Len ascends it and stops at the first item whose ReadyAt is still ahead, so a waiting item of a higher priority hides the ready ones behind it (Len 0 with an item ready), " +
+			"and counts an item whose ReadyAt has passed even when no Get can hand it out (its key held by a worker, or the queue shut down); and inside a priority an item that never waited goes before one that became ready earlier, so a once-delayed item waits behind every later undelayed add",
+		Upstream: v022 + "/pkg/controller/priorityqueue/priorityqueue.go:378-392,421-436",
+		Class:    checkkit.ClassDefect,
+		Evidence: "client-go's Len, which PriorityQueue implements (TypedRateLimitingInterface), counts the items a Get can hand out; " +
+			"rewritten in v0.23.0 by https://github.com/kubernetes-sigs/controller-runtime/pull/3416 (\"Use separate b-trees for ready and non-ready items\": one tree \"sorted by priority first and readyAt second\" was \"difficult to reason about\", and \"the fifo arguably should be based on when items became ready\"), whose Len counts the ready tree (v0.23.3 priorityqueue.go:489-498)"}
+}
+
+// deadlockOnShutdown: until v0.25 the queue's goroutine hands an item to a
+// waiting Get with a plain send under its lock; a Get that ShutDown woke
+// has gone, so the send blocks for ever with the lock held.
+var deadlockOnShutdown = checkkit.Divergence{Check: pwq.CheckRace, Releases: ">=v0.22.0 <v0.25.0", Intermittent: true,
+	Guarantees: []string{checkkit.GTermination}, Shape: shapeNoProgress,
+	Reason:   "handleReadyItems (spin before v0.23) sends a ready item to a waiting Get with w.get <- item while holding w.lock; ShutDown closes done, a waiting Get returns through <-w.done without taking it, the send blocks for ever, and every later call that takes the lock (Len, Add, Done) blocks with it: the race check's Len after ShutDown hangs",
+	Upstream: v022 + "/pkg/controller/priorityqueue/priorityqueue.go:276-286,313-336",
+	Class:    checkkit.ClassDefect,
+	Evidence: "reported as https://github.com/kubernetes-sigs/controller-runtime/issues/3538 (\"Deadlock in PriorityQueue on shutdown\", 2026-06-29), fixed by https://github.com/kubernetes-sigs/controller-runtime/pull/3540 (select on w.done around the send; v0.25.3 priorityqueue.go:416-425); " +
+		"reached here in some runs only: it needs a Get woken by ShutDown while the goroutine is about to hand it an item"}
+
+// historyQueue, historyDelaying and historyRateLimit are the earlier
+// releases' declarations, by component.
+var (
+	historyQueue = []checkkit.Divergence{
+		getBlocksAfterShutdown(pwq.CheckDrain, []string{pwq.GShutdownWakes}, shapeGetsStillBlocked),
+		getBlocksAfterShutdown(pwq.CheckDoneUnheld, []string{pwq.GShutdownWakes}, shapeGetsStillBlocked),
+		getBlocksAfterShutdown(pwq.CheckExhaustive, []string{pwq.GShutdownWakes}, shapeGetsStillBlocked),
+		getBlocksAfterShutdown(pwq.CheckMetrics, []string{pwq.GShutdownWakes}, shapeGetsStillBlocked),
+		getBlocksAfterShutdown(pwq.CheckModel, []string{pwq.GShutdownWakes}, shapeGetsStillBlocked),
+		getBlocksAfterShutdown(pwq.CheckLifecycle, []string{checkkit.GNoPanic}, shapeBubbleDeadlock),
+		getBlocksAfterShutdown(pwq.CheckRace, []string{checkkit.GTermination}, shapeNoProgress),
+		getBlocksAfterShutdown(pwq.CheckLinearFIFO, []string{checkkit.GTermination}, shapeNoProgress),
+		getBlocksAfterShutdown(pwq.CheckLinearPerKey, []string{checkkit.GTermination}, shapeNoProgress),
+		readyAtFirst(pwq.CheckPriority, []string{pwq.GPriority}, `^Priority order: GetWithPriority = \S+, want \S+: the highest priority first`, false),
+		readyAtFirst(pwq.CheckLiveness, []string{pwq.GBoundedWait}, `^Bounded wait: "\w+", queued behind \d+ others of priority -?\d+, was not handed out`, false),
+		lenAndReadyOrder(pwq.CheckPriority, []string{pwq.GPriority}, `^Priority order: after AddAfter\(\w+, priority -?\d+, \S+\): Len = \d+, want \d+`, false),
+		deadlockOnShutdown,
+	}
+	historyDelaying = []checkkit.Divergence{
+		getBlocksAfterShutdown(pwq.CheckDelayingLifecycle, []string{checkkit.GNoPanic}, shapeBubbleDeadlock),
+		getBlocksAfterShutdown(pwq.CheckDelayingShutdown, []string{pwq.GShutdownUnblocks}, shapeShutdownUnblocks),
+		getBlocksAfterShutdown(pwq.CheckDelayingExhaustive, []string{pwq.GLiveness}, shapeLivenessShutdown),
+		getBlocksAfterShutdown(pwq.CheckDelayingMetrics, []string{pwq.GLiveness}, shapeLivenessShutdown),
+		getBlocksAfterShutdown(pwq.CheckDelayingModel, []string{pwq.GLiveness}, shapeLivenessShutdown),
+		getBlocksAfterShutdown(pwq.CheckDelayingTies, []string{pwq.GLiveness}, shapeLivenessShutdown),
+		readyAtFirst(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, `^Bounded wait: "\w+", queued behind \d+ others of priority -?\d+, was not handed out`, false),
+		lenAndReadyOrder(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, `^Bounded wait: "\w+", queued behind \d+ others of priority -?\d+, was not handed out`, false),
+		lenAndReadyOrder(pwq.CheckDelayingShutdown, []string{pwq.GDropsWaiting}, `^Shutdown drops waiting: an hour after ShutDown: Len\(\) = \d+, want 0`, false),
+		lenAndReadyOrder(pwq.CheckDelayingExhaustive, []string{pwq.GReadyOrder}, `^ReadyAt order: Gets returned \[\w+\], the model's FIFO head is \[\w+\]`, false),
+		lenAndReadyOrder(pwq.CheckDelayingModel, []string{pwq.GNotEarly}, shapeLenReady, false),
+		lenAndReadyOrder(pwq.CheckDelayingMetrics, []string{pwq.GNotEarly}, shapeLenReady, false),
+		lenAndReadyOrder(pwq.CheckDelayingTies, []string{pwq.GNotEarly}, shapeLenReady, false),
+	}
+	historyRateLimit = []checkkit.Divergence{
+		getBlocksAfterShutdown(pwq.CheckRateLimitingExhaustive, []string{pwq.GLiveness}, shapeLivenessShutdown),
+		getBlocksAfterShutdown(pwq.CheckRateLimitingModel, []string{pwq.GLiveness}, shapeLivenessShutdown),
+		getBlocksAfterShutdown(pwq.CheckRateLimitingDelegate, []string{pwq.GLiveness, pwq.GMetrics}, shapeLivenessShutdown+"|"+shapeRetriesAfterShut),
+		lenAndReadyOrder(pwq.CheckRateLimitingExhaustive, []string{pwq.GReadyOrder}, `^ReadyAt order: Gets returned \[\w+\], the model's FIFO head is \[\w+\]`, false),
+		lenAndReadyOrder(pwq.CheckRateLimitingModel, []string{pwq.GNotEarly}, shapeLenReady, false),
+		lenAndReadyOrder(pwq.CheckRateLimitingDelegate, []string{pwq.GNotEarly}, shapeLenReady, false),
+	}
+)
+
+// shapeLenReady: Len counts an item a Get cannot hand out.
+const shapeLenReady = `^Not before readyAt: Len\(\) = \d+, model \d+ \(queue \[[^]]*\], waiting \[[^]]*\]\)`
