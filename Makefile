@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops kubectl python matrix-node node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops kubectl python matrix-node matrix-controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -123,6 +123,11 @@ python:
 matrix-node:
 	cd subjects/node/js && npm ci --no-audit --no-fund
 	$(KVERIFY) matrix --subjects client-node@0.22.3,client-node@1.0.0-rc6,client-node@1.4.0,client-node,fluent --out docs/matrix-client-node
+
+## matrix-controller-runtime: controller-runtime's behaviour matrix, a column per minor release
+## from v0.12 (subjects/releases.CRMatrix; each a generated module): docs/matrix-controller-runtime.{md,json}
+matrix-controller-runtime:
+	$(KVERIFY) matrix --subjects controller-runtime@matrix --out docs/matrix-controller-runtime
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:

@@ -45,12 +45,16 @@ type Subject struct {
 	// that release: its suite runs in the module subjects/releases
 	// generates for it (Prepare), whose directory replaces Dir.
 	Release string
+	// CRRelease, for controller-runtime at a release other than the
+	// pinned one, is that release: its suite runs in the module
+	// subjects/releases generates for it (PrepareControllerRuntime).
+	CRRelease string
 }
 
 // Nested reports whether the subject lives in a module of its own, whose
 // checks are not importable here: the command asks its suite binary for
 // them (RunSuite with KVERIFY_LIST).
-func (s Subject) Nested() bool { return s.Dir != "" || s.Release != "" }
+func (s Subject) Nested() bool { return s.Dir != "" || s.Release != "" || s.CRRelease != "" }
 
 // SuiteDir returns the directory of the subject's suite package: root's
 // subjects package, a nested module's directory, or the module generated
@@ -59,6 +63,8 @@ func (s Subject) SuiteDir(root string, log io.Writer) (string, error) {
 	switch {
 	case s.Release != "":
 		return releases.Prepare(root, s.Release, upstreamCheckNames(), log)
+	case s.CRRelease != "":
+		return releases.PrepareControllerRuntime(root, s.CRRelease, upstreamCheckNames(), log)
 	case s.Dir != "":
 		return filepath.Join(root, s.Dir), nil
 	}
@@ -155,7 +161,25 @@ func forms() []form {
 		fs = append(fs, form{e.Name + " (nested module " + e.Dir + ")",
 			exact(e.Name, Subject{Name: e.Name, Target: e.Name, Dir: e.Dir, Components: e.Components})})
 	}
-	return fs
+	var cr External
+	for _, e := range Externals() {
+		if e.Name == releases.CRName {
+			cr = e
+		}
+	}
+	return append(fs, form{releases.CRName + "@VERSION (any release from " + releases.CROldest + ")", func(name string) ([]Subject, bool, error) {
+		v, ok := strings.CutPrefix(name, releases.CRName+"@")
+		if !ok {
+			return nil, false, nil
+		}
+		if err := releases.CheckControllerRuntime(v); err != nil {
+			return nil, true, err
+		}
+		if v == releases.CRPinned {
+			return []Subject{{Name: cr.Name, Target: cr.Name, Dir: cr.Dir, Components: cr.Components}}, true, nil
+		}
+		return []Subject{{Name: name, Target: cr.Name, CRRelease: v, Components: cr.Components}}, true, nil
+	}})
 }
 
 // Forms lists the --subject forms, for usage messages.

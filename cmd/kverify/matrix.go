@@ -83,7 +83,7 @@ func matrixCmd(args []string) int {
 	out := fs.String("out", filepath.Join("docs", "matrix"), "write OUT.json and OUT.md, whose summary tables the README links to (relative to the module root)")
 	render := fs.Bool("render", false, "run nothing: write OUT.md again from OUT.json")
 	patches := fs.Bool("patches", false, "run the first patch (vX.Y.0) beside the newest of each minor release in the list, so that a behaviour a backport changed shows as a change within the minor line")
-	named := fs.String("subjects", "", "comma-separated subjects to run instead of client-go releases, one column each, with kverify verify's names (client-node,client-node@0.22.3,...: a foreign client's history); their reproducers are not run")
+	named := fs.String("subjects", "", "comma-separated subjects to run instead of client-go releases, one column each, with kverify verify's names (client-node,client-node@0.22.3,...: a foreign client's history; controller-runtime@matrix: every release of subjects/releases.CRMatrix); their reproducers are not run")
 	flip := fs.Bool("flip-gates", false, "after each release with its default gates, run it once more for each feature gate it lets a user set (subjects/releases.Gates), with that gate the other way; the changes are listed against the release's default run")
 	pos, code, done := parseArgs(fs, args)
 	if done {
@@ -96,7 +96,7 @@ func matrixCmd(args []string) int {
 		return renderMatrix(*out)
 	}
 	if *named != "" {
-		return namedMatrix(strings.Split(*named, ","), *out, c)
+		return namedMatrix(expandNamed(strings.Split(*named, ",")), *out, c)
 	}
 	rels := releases.Matrix
 	if *list != "" {
@@ -157,6 +157,26 @@ func matrixCmd(args []string) int {
 		}
 	}
 	return 0
+}
+
+// expandNamed replaces controller-runtime@matrix by a name per release of
+// controller-runtime's matrix (the pinned one under its own name).
+func expandNamed(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n != releases.CRName+"@matrix" {
+			out = append(out, n)
+			continue
+		}
+		for _, r := range releases.CRMatrix {
+			if r == releases.CRPinned {
+				out = append(out, releases.CRName)
+			} else {
+				out = append(out, releases.CRName+"@"+r)
+			}
+		}
+	}
+	return out
 }
 
 // namedMatrix is kverify matrix --subjects: each named subject's checks,

@@ -1,7 +1,13 @@
 package releases
 
 import (
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/mod/semver"
 )
 
 func TestKeepFile(t *testing.T) {
@@ -67,5 +73,73 @@ func TestKeepFilePatchEras(t *testing.T) {
 		if err != nil || keep != want || !strip {
 			t.Errorf("%s: keep %v strip %v err %v; want keep %v", release, keep, strip, err, want)
 		}
+	}
+}
+
+// TestControllerRuntimeEras: the adapter's era files (subjects/controllerruntime)
+// are chosen per controller-runtime release, each constraint's build tags
+// all of the controllerruntime_before_ kind, and every era between the
+// oldest release and the pinned one keeps exactly one build, runInformer
+// and queueEntries.
+func TestControllerRuntimeEras(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "controllerruntime", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	for _, rel := range CRMatrix {
+		defines := map[string]int{}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keep, _, _, err := keepFileBy(src, func(tag string) (bool, bool) { return eraTagTrue(crEraPrefix, tag, rel) })
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !keep {
+				continue
+			}
+			for _, fn := range []string{"func build(", "func runInformer(", "func queueEntries(", "func controllerEntries(", "func addOpts("} {
+				if strings.Contains(string(src), "\n"+fn) {
+					defines[fn]++
+				}
+			}
+		}
+		want := map[string]int{"func queueEntries(": 1, "func controllerEntries(": 1}
+		if semver.Compare(rel, "v0.15.0") >= 0 {
+			want["func build("], want["func runInformer("] = 1, 1
+		}
+		if semver.Compare(rel, "v0.20.0") >= 0 {
+			want["func addOpts("] = 1
+		}
+		if !maps.Equal(defines, want) {
+			t.Errorf("controller-runtime@%s keeps %v, want %v", rel, defines, want)
+		}
+	}
+}
+
+// TestControllerRuntimePinned: CRPinned is the release the adapter
+// module's go.mod requires, the newest of CRMatrix, and its Release.
+func TestControllerRuntimePinned(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join("..", "controllerruntime", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(mod), "\n\t"+CRModule+" "+CRPinned+"\n") {
+		t.Errorf("subjects/controllerruntime/go.mod does not require %s %s", CRModule, CRPinned)
+	}
+	if CRMatrix[len(CRMatrix)-1] != CRPinned {
+		t.Errorf("CRMatrix ends at %s, not the pinned %s", CRMatrix[len(CRMatrix)-1], CRPinned)
+	}
+	rel, err := os.ReadFile(filepath.Join("..", "controllerruntime", "release.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rel), "\nconst Release = \""+CRPinned+"\"\n") {
+		t.Errorf("subjects/controllerruntime/release.go's Release is not %s", CRPinned)
 	}
 }
