@@ -33,12 +33,9 @@
 //
 // The Watcher reads its cluster from KubeConfig.loadFromDefault() on every
 // request, so we write a kubeconfig for KVERIFY_SERVER_URL to a temporary
-// file and point KUBECONFIG at it.
+// file and point KUBECONFIG at it (useKubeconfig).
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { emit, ensureRuntime, env, installedVersion, log, message, ref, serve } from './protocol.mjs';
+import { emit, ensureRuntime, env, installedVersion, log, message, ref, serve, useKubeconfig } from './protocol.mjs';
 
 await ensureRuntime(import.meta.url);
 
@@ -52,23 +49,7 @@ if (resource !== 'configmaps') {
   process.exit(2);
 }
 
-// kubeconfig (JSON is YAML): the cluster at KVERIFY_SERVER_URL, TLS checks
-// off, a user with no credentials.
-const dir = mkdtempSync(join(tmpdir(), 'kverify-fluent-'));
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kverify', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'kverify', user: {} }],
-    contexts: [{ name: 'kverify', context: { cluster: 'kverify', user: 'kverify', namespace } }],
-    'current-context': 'kverify',
-  }),
-);
-process.env.KUBECONFIG = kubeconfig;
-process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+useKubeconfig(server, namespace);
 
 const { K8s, kind, WatchEvent } = await import(PKG);
 

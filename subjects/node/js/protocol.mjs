@@ -3,7 +3,9 @@
 // one JSON object per line; everything else goes to stderr.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -56,6 +58,31 @@ export function env() {
     namespace: process.env.KVERIFY_NAMESPACE || 'default',
     resource: process.env.KVERIFY_RESOURCE || 'configmaps',
   };
+}
+
+/**
+ * Writes a kubeconfig (JSON is YAML) for the cluster at server, TLS checks
+ * off, a user with no credentials, namespace as the context's, to a
+ * temporary directory removed on exit, and points KUBECONFIG at it in this
+ * process: for libraries that read their cluster from
+ * KubeConfig.loadFromDefault() (kubernetes-fluent-client, every release).
+ */
+export function useKubeconfig(server, namespace) {
+  const dir = mkdtempSync(join(tmpdir(), 'kverify-fluent-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'kverify', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'kverify', user: {} }],
+      contexts: [{ name: 'kverify', context: { cluster: 'kverify', user: 'kverify', namespace } }],
+      'current-context': 'kverify',
+    }),
+  );
+  process.env.KUBECONFIG = kubeconfig;
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** The version of an installed package, read from its own package.json. */
