@@ -60,6 +60,52 @@ var fluentRelistOrder = checkkit.Divergence{
 	Evidence:   "the relist's order reverses the server's: the delete of the old object happened first (traces/findings/fluent/relist-adds-new-uid-before-deleting-old); no upstream issue found",
 }
 
+// fluent2 is kubernetes-fluent-client 2.6.5 (the last 2.x), whose code
+// the fluent@2.6.5 declarations quote.
+const fluent2 = "kubernetes-fluent-client@2.6.5"
+
+// fluent2RelistOrder is fluentRelistOrder in 2.6.5's #list, the same
+// order (adds first, then the deletes of the uids not listed). 2.x waits
+// for its resync tick (5 s) before it lists again after a cut, so the
+// deletes and creates of wire/restart always come before its relist: not
+// intermittent there.
+var fluent2RelistOrder = checkkit.Divergence{Check: wire.CheckRestart,
+	Guarantees: fluentRelistOrder.Guarantees,
+	Shape:      fluentRelistOrder.Shape,
+	Reason:     fluentRelistOrder.Reason,
+	Upstream:   fluent2 + "/dist/fluent/watch.js:185-242",
+	Class:      checkkit.ClassDefect,
+	Evidence:   "the same order as 3.11.11's (" + fluentRelistOrder.Evidence + "); in 2.6.5, #list calls #process(item, Added) for each uid it has not cached (watch.js:207-216) and #process(item, Deleted) for the cached uids it did not list only after the last page (watch.js:233-236)",
+}
+
+// fluent2NoListAfterFailure: 2.6.5's #watch goes on to watch from no
+// version after its list failed, as 3.11.11's does: the shape names the
+// failed list and the watch from no version as the last requests.
+var fluent2NoListAfterFailure = checkkit.Divergence{Check: wire.CheckSchedules, Intermittent: true,
+	Guarantees: []string{wire.GConverge},
+	Shape: `^after quiescence the cache .*: not converged after the bound: server at \d+ \{[^}]*\}; cache equal; handlers equal; reported version ""; synced never reported; ` +
+		`last requests: (#\d+ [^;]*; )*#\d+ list rv="" -> (0|[45]\d\d); #\d+ watch rv="" -> 200[^;]* \[schedule `,
+	Reason: "after its first list fails (refused, or answered with an error), #list emits list_error and returns, and #watch goes on to watch from #resourceVersion, still undefined: from no version. The server's initial ADDED events fill the cache and the stream stays healthy (each event refreshes lastSeenTime), so the resync check never relists, and no list completes until the relist timer (relistIntervalSec: 1800 s in the code, watch.js:87; the type docs say 600): " +
+		"the cache is right, but the application is never told its initial list is done (no list event; start() has resolved after the list_error)",
+	Upstream: fluent2 + "/dist/fluent/watch.js:83-97,185-242,274-338",
+	Class:    checkkit.ClassDefect,
+	Evidence: "the maintainers' own later code says a failed list should \"trigger a faster resync so items aren't permanently missed\" (kubernetes-fluent-client@3.11.11/dist/fluent/watch.js:370-373, added by https://github.com/defenseunicorns/kubernetes-fluent-client/pull/1105, 3.11.7), which 2.6.5 lacks; 3.11.11 still watches from no version after a failed list (the fluent subject declares it on wire/schedules); no upstream issue found",
+}
+
+// fluent2StuckReconnect: 2.6.5 sets #pendingReconnect when its resync
+// check reconnects and clears it only when a watch request is answered;
+// a watch request that fails outright (refused, reset) leaves it set, and
+// every later resync check only reports reconnect_pending.
+var fluent2StuckReconnect = checkkit.Divergence{Check: wire.CheckOutage,
+	Guarantees: []string{wire.GConverge},
+	Shape:      `^after quiescence the cache .*: not converged after the bound: .*; synced never reported; last requests: (#\d+ [^;]*; )*#\d+ watch rv="\d*" -> 0 \[schedule `,
+	Reason: "#checkResync sets #pendingReconnect before it calls #watch (watch.js:358-362), and only an answered watch request clears it (watch.js:287-289): a watch request that fails at the connection (refused, reset: node-fetch rejects) goes to the catch (watch.js:335-337) and #errHandler marks the watch stale (OVERRIDE) but leaves #pendingReconnect set, so every later resync check emits reconnect_pending and returns (watch.js:354-357): " +
+		"after the first reconnect whose watch request fails outright, the Watcher never makes another request (here: the first list and watch refused, the resync's list and watch refused, then nothing), its cache stays as it was and it never converges",
+	Upstream: fluent2 + "/dist/fluent/watch.js:274-338,340-371",
+	Class:    checkkit.ClassDefect,
+	Evidence: "fixed upstream by https://github.com/defenseunicorns/kubernetes-fluent-client/pull/1043 (\"fix: ensure reconnect pending does not get stuck\", in 3.11.4: \"the watch appears to get stuck in some scenarios and does not ever recover\"; it clears #pendingReconnect when the watch request fails or is not OK); and the Watcher's doc promises retries without limit by default (" + fluent2 + "/dist/fluent/watch.d.ts:30, WatchCfg.retryMax: \"Unlimited retries if not specified\")",
+}
+
 // clientNode0ListFailure: on 0.x a failed list rejects informer.start()
 // (or, when a watch ended, the unawaited doneHandler) without an 'error'
 // event, so the restart that the library's example hangs on 'error'
@@ -129,6 +175,13 @@ var Divergences = map[string][]checkkit.Divergence{
 		with(clientNodeCrash, wire.CheckMalformed, false),
 		// The random schedules carry a null object only now and then.
 		with(clientNodeCrash, wire.CheckSchedules, true),
+	},
+	Fluent + "@2.6.5": {
+		fluent2StuckReconnect,
+		fluent2RelistOrder,
+		// The random schedules meet a refused first list now and then, and
+		// may meet the relist order or the stuck reconnect.
+		fluent2NoListAfterFailure.Or(with(fluent2RelistOrder, wire.CheckSchedules, true)).Or(with(fluent2StuckReconnect, wire.CheckSchedules, true)),
 	},
 	Fluent: {
 		with(fluentMalformed, wire.CheckMalformed, false),

@@ -46,16 +46,27 @@ func jsDir() string {
 // restart) and the last 1.x.
 var ClientNodeHistory = []string{"0.22.3", "1.0.0-rc6", "1.4.0"}
 
+// FluentHistory are the earlier releases of kubernetes-fluent-client
+// judged besides the pinned one (js/package.json: fluent-VERSION), as the
+// subjects fluent@VERSION: the last 2.x, whose Watcher (list, then watch,
+// a uid-keyed cache) fluent.mjs drives as it does 3.x's.
+var FluentHistory = []string{"2.6.5"}
+
 // httpsOnly are the releases whose watch makes an https agent whatever the
 // URL's scheme (1.0.0-rc6 dist/config.js:138): they are served over TLS
 // (wire.Subject.TLS), which the adapter's skipTLSVerify accepts.
-var httpsOnly = map[string]bool{ClientNode + "@1.0.0-rc6": true}
+// kubernetes-fluent-client 2.6.5 makes its requests with the options of
+// client-node 1.0.0-rc6's applyToFetchOptions, that same https agent.
+var httpsOnly = map[string]bool{ClientNode + "@1.0.0-rc6": true, Fluent + "@2.6.5": true}
 
 // Names are every subject this module registers, the pinned clients first.
 func Names() []string {
 	out := []string{ClientNode, Fluent}
 	for _, v := range ClientNodeHistory {
 		out = append(out, ClientNode+"@"+v)
+	}
+	for _, v := range FluentHistory {
+		out = append(out, Fluent+"@"+v)
 	}
 	return out
 }
@@ -65,6 +76,11 @@ func Names() []string {
 func Subject(name string) wire.Subject {
 	if v, ok := strings.CutPrefix(name, ClientNode+"@"); ok {
 		s := wire.Process(name, jsDir(), Schedules, "node", "client-node.mjs", "client-node-"+v)
+		s.TLS = httpsOnly[name]
+		return s
+	}
+	if v, ok := strings.CutPrefix(name, Fluent+"@"); ok {
+		s := wire.Process(name, jsDir(), Schedules, "node", "fluent.mjs", "fluent-"+v)
 		s.TLS = httpsOnly[name]
 		return s
 	}
