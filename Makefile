@@ -20,7 +20,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # cached); kverify bench runs the same version (cmd/kverify's benchstatPkg).
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops kubectl python matrix-node matrix-controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
+.PHONY: gate gate-loaded test verify matrix mutants mutants-loaded vectors fuzz clusterfuzzlite gremlins controller-runtime knative lasso cilium gitops kubectl python matrix-node matrix-fluent matrix-controller-runtime node realapi realapi-record realapi-bench bench bench-controller bench-table lint tools
 
 ## gate: the verification gate on our implementation (fast)
 gate:
@@ -106,10 +106,15 @@ gitops:
 	$(GO) run $(BENCHSTAT) -col /impl subjects/gitops/gitops-bench.out
 
 ## kubectl: kubectl get -w (nested module subjects/kubectl; KVERIFY_KUBECTL, else kubectl on PATH)
-## under the wire checks as a single-shot client, its finding pinned and its reproducer
+## under the wire checks as a single-shot client, its finding pinned and its reproducer; then the
+## same on kubectl built from k8s.io/kubectl's newest source (subjects/kubectl/source, v0.37.2)
+KUBECTL_SOURCE ?= $(or $(TMPDIR),/tmp)/kverify-kubectl-source
 kubectl:
 	cd subjects/kubectl && $(GO) vet ./... && $(GO) test -count=1 -run 'TestFindings|TestReproducers' .
 	$(KVERIFY) verify --subject kubectl --component wire
+	cd subjects/kubectl/source && $(GO) vet ./... && $(GO) build -o $(KUBECTL_SOURCE) .
+	KUBECTL=$(KUBECTL_SOURCE) python3 traces/findings/kubectl/get-watch-prints-list-pages-as-events/repro.py; test $$? -eq 1
+	KVERIFY_KUBECTL=$(KUBECTL_SOURCE) $(KVERIFY) verify --subject kubectl --component wire
 
 ## python: the Kubernetes Python client (nested module subjects/python; needs Debian's
 ## python3-kubernetes: apt-get install python3-kubernetes) under the wire checks, and its finding
@@ -123,6 +128,12 @@ python:
 matrix-node:
 	cd subjects/node/js && npm ci --no-audit --no-fund
 	$(KVERIFY) matrix --subjects client-node@0.22.3,client-node@1.0.0-rc6,client-node@1.4.0,client-node,fluent --out docs/matrix-client-node
+
+## matrix-fluent: kubernetes-fluent-client's behaviour matrix, a column per release judged
+## (its last 1.x and last 2.x, under npm aliases, and the pinned 3.x): docs/matrix-fluent.{md,json}
+matrix-fluent:
+	cd subjects/node/js && npm ci --no-audit --no-fund
+	$(KVERIFY) matrix --subjects fluent@1.10.0,fluent@2.6.5,fluent --out docs/matrix-fluent
 
 ## matrix-controller-runtime: controller-runtime's behaviour matrix, a column per minor release
 ## from v0.12 (subjects/releases.CRMatrix; each a generated module): docs/matrix-controller-runtime.{md,json}
