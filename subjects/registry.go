@@ -176,8 +176,9 @@ func Externals() []External {
 		{Name: "client-node@0.22.3", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "client-node@1.0.0-rc6", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "client-node@1.4.0", Dir: "subjects/node", Components: []string{"wire"}},
-		// kubernetes-fluent-client's history: the last 2.x (subjects/node's
-		// FluentHistory).
+		// kubernetes-fluent-client's history: the last 1.x and the last 2.x
+		// (subjects/node's FluentHistory).
+		{Name: "fluent@1.10.0", Dir: "subjects/node", Components: []string{"wire"}},
 		{Name: "fluent@2.6.5", Dir: "subjects/node", Components: []string{"wire"}},
 	}
 }

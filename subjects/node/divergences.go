@@ -106,6 +106,77 @@ var fluent2StuckReconnect = checkkit.Divergence{Check: wire.CheckOutage,
 	Evidence: "fixed upstream by https://github.com/defenseunicorns/kubernetes-fluent-client/pull/1043 (\"fix: ensure reconnect pending does not get stuck\", in 3.11.4: \"the watch appears to get stuck in some scenarios and does not ever recover\"; it clears #pendingReconnect when the watch request fails or is not OK); and the Watcher's doc promises retries without limit by default (" + fluent2 + "/dist/fluent/watch.d.ts:30, WatchCfg.retryMax: \"Unlimited retries if not specified\")",
 }
 
+// fluent1 is kubernetes-fluent-client 1.10.0 (the last 1.x), whose code
+// the fluent@1.10.0 declarations quote: its Watch is ExecWatch, a bare
+// watch from no version (dist/fluent/watch.js).
+const fluent1 = "kubernetes-fluent-client@1.10.0"
+
+// fluent1Promise is what 1.10.0's README says of its watch.
+const fluent1Promise = fluent1 + "/README.md:22-23 (\"You can use watch to monitor resources in the cluster and react to changes. This will run until the process is terminated or the watch is aborted\")"
+
+// fluent1Rewatch: every watch 1.x makes, the first and each retry, is
+// from no version; a retry's initial ADDED events replay every object the
+// application holds and never say which it lost.
+var fluent1Rewatch = checkkit.Divergence{Check: wire.CheckRestart,
+	Guarantees: []string{wire.GHandlers},
+	Shape:      `^handler calls are consistent .*: call \d+, add default/o\d+@\d+: the handler holds default/o\d+@\d+ \[schedule `,
+	Reason: "ExecWatch keeps no version: its URL never carries a resourceVersion (watch.js:24-33), so after a stream error it watches again from no version (reload, watch.js:130-146), and the server's initial ADDED events for that watch reach the callback for every object, those the application already holds included (an ADDED for a key the handler holds), " +
+		"while an object deleted while the watch was down gets no DELETED: the application's view keeps it for ever",
+	Upstream: fluent1 + "/dist/fluent/watch.js:24-33,63-147",
+	Class:    checkkit.ClassDesign,
+	Evidence: "the maintainers chose a watch from no version over list/watch and said so: https://github.com/defenseunicorns/kubernetes-fluent-client/issues/122 (\"Controller runtime uses a list/watch vs empty resourceVersion watch to perform the initial watch startup, need to investigate the pros/cons\"); " +
+		"the replay was reported against Pepr in October 2023, when the library was at 1.x: https://github.com/defenseunicorns/pepr/issues/295 (\"Watch() will get replayed events if kubernetes closes the connection to the underlying REST API call\", closed); " +
+		"2.0.0 replaced it by a Watcher that lists and resumes from versions (https://github.com/defenseunicorns/kubernetes-fluent-client/pull/113, \".Watch() rewrite with EventEmitter, better recovery & automatic resource versioning\")",
+}
+
+// fluent1GivesUp: after retryMax (5) failed watches in a row, 1.x calls
+// retryFail and never watches again.
+var fluent1GivesUp = checkkit.Divergence{Check: wire.CheckOutage,
+	Guarantees: []string{wire.GConverge},
+	Shape:      `^after quiescence the cache .*: not converged after the bound: .*; synced never reported; last requests: (#\d+ watch rv="" -> (0|[45]\d\d); ){3}#\d+ watch rv="" -> (0|[45]\d\d) \[schedule `,
+	Reason: "a failed watch request is retried retryDelaySec (5 s) later, and after retryMax failures in a row (5 unless configured, watch.js:41; the count is reset only when a watch is answered) reload calls WatchCfg.retryFail and returns (watch.js:130-146): " +
+		"no request is made again, the application's view stays as it was (here: empty, the first watch and its 5 retries refused) and never converges",
+	Upstream: fluent1 + "/dist/fluent/watch.js:39-43,130-146",
+	Class:    checkkit.ClassDesign,
+	Evidence: "the limit is configurable and its end has a hook (" + fluent1 + "/dist/fluent/watch.d.ts:24-41: WatchCfg.retryMax, \"The maximum number of times to retry the watch\", and retryFail, \"A function to call when the watch fails after the maximum number of retries\"), from https://github.com/defenseunicorns/kubernetes-fluent-client/pull/10 (\"add K8s().Watch() reconnect on failure logic\"); " +
+		"though " + fluent1Promise + "; 2.x made retries unlimited by default (kubernetes-fluent-client@2.6.5/dist/fluent/watch.d.ts:30: \"Unlimited retries if not specified\")",
+}
+
+// fluent1NoEndBookmark: a watch from no version whose initial events end
+// with no initial-events-end bookmark leaves 1.x nothing to know its view
+// complete by.
+var fluent1NoEndBookmark = checkkit.Divergence{Check: wire.CheckStall,
+	Guarantees: []string{wire.GConverge},
+	Shape:      `^after quiescence the cache .*: not converged after the bound: server at \d+ \{[^}]*\}; cache equal; handlers equal; reported version ""; synced never reported; last requests: (#\d+ [^;]*; )*#\d+ watch rv="" -> 200[^;]* \[schedule \d+ objects, faults \[.*drop-end-bookmark`,
+	Reason:     "ExecWatch never lists; the only end of its initial state a 1.x application can see is the bookmark annotated k8s.io/initial-events-end that an API server with the WatchList feature ends a watch's initial ADDED events with (the callback gets it as a BOOKMARK): when the server sends none (here: dropped; any API server without WatchList), the view is right but nothing ever says it is complete, and the watch, which sets no timeout, is never renewed",
+	Upstream:   fluent1 + "/dist/fluent/watch.js:24-33,101-111",
+	Class:      checkkit.ClassDesign,
+	Evidence:   fluent1Rewatch.Evidence,
+}
+
+// fluent1Malformed: 1.x hands every watch event's object to the callback
+// and goes on with the stream.
+var fluent1Malformed = checkkit.Divergence{
+	Guarantees: []string{wire.GHandlers, wire.GEarned, wire.GConverge, wire.GInitialAdds},
+	Shape: `^(handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues` +
+		`|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix,
+	Reason:   "the stream's line handler parses each event and calls the callback with its object and type, whatever they are (watch.js:101-111): an event with no object reaches the callback as null (the object it stood for is lost: the stream goes on, no retry, so that object is missing from the application's view until its next write), an object of another kind or with a version that is empty or not a number reaches it as the watched kind",
+	Upstream: fluent1 + "/dist/fluent/watch.js:101-111",
+	Class:    checkkit.ClassDefect,
+	Evidence: fluent1 + "/dist/fluent/types.d.ts:55 types the Watch callback as taking the watched model's instance ((payload: K, phase: WatchPhase) => void, K the model's), but watch.js:101-111 passes it every event's object unchecked; the same pass-through as 3.11.11's (the fluent subject's wire/malformed); no upstream issue found",
+}
+
+// fluent1EndedForGood: a watch stream the server ends (its timeout, an
+// ERROR event) is never watched again by 1.x: only errors retry.
+var fluent1EndedForGood = checkkit.Divergence{Check: wire.CheckSchedules, Intermittent: true,
+	Guarantees: []string{wire.GConverge},
+	Shape:      `^after quiescence the cache .*: not converged after the bound: .*; synced (reported|never reported); last requests: (#\d+ [^;]*; )*#\d+ watch rv="" -> 200( \[[^\]]*\])? \[schedule \d+ objects, faults \[.*end-after`,
+	Reason:     "the stream's 'close' and 'finish' handlers only detach its listeners (cleanup, watch.js:83-88, 98-99, 113-114); only an 'error' reloads (watch.js:68-81): a watch the server ends without an error (its request timeout, or after an ERROR event, which the callback gets as phase ERROR) is never watched again, and every later write is missed for good, with no error and no retryFail",
+	Upstream:   fluent1 + "/dist/fluent/watch.js:63-124",
+	Class:      checkkit.ClassDefect,
+	Evidence:   fluent1Promise + "; the maintainers called the node-fetch watch brittle, \"silently missing watch events\" (https://github.com/defenseunicorns/kubernetes-fluent-client/issues/364), and 3.1.2 reconnects when a stream ends or closes (https://github.com/defenseunicorns/kubernetes-fluent-client/pull/425: #cleanupAndReconnect on 'end' and 'close')",
+}
+
 // clientNode0ListFailure: on 0.x a failed list rejects informer.start()
 // (or, when a watch ended, the unawaited doneHandler) without an 'error'
 // event, so the restart that the library's example hangs on 'error'
@@ -176,6 +247,18 @@ var Divergences = map[string][]checkkit.Divergence{
 		// The random schedules carry a null object only now and then.
 		with(clientNodeCrash, wire.CheckSchedules, true),
 	},
+	Fluent + "@1.10.0": {
+		fluent1GivesUp,
+		fluent1Rewatch,
+		fluent1NoEndBookmark,
+		// The malformed schedule restarts the server: the retry's replay
+		// comes first (after the malformed events), or the events handed on.
+		withShape(fluent1Rewatch, wire.CheckMalformed, `^handler calls are consistent .*: call \d+, add default/o\d+@\d+: the handler holds default/o\d+@\d+`+malformedSuffix).
+			Or(with(fluent1Malformed, wire.CheckMalformed, false)),
+		// The random schedules meet each of them now and then.
+		with(fluent1Malformed, wire.CheckSchedules, true).Or(fluent1EndedForGood).Or(with(fluent1Rewatch, wire.CheckSchedules, true)).
+			Or(with(fluent1GivesUp, wire.CheckSchedules, true)).Or(with(fluent1NoEndBookmark, wire.CheckSchedules, true)),
+	},
 	Fluent + "@2.6.5": {
 		fluent2StuckReconnect,
 		fluent2RelistOrder,
@@ -203,5 +286,12 @@ var Divergences = map[string][]checkkit.Divergence{
 // with returns d declared for check.
 func with(d checkkit.Divergence, check string, intermittent bool) checkkit.Divergence {
 	d.Check, d.Intermittent = check, intermittent
+	return d
+}
+
+// withShape returns d declared for check, for the shape a run of that
+// check gives the same behaviour.
+func withShape(d checkkit.Divergence, check, shape string) checkkit.Divergence {
+	d.Check, d.Shape = check, shape
 	return d
 }

@@ -1,9 +1,11 @@
-// Package node binds the wire checks to informers written in JavaScript,
-// run as processes that speak kverify-client/v1 (js/: a protocol adapter
-// per library, pinned in js/package.json with a committed lock file). It is
-// a module of its own so that the main module's go test needs neither npm
-// nor real time: kverify verify --subject client-node (or fluent) runs
-// this module's TestSuite, after npm ci in js/.
+// Package node binds the wire checks to informers written in JavaScript
+// (and to kubernetes-fluent-client 1.x's bare watch), run as processes
+// that speak kverify-client/v1 (js/: a protocol adapter per library and
+// API era, pinned in js/package.json with a committed lock file). It is a
+// module of its own so that the main module's go test needs neither npm
+// nor real time: kverify verify --subject client-node (or fluent, or an
+// earlier release: client-node@0.22.3, fluent@1.10.0, ...) runs this
+// module's TestSuite, after npm ci in js/.
 package node
 
 import (
@@ -48,16 +50,19 @@ var ClientNodeHistory = []string{"0.22.3", "1.0.0-rc6", "1.4.0"}
 
 // FluentHistory are the earlier releases of kubernetes-fluent-client
 // judged besides the pinned one (js/package.json: fluent-VERSION), as the
-// subjects fluent@VERSION: the last 2.x, whose Watcher (list, then watch,
-// a uid-keyed cache) fluent.mjs drives as it does 3.x's.
-var FluentHistory = []string{"2.6.5"}
+// subjects fluent@VERSION: the last 1.x, whose Watch is a bare watch from
+// no version (no list, no cache: its own adapter, fluent1.mjs), and the
+// last 2.x, whose Watcher (list, then watch, a uid-keyed cache) fluent.mjs
+// drives as it does 3.x's.
+var FluentHistory = []string{"1.10.0", "2.6.5"}
 
 // httpsOnly are the releases whose watch makes an https agent whatever the
 // URL's scheme (1.0.0-rc6 dist/config.js:138): they are served over TLS
 // (wire.Subject.TLS), which the adapter's skipTLSVerify accepts.
-// kubernetes-fluent-client 2.6.5 makes its requests with the options of
-// client-node 1.0.0-rc6's applyToFetchOptions, that same https agent.
-var httpsOnly = map[string]bool{ClientNode + "@1.0.0-rc6": true, Fluent + "@2.6.5": true}
+// kubernetes-fluent-client 1.10.0 and 2.6.5 make their requests with the
+// options of client-node's applyToFetchOptions (1.0.0-rc3's and rc6's),
+// that same https agent.
+var httpsOnly = map[string]bool{ClientNode + "@1.0.0-rc6": true, Fluent + "@1.10.0": true, Fluent + "@2.6.5": true}
 
 // Names are every subject this module registers, the pinned clients first.
 func Names() []string {
@@ -80,7 +85,11 @@ func Subject(name string) wire.Subject {
 		return s
 	}
 	if v, ok := strings.CutPrefix(name, Fluent+"@"); ok {
-		s := wire.Process(name, jsDir(), Schedules, "node", "fluent.mjs", "fluent-"+v)
+		script := "fluent.mjs"
+		if strings.HasPrefix(v, "1.") {
+			script = "fluent1.mjs"
+		}
+		s := wire.Process(name, jsDir(), Schedules, "node", script, "fluent-"+v)
 		s.TLS = httpsOnly[name]
 		return s
 	}
