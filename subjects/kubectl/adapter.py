@@ -44,8 +44,10 @@ PROTOCOL = "kverify-client/v1"
 
 # kubectl's -v=6 log line of the request that opens its watch (client-go's
 # round_trippers: "GET http://.../configmaps?resourceVersion=5&watch=true
-# 200 OK in 1 milliseconds").
-WATCH_OPENED = re.compile(r"\bGET \S+[?&]watch=true\S* (\d{3})\b")
+# 200 OK in 1 milliseconds" up to v1.32; structured from later releases,
+# '"Response" verb="GET" url="http://...&watch=true" status="200 OK"').
+WATCH_OPENED = re.compile(
+    r'\bGET \S+[?&]watch=true\S* (\d{3})\b|verb="GET" url="[^"]*[?&]watch=true[^"]*" status="(\d{3})')
 
 
 def log(msg):
@@ -147,7 +149,7 @@ class Adapter:
             if text.strip():
                 self.last_log = text.strip()
             m = WATCH_OPENED.search(text)
-            if m and m.group(1) == "200":
+            if m and (m.group(1) or m.group(2)) == "200":
                 self.on_watch_opened()
 
     def on_watch_opened(self):
