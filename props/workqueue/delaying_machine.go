@@ -253,7 +253,11 @@ func (x *delayingMachine) addAfter(s dStep) error {
 	}
 	if want := x.m.Queue().Len(); probe && n != want {
 		x.rec.Step("Len", strconv.Itoa(want), strconv.Itoa(n))
-		return checkkit.Broke(GImmediate, "Len() = %d right after %s returned, want %d: the item was not added before the call returned", n, s, want)
+		why := "the item was not added before the call returned"
+		if n > want {
+			why = "the queue counts an item it should not hold (an add made after ShutDown, or one already counted)"
+		}
+		return checkkit.Broke(GImmediate, "Len() = %d right after %s returned, want %d: %s", n, s, want, why)
 	}
 	return x.settle(phaseStep)
 }
