@@ -10,7 +10,6 @@ import (
 func doubleClose(check string) checkkit.Divergence {
 	return checkkit.Divergence{
 		Check:    check,
-		Releases: ">=v0.22.0", // before, a Get that ShutDown does not wake deadlocks the check first (history.go)
 		Reason:   "a second ShutDown (or ShutDownWithDrain, which is ShutDown) closes the done channel again and panics: close of closed channel",
 		Upstream: Version + "/pkg/controller/priorityqueue/priorityqueue.go:500-510",
 		Class:    checkkit.ClassDefect,

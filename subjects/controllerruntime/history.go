@@ -1,6 +1,8 @@
 package controllerruntime
 
 import (
+	"slices"
+
 	"github.com/kverify/kverify/props/checkkit"
 	pwq "github.com/kverify/kverify/props/workqueue"
 )
@@ -35,7 +37,7 @@ const (
 	shapeGetsStillBlocked = `^Shutdown wakes Gets: \d+ Get\(s\) still blocked on a shut-down queue`
 	shapeBubbleDeadlock   = `^No panic: deadlock: all goroutines in bubble are blocked`
 	shapeNoProgress       = `^Termination: no progress `
-	shapeLivenessShutdown = `^Liveness: \d+ Get\(s\) still blocked with 0 item\(s\) queued \[\] \(shutting down: true\)`
+	shapeLivenessShutdown = `^Liveness: \d+ Get\(s\) still blocked with \d+ item\(s\) queued .*\(shutting down: true\)`
 	shapeShutdownUnblocks = `^Shutdown unblocks Get: Get of worker \d+, blocked on an empty queue, still blocked after ShutDown`
 	shapeRetriesAfterShut = `^Metrics: retries = \d+, want \d+: one per AddAfter \(or AddRateLimited\) made before shutdown`
 )
@@ -52,30 +54,55 @@ func readyAtFirst(check string, guarantees []string, shape string, intermittent 
 			"\"items requeued with a readyAt timestamp are always added to the queue behind items that are ready, even if they have higher priority\"), in v0.22.x"}
 }
 
-// lenAndReadyOrder: on v0.22 the one b-tree sorts by priority, then
-// ready time, so Len stops counting at the first item still waiting and
-// counts items ready by the clock that no Get can hand out, and an item
-// never delayed goes before one that became ready earlier.
-func lenAndReadyOrder(check string, guarantees []string, shape string, intermittent bool) checkkit.Divergence {
-	return checkkit.Divergence{Check: check, Releases: ">=v0.22.0 <v0.23.0", Intermittent: intermittent, Guarantees: guarantees, Shape: shape,
-		Reason: "one b-tree ordered by priority, then ReadyAt (nil first), then the added counter: Len ascends it and stops at the first item whose ReadyAt is still ahead, so a waiting item of a higher priority hides the ready ones behind it (Len 0 with an item ready), " +
-			"and counts an item whose ReadyAt has passed even when no Get can hand it out (its key held by a worker, or the queue shut down); and inside a priority an item that never waited goes before one that became ready earlier, so a once-delayed item waits behind every later undelayed add",
-		Upstream: v022 + "/pkg/controller/priorityqueue/priorityqueue.go:378-392,421-436",
+// oneTreeLen: before v0.23 every item, ready or waiting, lives in one
+// b-tree, and Len walks it counting each item whose ready time is nil or
+// past: it counts items no Get can hand out (re-added while a worker holds
+// the key, or added after ShutDown, which the queue still stores), and on
+// v0.22 (priority first) stops at the first waiting item of a higher
+// priority; the depth metric is kept apart from it.
+func oneTreeLen(check string, guarantees []string) checkkit.Divergence {
+	return checkkit.Divergence{Check: check, Releases: "<v0.23.0", Intermittent: true, Guarantees: guarantees, Shape: shapeLenCount,
+		Reason: "one b-tree holds every item, ready or waiting; Len walks it and counts each item whose ReadyAt is nil or past, whether a Get can hand it out or not: an item re-added while a worker holds its key, an item added after ShutDown (stored: the queue does not refuse it), and an item waiting when the clock passed its time but the queue's goroutine has not moved it; " +
+			"on v0.22, ordered by priority first, Len stops at the first waiting item and misses the ready items of lower priorities (Len 0 with one ready); the depth metric, kept by the queue's goroutine, disagrees with both",
+		Upstream: v020 + "/pkg/controller/priorityqueue/priorityqueue.go:320-335; " + v022 + "/pkg/controller/priorityqueue/priorityqueue.go:378-392",
 		Class:    checkkit.ClassDefect,
-		Evidence: "client-go's Len, which PriorityQueue implements (TypedRateLimitingInterface), counts the items a Get can hand out; " +
-			"rewritten in v0.23.0 by https://github.com/kubernetes-sigs/controller-runtime/pull/3416 (\"Use separate b-trees for ready and non-ready items\": one tree \"sorted by priority first and readyAt second\" was \"difficult to reason about\", and \"the fifo arguably should be based on when items became ready\"), whose Len counts the ready tree (v0.23.3 priorityqueue.go:489-498)"}
+		Evidence: "client-go's Len, which PriorityQueue implements (TypedRateLimitingInterface), counts the items a Get can hand out; https://github.com/kubernetes-sigs/controller-runtime/pull/3250 (\"The PQ still stores new items when shutdown\") stopped the stores after ShutDown; " +
+			"v0.23.0's rewrite, https://github.com/kubernetes-sigs/controller-runtime/pull/3416 (\"Use separate b-trees for ready and non-ready items\": one tree \"sorted by priority first and readyAt second\" was \"difficult to reason about\", and there was \"no explicit transition step from non-ready to ready\"), counts the ready tree (v0.23.3 priorityqueue.go:489-498)"}
 }
 
-// deadlockOnShutdown: until v0.25 the queue's goroutine hands an item to a
+// shapeLenCount is what oneTreeLen looks like to each check: a Len or a
+// depth that is not the model's.
+const shapeLenCount = `^(Len law: Len\(\) = \d+, model \d+ \(|Not before readyAt: Len\(\) = \d+, model \d+ \(|Immediate: Len\(\) = \d+ right after .* returned, want \d+: the queue counts an item it should not hold|Metrics: depth = \d+, model has \d+ dirty item|Priority order: after \S+\(.*\): Len = \d+, want \d+|Shutdown drops waiting: an hour after ShutDown: Len\(\) = \d+, want 0)`
+
+// readyFirstV022: on v0.22 the b-tree sorts by priority, then ready time
+// with nil first: inside a priority an item that never waited goes before
+// one that became ready earlier.
+func readyFirstV022(check string, guarantees []string, shape string, intermittent bool) checkkit.Divergence {
+	return checkkit.Divergence{Check: check, Releases: ">=v0.22.0 <v0.23.0", Intermittent: intermittent, Guarantees: guarantees, Shape: shape,
+		Reason:   "less() orders by priority, then ReadyAt with nil first, then the added counter: inside a priority every item that never waited goes before an item that waited and became ready earlier, so a once-delayed item waits behind every later undelayed add, without bound while they keep coming",
+		Upstream: v022 + "/pkg/controller/priorityqueue/priorityqueue.go:421-436",
+		Class:    checkkit.ClassDefect,
+		Evidence: "the queue promises FIFO inside a priority level (v0.25.3 priorityqueue.go:49-52); changed in v0.23.0 by https://github.com/kubernetes-sigs/controller-runtime/pull/3416, which orders ready items by priority and the counter alone (\"the fifo arguably should be based on when items became ready for items that were added with a non-nil after\")"}
+}
+
+// deadlockOnShutdown, for a check that can meet it: until v0.25 the queue's goroutine hands an item to a
 // waiting Get with a plain send under its lock; a Get that ShutDown woke
 // has gone, so the send blocks for ever with the lock held.
-var deadlockOnShutdown = checkkit.Divergence{Check: pwq.CheckRace, Releases: ">=v0.22.0 <v0.25.0", Intermittent: true,
-	Guarantees: []string{checkkit.GTermination}, Shape: shapeNoProgress,
-	Reason:   "handleReadyItems (spin before v0.23) sends a ready item to a waiting Get with w.get <- item while holding w.lock; ShutDown closes done, a waiting Get returns through <-w.done without taking it, the send blocks for ever, and every later call that takes the lock (Len, Add, Done) blocks with it: the race check's Len after ShutDown hangs",
-	Upstream: v022 + "/pkg/controller/priorityqueue/priorityqueue.go:276-286,313-336",
-	Class:    checkkit.ClassDefect,
-	Evidence: "reported as https://github.com/kubernetes-sigs/controller-runtime/issues/3538 (\"Deadlock in PriorityQueue on shutdown\", 2026-06-29), fixed by https://github.com/kubernetes-sigs/controller-runtime/pull/3540 (select on w.done around the send; v0.25.3 priorityqueue.go:416-425); " +
-		"reached here in some runs only: it needs a Get woken by ShutDown while the goroutine is about to hand it an item"}
+func deadlockOnShutdown(check string) checkkit.Divergence {
+	return checkkit.Divergence{Check: check, Releases: ">=v0.22.0 <v0.25.0", Intermittent: true,
+		Guarantees: []string{checkkit.GTermination}, Shape: shapeNoProgress,
+		Reason:   "handleReadyItems (spin before v0.23) sends a ready item to a waiting Get with w.get <- item while holding w.lock; ShutDown closes done, a waiting Get returns through <-w.done without taking it, the send blocks for ever, and every later call that takes the lock (Len, Add, Done) blocks with it: the race check's Len after ShutDown hangs",
+		Upstream: v022 + "/pkg/controller/priorityqueue/priorityqueue.go:276-286,313-336",
+		Class:    checkkit.ClassDefect,
+		Evidence: "reported as https://github.com/kubernetes-sigs/controller-runtime/issues/3538 (\"Deadlock in PriorityQueue on shutdown\", 2026-06-29), fixed by https://github.com/kubernetes-sigs/controller-runtime/pull/3540 (select on w.done around the send; v0.25.3 priorityqueue.go:416-425); " +
+			"reached here in some runs only: it needs a Get woken by ShutDown while the goroutine is about to hand it an item"}
+}
+
+// Shapes of the order defects.
+const (
+	shapeBoundedWait = `^Bounded wait: "\w+", queued behind \d+ others of priority -?\d+, was not handed out`
+	shapeHighFirst   = `^Priority order: GetWithPriority = \S+, want \S+: the highest priority first`
+)
 
 // historyQueue, historyDelaying and historyRateLimit are the earlier
 // releases' declarations, by component.
@@ -90,35 +117,41 @@ var (
 		getBlocksAfterShutdown(pwq.CheckRace, []string{checkkit.GTermination}, shapeNoProgress),
 		getBlocksAfterShutdown(pwq.CheckLinearFIFO, []string{checkkit.GTermination}, shapeNoProgress),
 		getBlocksAfterShutdown(pwq.CheckLinearPerKey, []string{checkkit.GTermination}, shapeNoProgress),
-		readyAtFirst(pwq.CheckPriority, []string{pwq.GPriority}, `^Priority order: GetWithPriority = \S+, want \S+: the highest priority first`, false),
-		readyAtFirst(pwq.CheckLiveness, []string{pwq.GBoundedWait}, `^Bounded wait: "\w+", queued behind \d+ others of priority -?\d+, was not handed out`, false),
-		lenAndReadyOrder(pwq.CheckPriority, []string{pwq.GPriority}, `^Priority order: after AddAfter\(\w+, priority -?\d+, \S+\): Len = \d+, want \d+`, false),
-		deadlockOnShutdown,
+		oneTreeLen(pwq.CheckExhaustive, []string{pwq.GLenLaw}),
+		oneTreeLen(pwq.CheckPriority, []string{pwq.GPriority}),
+		readyAtFirst(pwq.CheckPriority, []string{pwq.GPriority}, shapeHighFirst, true),
+		readyAtFirst(pwq.CheckLiveness, []string{pwq.GBoundedWait}, shapeBoundedWait, false),
+		deadlockOnShutdown(pwq.CheckRace),
+		deadlockOnShutdown(pwq.CheckLinearFIFO),
+		deadlockOnShutdown(pwq.CheckLinearPerKey),
+		readyFirstV022(pwq.CheckPriority, []string{pwq.GPriority}, shapeHighFirst, true),
 	}
-	historyDelaying = []checkkit.Divergence{
+	historyDelaying = slices.Concat([]checkkit.Divergence{
 		getBlocksAfterShutdown(pwq.CheckDelayingLifecycle, []string{checkkit.GNoPanic}, shapeBubbleDeadlock),
 		getBlocksAfterShutdown(pwq.CheckDelayingShutdown, []string{pwq.GShutdownUnblocks}, shapeShutdownUnblocks),
-		getBlocksAfterShutdown(pwq.CheckDelayingExhaustive, []string{pwq.GLiveness}, shapeLivenessShutdown),
-		getBlocksAfterShutdown(pwq.CheckDelayingMetrics, []string{pwq.GLiveness}, shapeLivenessShutdown),
-		getBlocksAfterShutdown(pwq.CheckDelayingModel, []string{pwq.GLiveness}, shapeLivenessShutdown),
-		getBlocksAfterShutdown(pwq.CheckDelayingTies, []string{pwq.GLiveness}, shapeLivenessShutdown),
-		readyAtFirst(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, `^Bounded wait: "\w+", queued behind \d+ others of priority -?\d+, was not handed out`, false),
-		lenAndReadyOrder(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, `^Bounded wait: "\w+", queued behind \d+ others of priority -?\d+, was not handed out`, false),
-		lenAndReadyOrder(pwq.CheckDelayingShutdown, []string{pwq.GDropsWaiting}, `^Shutdown drops waiting: an hour after ShutDown: Len\(\) = \d+, want 0`, false),
-		lenAndReadyOrder(pwq.CheckDelayingExhaustive, []string{pwq.GReadyOrder}, `^ReadyAt order: Gets returned \[\w+\], the model's FIFO head is \[\w+\]`, false),
-		lenAndReadyOrder(pwq.CheckDelayingModel, []string{pwq.GNotEarly}, shapeLenReady, false),
-		lenAndReadyOrder(pwq.CheckDelayingMetrics, []string{pwq.GNotEarly}, shapeLenReady, false),
-		lenAndReadyOrder(pwq.CheckDelayingTies, []string{pwq.GNotEarly}, shapeLenReady, false),
-	}
-	historyRateLimit = []checkkit.Divergence{
-		getBlocksAfterShutdown(pwq.CheckRateLimitingExhaustive, []string{pwq.GLiveness}, shapeLivenessShutdown),
-		getBlocksAfterShutdown(pwq.CheckRateLimitingModel, []string{pwq.GLiveness}, shapeLivenessShutdown),
-		getBlocksAfterShutdown(pwq.CheckRateLimitingDelegate, []string{pwq.GLiveness, pwq.GMetrics}, shapeLivenessShutdown+"|"+shapeRetriesAfterShut),
-		lenAndReadyOrder(pwq.CheckRateLimitingExhaustive, []string{pwq.GReadyOrder}, `^ReadyAt order: Gets returned \[\w+\], the model's FIFO head is \[\w+\]`, false),
-		lenAndReadyOrder(pwq.CheckRateLimitingModel, []string{pwq.GNotEarly}, shapeLenReady, false),
-		lenAndReadyOrder(pwq.CheckRateLimitingDelegate, []string{pwq.GNotEarly}, shapeLenReady, false),
-	}
+		oneTreeLen(pwq.CheckDelayingShutdown, []string{pwq.GDropsWaiting}),
+		readyAtFirst(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, shapeBoundedWait, false),
+		readyFirstV022(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, shapeBoundedWait, false),
+	}, oneTreeMachines(pwq.CheckDelayingExhaustive, pwq.CheckDelayingModel, pwq.CheckDelayingMetrics, pwq.CheckDelayingTies))
+	historyRateLimit = oneTreeMachines(pwq.CheckRateLimitingExhaustive, pwq.CheckRateLimitingModel, pwq.CheckRateLimitingDelegate)
 )
 
-// shapeLenReady: Len counts an item a Get cannot hand out.
-const shapeLenReady = `^Not before readyAt: Len\(\) = \d+, model \d+ \(queue \[[^]]*\], waiting \[[^]]*\]\)`
+// oneTreeMachines are the delaying and rate-limiting machines' checks on
+// the releases before v0.23: Gets that ShutDown does not wake (<v0.22),
+// Len's count, and the order of the one b-tree (both orders), whichever a
+// run meets first.
+func oneTreeMachines(checks ...string) []checkkit.Divergence {
+	var ds []checkkit.Divergence
+	for _, c := range checks {
+		shape := shapeLivenessShutdown
+		if c == pwq.CheckRateLimitingDelegate {
+			shape += "|" + shapeRetriesAfterShut
+		}
+		ds = append(ds,
+			getBlocksAfterShutdown(c, []string{pwq.GLiveness, pwq.GMetrics}, shape),
+			oneTreeLen(c, []string{pwq.GNotEarly, pwq.GLenLaw, pwq.GImmediate, pwq.GMetrics}),
+			readyAtFirst(c, orderGuarantees, orderShape, true),
+			readyFirstV022(c, orderGuarantees, orderShape, true))
+	}
+	return ds
+}
