@@ -33,4 +33,8 @@ var wireMutants = []Mutant{
 		Bug: "the served watch never writes DELETED events (recorded as sent, not written): a client keeps ghosts",
 		Old: "			if _, err := w.Write(line); err != nil {",
 		New: "			if e.Type == watch.Deleted {\n				continue\n			}\n			if _, err := w.Write(line); err != nil {"},
+	{ID: "wire-server-stream-capped", Component: "wire", File: wireServerGo,
+		Bug: "the served watch writes at most 1,000 events on one stream (a buffer cap; the rest recorded as sent and dropped): a client that streams a large initial state misses its tail",
+		Old: "			line, desc, bad := encodeEvent(e)\n",
+		New: "			line, desc, bad := encodeEvent(e)\n			if written := func() (n int) { s.update(seq, func(q *Request) { n = len(q.Events) }); return n }(); written >= 1000 {\n				line = nil\n			}\n"},
 }

@@ -27,6 +27,7 @@ const (
 	CheckStall     = "wire/stall"
 	CheckFidelity  = "wire/fidelity"
 	CheckMalformed = "wire/malformed"
+	CheckPages     = "wire/pages"
 )
 
 // The fixed schedules: an outage (24 requests in a row refused or
@@ -70,7 +71,18 @@ var (
 			{Kind: OpWrite, Key: 4}, {Kind: OpWait, Wait: time.Second}, {Kind: OpWrite, Key: 5}, {Kind: OpRestart},
 			{Kind: OpWrite, Key: 6}, {Kind: OpWait, Wait: 10 * time.Second}, {Kind: OpDelete, Key: 1}, {Kind: OpRestart},
 			{Kind: OpWrite, Key: 7}, {Kind: OpWait, Wait: 10 * time.Second}}}
+	// pages starts with more objects than two of client-go's pages (500)
+	// and than 1,000, so that every client meets a paged list (or a long
+	// initial-events stream) on every run, not only when wire/schedules
+	// draws that many; a restart after writes makes it list again.
+	pages = Schedule{Objects: pagesObjects,
+		Ops: []Op{{Kind: OpWait, Wait: time.Second}, {Kind: OpWrite, Key: 1}, {Kind: OpDelete, Key: 0}, {Kind: OpRestart},
+			{Kind: OpWrite, Key: 2}, {Kind: OpWait, Wait: 2 * time.Second}, {Kind: OpWrite, Key: 5}, {Kind: OpWait, Wait: 10 * time.Second}}}
 )
+
+// pagesObjects is wire/pages' first list: three pages of 500 with the
+// last a short one.
+const pagesObjects = 1203
 
 // Checks returns the wire checks for s: the fixed schedules first, then
 // the random ones.
@@ -89,6 +101,7 @@ func Checks(s Subject) []checkkit.Check {
 		fixed(CheckOutage, "through 24 refused and failed requests in a row (16 connection refusals, then refusals among 500, 429 and 504) while the server is written to, the client backs off (at most 10 requests in any second) and then converges", outage),
 		fixed(CheckRestart, "through server restarts (every stream cut mid-way, the history compacted) among writes and deletes, the client resumes only from versions it was sent, moves on after 410, and converges", restarts),
 		fixed(CheckStall, "a watch-list stream without its end bookmark that never closes, then a stream that delivers an event every 4 minutes until the server's timeout closes it: the client still converges within the bound", stall),
+		fixed(CheckPages, fmt.Sprintf("a first list of %d objects (three pages of client-go's 500, and more than 1,000 initial events for a client that streams it), then writes and a restart that makes it list again: every listed object gets its add, the client's cache and handlers hold each page, and it converges", pagesObjects), pages),
 		fixed(CheckMalformed, "watch events with no object, an object of another kind, or a version that is missing or not a number, among initial events and later ones, across restarts: the client neither crashes nor hands them to its handlers, its cache and version stay earned, and it converges", malformed),
 		checkkit.Check{Name: CheckFaultsExhaustive, Family: checkkit.FamilyExhaustive,
 			Guarantee: fmt.Sprintf("every schedule of up to %d faults of: served, refused, 410, 500, a stream ended at once, one ended after an event with a 410, too large a version; with 3 objects, writes, a restart that compacts the history, a delete and waits: every guarantee of the wire component, as wire/schedules judges a schedule", wireFaultsDepth),
