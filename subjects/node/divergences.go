@@ -233,6 +233,9 @@ var Divergences = map[string][]checkkit.Divergence{
 	},
 	ClientNode + "@1.0.0-rc6": {
 		rc6Storm(wire.CheckRestart, false, false),
+		// wire/pages restarts the server after its first sync, as
+		// wire/restart does: the same storm.
+		rc6Storm(wire.CheckPages, false, false),
 		rc6Storm(wire.CheckMalformed, false, true),
 		rc6StaleVersion,
 		clientNode0ListFailure(wire.CheckOutage, false),
