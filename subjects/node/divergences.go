@@ -89,7 +89,7 @@ var fluent2NoListAfterFailure = checkkit.Divergence{Check: wire.CheckSchedules, 
 		"the cache is right, but the application is never told its initial list is done (no list event; start() has resolved after the list_error)",
 	Upstream: fluent2 + "/dist/fluent/watch.js:83-97,185-242,274-338",
 	Class:    checkkit.ClassDefect,
-	Evidence: "the maintainers' own later code says a failed list should \"trigger a faster resync so items aren't permanently missed\" (kubernetes-fluent-client@3.11.11/dist/fluent/watch.js:370-373, added by https://github.com/defenseunicorns/kubernetes-fluent-client/pull/1105, 3.11.7), which 2.6.5 lacks; 3.11.11 still watches from no version after a failed list (the fluent subject declares it on wire/schedules); no upstream issue found",
+	Evidence: "the maintainers' own later code says a failed list should \"trigger a faster resync so items aren't permanently missed\" (kubernetes-fluent-client@3.11.11/dist/fluent/watch.js:370-373, added by https://github.com/defenseunicorns/kubernetes-fluent-client/pull/1105, 3.11.7), which 2.6.5 lacks; 3.11.11 still watches from no version after a failed list (the fluent subject declares it on wire/schedules; reproducer: traces/findings/fluent/failed-first-list-never-completes); no upstream issue found",
 }
 
 // fluent2StuckReconnect: 2.6.5 sets #pendingReconnect when its resync
@@ -284,7 +284,7 @@ var Divergences = map[string][]checkkit.Divergence{
 			Upstream:   fluentMalformed.Upstream + "; dist/fluent/watch.js:88-109,355-375,231-291",
 			Class:      checkkit.ClassDefect,
 			Evidence: fluentMalformed.Evidence + "; and watch.js:370-373 says a failed list should \"trigger a faster resync so items aren't permanently missed\", " +
-				"but the next event resets lastSeenTime (watch.js:333), cancelling that resync; and " + fluentRelistOrder.Evidence},
+				"but the next event resets lastSeenTime (watch.js:333), cancelling that resync (traces/findings/fluent/failed-first-list-never-completes); and " + fluentRelistOrder.Evidence},
 	},
 }
 

@@ -30,6 +30,7 @@ func TestReproducers(t *testing.T) {
 		"client-node/informer-null-object-crashes",
 		"fluent/watch-passes-malformed-objects",
 		"fluent/relist-adds-new-uid-before-deleting-old",
+		"fluent/failed-first-list-never-completes",
 	} {
 		t.Run(repro, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
