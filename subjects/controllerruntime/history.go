@@ -104,6 +104,18 @@ const (
 	shapeHighFirst   = `^Priority order: GetWithPriority = \S+, want \S+: the highest priority first`
 )
 
+// waitersMidWalk: before v0.22 the queue's goroutine reads the number of
+// waiting Gets atomically at each item of its walk, so a Get that arrives
+// during a walk is handed a later item while earlier ready ones were
+// passed over (#3363): the ready-time order breaks, now and then.
+var waitersMidWalk = checkkit.Divergence{Check: pwq.CheckDelayingScale, Releases: "<v0.22.0", Intermittent: true,
+	Guarantees: []string{pwq.GReadyOrder},
+	Shape:      `^ReadyAt order: seed \d+, \d+ keys, round \d+ \(t0\+\S+\): \S+ \(ready at t0\+\S+\) came after an item ready at t0\+\S+`,
+	Reason:     "spin walks the b-tree and, for each ready item, reads w.waiters.Load() (an atomic, v0.20.4 priorityqueue.go:231): items seen while no Get waited are passed over, and a Get that arrives mid-walk is handed the next, later item, so an item ready earlier is handed out after one ready later",
+	Upstream:   v020 + "/pkg/controller/priorityqueue/priorityqueue.go:122-124,225-248,273",
+	Class:      checkkit.ClassDefect,
+	Evidence:   "reported as https://github.com/kubernetes-sigs/controller-runtime/issues/3363 (\"Priority queue: priority not always respected\": \"not all the items of the BTree evaluate the same w.waiters.Load() value\"), fixed by https://github.com/kubernetes-sigs/controller-runtime/pull/3368 (the waiters count under the lock; release-0.22: #3371); v0.22.5 reads it under the lock (priorityqueue.go:128,272); met by delaying/scale in a CI run, not in the matrix's runs"}
+
 // historyQueue, historyDelaying and historyRateLimit are the earlier
 // releases' declarations, by component.
 var (
@@ -132,6 +144,7 @@ var (
 		oneTreeLen(pwq.CheckDelayingShutdown, []string{pwq.GDropsWaiting}),
 		readyAtFirst(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, shapeBoundedWait, false),
 		readyFirstV022(pwq.CheckDelayingLiveness, []string{pwq.GBoundedWait}, shapeBoundedWait, false),
+		waitersMidWalk,
 	}, oneTreeMachines(pwq.CheckDelayingExhaustive, pwq.CheckDelayingModel, pwq.CheckDelayingMetrics, pwq.CheckDelayingTies))
 	historyRateLimit = oneTreeMachines(pwq.CheckRateLimitingExhaustive, pwq.CheckRateLimitingModel, pwq.CheckRateLimitingDelegate)
 )

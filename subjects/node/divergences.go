@@ -106,6 +106,18 @@ var fluent2StuckReconnect = checkkit.Divergence{Check: wire.CheckOutage,
 	Evidence: "fixed upstream by https://github.com/defenseunicorns/kubernetes-fluent-client/pull/1043 (\"fix: ensure reconnect pending does not get stuck\", in 3.11.4: \"the watch appears to get stuck in some scenarios and does not ever recover\"; it clears #pendingReconnect when the watch request fails or is not OK); and the Watcher's doc promises retries without limit by default (" + fluent2 + "/dist/fluent/watch.d.ts:30, WatchCfg.retryMax: \"Unlimited retries if not specified\")",
 }
 
+// fluent2EndedStream: on 2.6.5 a watch stream the server ends (after an
+// ERROR event, or with none) is cleaned up, not reconnected; the Watcher
+// watches again only when its resync check finds no event for
+// resyncIntervalSec (600 s by default), far beyond the checks' bound.
+var fluent2EndedStream = checkkit.Divergence{Check: wire.CheckSchedules, Intermittent: true,
+	Guarantees: []string{wire.GConverge},
+	Shape:      `^after quiescence the cache .*: not converged after the bound: .*; synced reported; last requests: (#\d+ [^;]*; )*#\d+ watch rv="\d+" -> 200( \[ERROR \d+\])? \[schedule `,
+	Reason:     "the stream's close and finish only run #streamCleanup, which destroys the stream (watch.js:323-326,398-403); an ERROR event other than 410 is handed to #process as data and sets #lastSeenTime (watch.js:297-312); #checkResync rewatches only when no event came for resyncIntervalSec, 600 s by default (watch.js:89-91,338-363): after a stream the server ends, the cache stays as it was for up to ten minutes",
+	Upstream:   fluent2 + "/dist/fluent/watch.js:89-91,297-330,338-363,398-403",
+	Class:      checkkit.ClassDefect,
+	Evidence:   "the maintainers called the node-fetch watch brittle, \"silently missing watch events\" (https://github.com/defenseunicorns/kubernetes-fluent-client/issues/364), and 3.x reconnects when a stream ends or closes; met by wire/schedules in a CI run (a list, then a watch ended by an ERROR 500 event, then no request)"}
+
 // fluent1 is kubernetes-fluent-client 1.10.0 (the last 1.x), whose code
 // the fluent@1.10.0 declarations quote: its Watch is ExecWatch, a bare
 // watch from no version (dist/fluent/watch.js).
@@ -269,7 +281,7 @@ var Divergences = map[string][]checkkit.Divergence{
 		fluent2RelistOrder,
 		// The random schedules meet a refused first list now and then, and
 		// may meet the relist order or the stuck reconnect.
-		fluent2NoListAfterFailure.Or(with(fluent2RelistOrder, wire.CheckSchedules, true)).Or(with(fluent2StuckReconnect, wire.CheckSchedules, true)),
+		fluent2NoListAfterFailure.Or(with(fluent2RelistOrder, wire.CheckSchedules, true)).Or(with(fluent2StuckReconnect, wire.CheckSchedules, true)).Or(fluent2EndedStream),
 	},
 	Fluent: {
 		with(fluentMalformed, wire.CheckMalformed, false),
