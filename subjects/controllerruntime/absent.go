@@ -2,12 +2,7 @@
 
 package controllerruntime
 
-import (
-	"strings"
-
-	"github.com/kverify/kverify/props/checkkit"
-	"github.com/kverify/kverify/subjects/suite"
-)
+import "github.com/kverify/kverify/subjects/suite"
 
 // checkNames lists each component's checks as "name family" at the
 // pinned releases; the module kverify generates for a release sets it
@@ -18,17 +13,5 @@ var checkNames map[string][]string
 // absentEntries are components this release cannot take part in: every
 // check listed, none run.
 func absentEntries(reason string, components ...string) []suite.Entry {
-	var es []suite.Entry
-	for _, c := range components {
-		names := checkNames[c]
-		es = append(es, suite.Entry{Component: c, Subject: Name, Checks: func() []checkkit.Check {
-			var cs []checkkit.Check
-			for _, n := range names {
-				name, family, _ := strings.Cut(n, " ")
-				cs = append(cs, checkkit.Check{Name: name, Family: family, NotOffered: reason})
-			}
-			return cs
-		}})
-	}
-	return es
+	return suite.AbsentEntries(Name, reason, checkNames, components...)
 }

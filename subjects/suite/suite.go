@@ -241,3 +241,24 @@ func Lookup(entries []Entry, subject, component, name string) (checkkit.Check, b
 	}
 	return checkkit.Check{}, false
 }
+
+// AbsentEntries are the entries of components a subject's release cannot
+// take part in: every check of each component listed (names: the
+// component's checks at the pinned release, "name family"), each not
+// offered with reason; none runs, and no declaration can go stale. A
+// generated release module fills names (subjects/releases).
+func AbsentEntries(subject, reason string, names map[string][]string, components ...string) []Entry {
+	var es []Entry
+	for _, c := range components {
+		ns := names[c]
+		es = append(es, Entry{Component: c, Subject: subject, Checks: func() []checkkit.Check {
+			var cs []checkkit.Check
+			for _, n := range ns {
+				name, family, _ := strings.Cut(n, " ")
+				cs = append(cs, checkkit.Check{Name: name, Family: family, NotOffered: reason})
+			}
+			return cs
+		}})
+	}
+	return es
+}
