@@ -33,18 +33,34 @@ func brokenSubject(wrap func(in <-chan presource.Event) <-chan presource.Event) 
 
 // forward runs body on every event of in, sending what it returns on
 // out; extra events body starts (inject) are sent before out closes.
+// An inject that comes after in has closed is dropped: it comes from a
+// Done the subscriber called on the last event, after the loop ended,
+// and out is about to close (sending on it then panicked, one CI run).
 func forward(in <-chan presource.Event, body func(ev presource.Event, inject func(presource.Event)) (presource.Event, bool)) <-chan presource.Event {
 	out := make(chan presource.Event)
-	var injected sync.WaitGroup
-	inject := func(ev presource.Event) { injected.Go(func() { out <- ev }) }
+	var (
+		mu       sync.Mutex
+		ended    bool
+		injected sync.WaitGroup
+	)
+	inject := func(ev presource.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			injected.Go(func() { out <- ev })
+		}
+	}
 	go func() {
 		defer close(out)
-		defer injected.Wait()
 		for ev := range in {
 			if ev, ok := body(ev, inject); ok {
 				out <- ev
 			}
 		}
+		mu.Lock()
+		ended = true
+		mu.Unlock()
+		injected.Wait()
 	}()
 	return out
 }
