@@ -77,6 +77,16 @@ const raceHot = 32
 // call blocks.
 const raceJoin = 1 << 12
 
+// raceIdlePark is how many idle iterations (tens of milliseconds of CPU)
+// the racer spins without a round before it parks on its own, as if the
+// caller had asked (Park); the next Race wakes it. Rounds come
+// microseconds apart, so only a caller that no longer runs rounds meets
+// it: one whose own call deadlocked in the subject. Spinning on, the racer
+// made that deadlock read as a spin to the watchdog ("the subject spins
+// or polls instead of blocking"), and kept a CPU busy until the hang
+// verdict.
+const raceIdlePark = 1 << 20
+
 // Racer is a race probe's second goroutine. Make one inside the probe's
 // synctest bubble with newRacer, run rounds with Race from the bubble's
 // root goroutine (the only one that may call Race, Settle and Close), and
@@ -122,7 +132,7 @@ func (r *Racer) loop() {
 			if r.quit.Load() {
 				return
 			}
-			if r.parkReq.Load() {
+			if r.parkReq.Load() || i >= raceIdlePark {
 				if r.released.Load() != last {
 					break // released before the caller parked it: run it
 				}
@@ -133,6 +143,7 @@ func (r *Racer) loop() {
 					<-r.wake
 				}
 				r.parked.Store(false)
+				i = 0 // spin again before parking on its own
 				continue
 			}
 			r.idle(i)

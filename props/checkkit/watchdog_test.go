@@ -2,8 +2,10 @@ package checkkit
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -270,4 +272,43 @@ func TestGuardNamesLockDeadlock(t *testing.T) {
 		t.Fatalf("guard = %v, want a deadlock on a lock", err)
 	}
 	t.Logf("reported after %v of wall time", took) // the rule, not the time, is the test: load stretches it
+}
+
+// A race probe whose own call deadlocks in the subject (the racer's call
+// took the lock and kept it) is reported as a hang, not as a spin: the
+// racer, idle with no round to run, parks on its own (raceIdlePark)
+// instead of spinning until the watchdog's CPU rule fires.
+func TestGuardNamesRaceDeadlockAsHang(t *testing.T) {
+	defer tainted.Store(nil)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	c := Check{Name: "x/race-deadlock", Family: FamilyModel, Run: func(t *testing.T, cfg Config) error {
+		wg.Add(1)
+		defer wg.Done()
+		synctest.Test(t, func(*testing.T) {
+			r := newRacer()
+			defer r.Close()
+			cfg.Progress.Op("Race(Lock, Lock)")
+			// b takes the lock and returns holding it: a's Lock waits
+			// for ever (not durably: the bubble never idles).
+			var held atomic.Bool
+			r.Race(0, func() {
+				for !held.Load() {
+					runtime.Gosched()
+				}
+				mu.Lock()
+			}, func() { mu.Lock(); held.Store(true) })
+		})
+		return nil
+	}}
+	err := guard(t, c, Config{TraceDir: t.TempDir(), Subject: "test"})
+	mu.Unlock() // a's Lock returns; the probe closes its racer
+	wg.Wait()
+	var v *Violation
+	if !errors.As(err, &v) || v.Guarantee != GTermination {
+		t.Fatalf("guard = %v, want a %s violation", err, GTermination)
+	}
+	if !strings.Contains(v.Detail, "hangs or deadlocks") {
+		t.Errorf("the verdict is not a hang:\n%s", v.Detail)
+	}
 }
