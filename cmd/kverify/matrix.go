@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kverify/kverify/internal/kvenv"
 	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/subjects/releases"
 	"github.com/kverify/kverify/traces/findings"
@@ -58,7 +60,24 @@ type releaseResult struct {
 	Failures map[string]string `json:"failures,omitempty"`
 	// Findings maps a client-go finding's id to its reproducer's run.
 	Findings map[string]reproRun `json:"findings"`
+	// Traces is the directory the column's failing checks saved their
+	// counterexamples in: one per column, because every release of one
+	// subject names its traces alike (component-check-subject.json) and a
+	// shared directory kept only the last release's. Not in the report:
+	// a temporary directory unless --traces named one.
+	Traces string `json:"-"`
 }
+
+// columnEnv points a matrix column's trace directory at a subdirectory
+// of the run's (--traces) named after the column, recording it in rr.
+// The later KVERIFY_TRACE_DIR wins: os/exec keeps the last of a
+// duplicated variable.
+func (rr *releaseResult) columnEnv(c commonFlags, env []string) []string {
+	rr.Traces = filepath.Join(c.traces, traceDirName.ReplaceAllString(strings.TrimSpace(rr.Release+" "+rr.Gates), "_"))
+	return slices.Concat(env, kvenv.Config{TraceDir: rr.Traces}.Environ())
+}
+
+var traceDirName = regexp.MustCompile(`[^A-Za-z0-9.@=-]+`)
 
 // reproRun is one reproducer on one release: present (DEFECT, exit 1),
 // absent (OK, exit 0), no-api (it does not build: the release lacks the
@@ -147,7 +166,7 @@ func matrixCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "kverify: %d releases in %v: %s.json, %s.md\n", len(rels), time.Since(start).Round(time.Second), *out, *out)
+	fmt.Fprintf(os.Stderr, "kverify: %d releases in %v: %s.json, %s.md; traces under %s/<column>\n", len(rels), time.Since(start).Round(time.Second), *out, *out, c.traces)
 	for _, rr := range rep.Releases {
 		if rr.Problem != "" {
 			return 1
@@ -183,7 +202,7 @@ func runRelease(root, release, gates string, c commonFlags, env, comps []string,
 		sub.Name += " " + gates
 	}
 	fmt.Fprintf(os.Stderr, "kverify: %s: generating, building and running the suite\n", sub.Name)
-	rs, err := runSubject(root, sub, c, env, comps, c.race, func(done, total int, r *result) {
+	rs, err := runSubject(root, sub, c, rr.columnEnv(c, env), comps, c.race, func(done, total int, r *result) {
 		if r.Status == "fail" || r.Status == "not-run" {
 			fmt.Fprintf(os.Stderr, "  [%d/%d] %s %s/%s\n", done, total, r.Status, r.Component, r.Check)
 		}

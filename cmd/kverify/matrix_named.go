@@ -60,7 +60,7 @@ func namedMatrix(names []string, out string, c commonFlags) int {
 		fmt.Fprintln(os.Stderr, "kverify:", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "kverify: %d subjects in %v: %s.json, %s.md\n", len(names), time.Since(start).Round(time.Second), out, out)
+	fmt.Fprintf(os.Stderr, "kverify: %d subjects in %v: %s.json, %s.md; traces under %s/<column>\n", len(names), time.Since(start).Round(time.Second), out, out, c.traces)
 	for _, rr := range rep.Releases {
 		if rr.Problem != "" {
 			return 1
@@ -84,7 +84,7 @@ func runNamed(root, name string, c commonFlags, env, comps []string) *releaseRes
 		comps = sub.Components
 	}
 	fmt.Fprintf(os.Stderr, "kverify: %s: building and running the suite\n", name)
-	rs, err := runSubject(root, sub, c, env, comps, c.useRace(), func(done, total int, r *result) {
+	rs, err := runSubject(root, sub, c, rr.columnEnv(c, env), comps, c.useRace(), func(done, total int, r *result) {
 		fmt.Fprintf(os.Stderr, "  [%d/%d] %s %s/%s\n", done, total, r.Status, r.Component, r.Check)
 	})
 	if err != nil {
