@@ -255,7 +255,11 @@ func Run(t *testing.T, checks []Check, opts ...Option) {
 				t.Errorf("%s check %s: %v\n(the declared divergence covers only %s; it excused %d other violation(s) before this one)", c.Family, c.Name, err, d.excuses(), n)
 			case divergent && (err != nil || excused != nil):
 				if err == nil {
-					err = excused
+					// The check ran on past the excused violation and
+					// passed: save it, so that every divergence met
+					// leaves a trace (a subject's TestFindings asks for
+					// one per declaration).
+					err = saveExcused(t, cfg, c.Name, excused)
 				}
 				t.Skipf("%s: %s\n  reason: %s\n  upstream: %s\n  observed: %s%s%s", DivergencePrefix, c.Name, d.Reason, d.Upstream, firstLine(err), savedAt(err), ranOn(n, err != excused))
 			case divergent:
@@ -280,6 +284,16 @@ func saveProbe(t *testing.T, cfg Config, check string, err error) error {
 	err = Save(t, cfg, cfg.Component, check, err)
 	v.Trace = nil // the message is the counterexample; a probe has no steps to print
 	return err
+}
+
+// saveExcused saves an excused violation: its own trace if it has one not
+// yet written, else as a probe trace.
+func saveExcused(t *testing.T, cfg Config, check string, err error) error {
+	var v *Violation
+	if cfg.Component != "" && errors.As(err, &v) && v.Trace != nil && v.TracePath == "" {
+		return Save(t, cfg, cfg.Component, check, err)
+	}
+	return saveProbe(t, cfg, check, err)
 }
 
 // savedAt is the line naming a violation's saved trace, or "".
