@@ -73,8 +73,17 @@ func (s Subject) SuiteDir(root string, log io.Writer) (string, error) {
 
 // Env is what the subject adds to the suite binary's environment.
 func (s Subject) Env() []string {
-	if s.Mutant != nil {
+	switch {
+	case s.Mutant != nil:
 		return kvenv.Config{Mutant: s.Mutant.ID, MutantSubject: s.Target}.Environ()
+	case s.Release != "":
+		// A release's suite names its subject by the target, as every
+		// release does: the label says which release, so that its
+		// traces do not overwrite one another's and kverify replay
+		// finds the release again.
+		return kvenv.Config{Subject: "client-go@" + s.Release}.Environ()
+	case s.CRRelease != "":
+		return kvenv.Config{Subject: releases.CRName + "@" + s.CRRelease}.Environ()
 	}
 	return nil
 }

@@ -49,9 +49,9 @@ func replay(args []string) int {
 	}
 	o := goTestOpts{run: "^TestReplay$", env: slices.Concat(kvenv.Config{Replay: path, ReplaySubject: sub.Target}.Environ(), sub.Env())}
 	switch {
-	case sub.Release != "":
-		// A client-go release: the module generated for it, whose root
-		// package holds TestReplay.
+	case sub.Release != "" || sub.CRRelease != "":
+		// A client-go or controller-runtime release: the module
+		// generated for it, whose root package holds TestReplay.
 		gen, err := sub.SuiteDir(root, os.Stderr)
 		if err == nil {
 			o.dir, err = filepath.Rel(root, gen)

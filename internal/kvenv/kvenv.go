@@ -27,7 +27,9 @@ type Config struct {
 	// TraceDir (KVERIFY_TRACE_DIR) is where failing checks save traces.
 	TraceDir string
 	// Subject (KVERIFY_SUBJECT) names the subject in traces when Run's
-	// options do not.
+	// options do not, and, in a suite narrowed to one subject (Subjects)
+	// or replaying on it, names that subject: the command sets it to the
+	// release a generated module adapts (client-go@v0.30.14).
 	Subject string
 	// Components and Subjects (KVERIFY_COMPONENTS, KVERIFY_SUBJECTS:
 	// comma-separated names) narrow suite.RunSuite to those entries.
