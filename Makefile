@@ -136,9 +136,11 @@ matrix-fluent:
 	$(KVERIFY) matrix --subjects fluent@1.10.0,fluent@2.6.5,fluent --out docs/matrix-fluent
 
 ## matrix-controller-runtime: controller-runtime's behaviour matrix, a column per minor release
-## from v0.12 (subjects/releases.CRMatrix; each a generated module): docs/matrix-controller-runtime.{md,json}
+## from v0.12 (subjects/releases.CRMatrix; each a generated module): docs/matrix-controller-runtime.{md,json},
+## and each column's traces in traces/findings/<column> (subjects/controllerruntime TestFindings holds them
+## to that release's declarations; kverify replay FILE replays one on its release)
 matrix-controller-runtime:
-	$(KVERIFY) matrix --subjects controller-runtime@matrix --out docs/matrix-controller-runtime
+	$(KVERIFY) matrix --subjects controller-runtime@matrix --out docs/matrix-controller-runtime --traces traces/findings
 
 ## node: the JavaScript informers (nested module subjects/node) under the wire checks, and their findings
 node:

@@ -126,7 +126,10 @@ var (
 		getBlocksAfterShutdown(pwq.CheckMetrics, []string{pwq.GShutdownWakes}, shapeGetsStillBlocked),
 		getBlocksAfterShutdown(pwq.CheckModel, []string{pwq.GShutdownWakes}, shapeGetsStillBlocked),
 		getBlocksAfterShutdown(pwq.CheckLifecycle, []string{checkkit.GNoPanic}, shapeBubbleDeadlock),
-		getBlocksAfterShutdown(pwq.CheckRace, []string{checkkit.GTermination}, shapeNoProgress),
+		// The race check's own Get blocks for ever; its racer, idle, parks,
+		// and the bubble deadlocks (before the racer parked on its own
+		// the watchdog met it as a spin: Termination, no progress).
+		getBlocksAfterShutdown(pwq.CheckRace, []string{checkkit.GNoPanic}, shapeBubbleDeadlock),
 		getBlocksAfterShutdown(pwq.CheckLinearFIFO, []string{checkkit.GTermination}, shapeNoProgress),
 		getBlocksAfterShutdown(pwq.CheckLinearPerKey, []string{checkkit.GTermination}, shapeNoProgress),
 		oneTreeLen(pwq.CheckExhaustive, []string{pwq.GLenLaw}),

@@ -28,10 +28,16 @@ const Version = "sigs.k8s.io/controller-runtime@v0.25.3"
 // declaration, and a release may have two defects on one check (one of a
 // later release, one of its own).
 func forRelease(ds ...[]checkkit.Divergence) []checkkit.Divergence {
+	return atRelease(Release, ds...)
+}
+
+// atRelease is forRelease for any release: what TestFindings holds each
+// release's committed traces to.
+func atRelease(release string, ds ...[]checkkit.Divergence) []checkkit.Divergence {
 	var out []checkkit.Divergence
 	at := map[string]int{}
 	for _, d := range slices.Concat(ds...) {
-		if ok, err := upstream.InRange(d.Releases, Release); err == nil && !ok {
+		if ok, err := upstream.InRange(d.Releases, release); err == nil && !ok {
 			continue
 		}
 		i, seen := at[d.Check]

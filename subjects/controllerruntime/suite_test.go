@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/kverify/kverify/props/checkkit"
+	pctrl "github.com/kverify/kverify/props/controller"
 	pwq "github.com/kverify/kverify/props/workqueue"
 	"github.com/kverify/kverify/subjects"
 	"github.com/kverify/kverify/subjects/suite"
+	"github.com/kverify/kverify/subjects/upstream"
 	"github.com/kverify/kverify/traces"
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
@@ -32,8 +34,51 @@ func TestReplay(t *testing.T) { suite.RunReplay(t, Entries()) }
 // (subjects.CheckFindings): every trace under
 // traces/findings/controller-runtime names a declared divergence, and every
 // declared divergence has a trace (kverify replay FILE reproduces each).
+// So for each earlier release whose traces are committed
+// (traces/findings/controller-runtime@VERSION, from make
+// matrix-controller-runtime): held to that release's declarations, as the
+// module generated for it has them (suite.CheckMatrixFindings: one run's
+// traces, so an intermittent declaration it did not meet needs none).
 func TestFindings(t *testing.T) {
-	suite.CheckFindings(t, "../../traces/findings", map[string]map[string][]checkkit.Divergence{Name: divergences()})
+	const dir = "../../traces/findings"
+	suite.CheckFindings(t, dir, map[string]map[string][]checkkit.Divergence{Name: divergences()})
+	olds, err := filepath.Glob(filepath.Join(dir, Name+"@*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(olds) == 0 {
+		t.Fatalf("no release's traces under %s (make matrix-controller-runtime keeps them)", dir)
+	}
+	divs := map[string]map[string][]checkkit.Divergence{}
+	for _, d := range olds {
+		name := filepath.Base(d)
+		divs[name] = divergencesAt(t, strings.TrimPrefix(name, Name+"@"))
+	}
+	suite.CheckMatrixFindings(t, dir, divs)
+}
+
+// divergencesAt is every declaration at release, by component, for the
+// components the release takes part in (the controller from v0.15, the
+// priority queue from v0.20: absent.go and controller_absent.go).
+func divergencesAt(t *testing.T, release string) map[string][]checkkit.Divergence {
+	t.Helper()
+	has := func(rng string) bool {
+		in, err := upstream.InRange(rng, release)
+		if err != nil {
+			t.Fatalf("%s: %v", release, err)
+		}
+		return in
+	}
+	out := map[string][]checkkit.Divergence{}
+	if has(">=v0.15.0") {
+		out[pctrl.Component] = atRelease(release, ControllerDivergences, historyController)
+	}
+	if has(">=v0.20.0") {
+		out[pwq.Component] = atRelease(release, QueueDivergences, historyQueue)
+		out[pwq.ComponentDelaying] = atRelease(release, DelayingDivergences, historyDelaying)
+		out[pwq.ComponentRateLimit] = atRelease(release, RateLimitDivergences, historyRateLimit)
+	}
+	return out
 }
 
 // brokenPriorities are priority queues with one defect each: the
