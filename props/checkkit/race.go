@@ -16,7 +16,8 @@ import (
 // the serial orders the model allows.
 //
 // The Racer's goroutine lives for the whole probe and spins between
-// rounds, so both calls start hot, on two CPUs, within a few hundred
+// rounds (parking only when none comes for long: raceIdlePark), so both
+// calls start hot, on two CPUs, within a few hundred
 // nanoseconds of each other; RaceOffset then delays one of them, narrowly
 // around the same instant, across a microsecond or across a few
 // microseconds, round by round. Under -race, whose instrumentation widens
@@ -114,7 +115,8 @@ type Racer struct {
 }
 
 // newRacer starts a Racer's goroutine. It spins while it waits for a
-// round, so only the caller's goroutine should run meanwhile.
+// round (until raceIdlePark), so only the caller's goroutine should run
+// meanwhile.
 func newRacer() *Racer {
 	r := &Racer{wake: make(chan struct{}, 1), exited: make(chan struct{}), yieldEvery: 64}
 	if runtime.GOMAXPROCS(0) > 1 {
