@@ -33,7 +33,9 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	sreq := req.Clone(ctx)
 	sreq.RequestURI = req.URL.RequestURI()
 	sreq.RemoteAddr = "127.0.0.1:0"
+	handled := make(chan struct{})
 	go func() {
+		defer close(handled)
 		defer func() {
 			r := recover()
 			switch {
@@ -62,6 +64,19 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	}
+	// As net/http does, a request context that ends after the response
+	// came back ends the response whether or not the client closes the
+	// body: reads fail, and the handler's next write fails, so that it
+	// returns. Without this, a handler blocked writing to a body nobody
+	// reads any more stayed blocked for good.
+	go func() {
+		select {
+		case <-req.Context().Done():
+			_ = pr.CloseWithError(req.Context().Err())
+		case <-ctx.Done(): // the body was closed
+		case <-handled:
+		}
+	}()
 	return &http.Response{
 		Status: fmt.Sprintf("%d %s", rw.code, http.StatusText(rw.code)), StatusCode: rw.code,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
