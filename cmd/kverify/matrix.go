@@ -60,21 +60,16 @@ type releaseResult struct {
 	Failures map[string]string `json:"failures,omitempty"`
 	// Findings maps a client-go finding's id to its reproducer's run.
 	Findings map[string]reproRun `json:"findings"`
-	// Traces is the directory the column's failing checks saved their
-	// counterexamples in: one per column, because every release of one
-	// subject names its traces alike (component-check-subject.json) and a
-	// shared directory kept only the last release's. Not in the report:
-	// a temporary directory unless --traces named one.
-	Traces string `json:"-"`
 }
 
 // columnEnv points a matrix column's trace directory at a subdirectory
-// of the run's (--traces) named after the column, recording it in rr.
-// The later KVERIFY_TRACE_DIR wins: os/exec keeps the last of a
-// duplicated variable.
+// of the run's (--traces) named after the column: one per column, because
+// a shared directory kept only the last release's traces of a check when
+// releases named them alike. The later KVERIFY_TRACE_DIR wins: os/exec
+// keeps the last of a duplicated variable.
 func (rr *releaseResult) columnEnv(c commonFlags, env []string) []string {
-	rr.Traces = filepath.Join(c.traces, traceDirName.ReplaceAllString(strings.TrimSpace(rr.Release+" "+rr.Gates), "_"))
-	return slices.Concat(env, kvenv.Config{TraceDir: rr.Traces}.Environ())
+	dir := filepath.Join(c.traces, traceDirName.ReplaceAllString(strings.TrimSpace(rr.Release+" "+rr.Gates), "_"))
+	return slices.Concat(env, kvenv.Config{TraceDir: dir}.Environ())
 }
 
 var traceDirName = regexp.MustCompile(`[^A-Za-z0-9.@=-]+`)
