@@ -112,11 +112,14 @@ var fluent2StuckReconnect = checkkit.Divergence{Check: wire.CheckOutage,
 // resyncIntervalSec (600 s by default), far beyond the checks' bound.
 var fluent2EndedStream = checkkit.Divergence{Check: wire.CheckSchedules, Intermittent: true,
 	Guarantees: []string{wire.GConverge},
-	Shape:      `^after quiescence the cache .*: not converged after the bound: .*; synced reported; last requests: (#\d+ [^;]*; )*#\d+ watch rv="\d+" -> 200( \[ERROR \d+\])? \[schedule `,
-	Reason:     "the stream's close and finish only run #streamCleanup, which destroys the stream (watch.js:323-326,398-403); an ERROR event other than 410 is handed to #process as data and sets #lastSeenTime (watch.js:297-312); #checkResync rewatches only when no event came for resyncIntervalSec, 600 s by default (watch.js:89-91,338-363): after a stream the server ends, the cache stays as it was for up to ten minutes",
-	Upstream:   fluent2 + "/dist/fluent/watch.js:89-91,297-330,338-363,398-403",
-	Class:      checkkit.ClassDefect,
-	Evidence:   "the maintainers called the node-fetch watch brittle, \"silently missing watch events\" (https://github.com/defenseunicorns/kubernetes-fluent-client/issues/364), and 3.x reconnects when a stream ends or closes; met by wire/schedules in a CI run (a list, then a watch ended by an ERROR 500 event, then no request)"}
+	// Either a watch from the list's version, or (fluent2NoListAfterFailure)
+	// the watch from no version after a failed first list, ended by the server.
+	Shape: `^after quiescence the cache .*: not converged after the bound: .*; (synced reported; last requests: (#\d+ [^;]*; )*#\d+ watch rv="\d+"` +
+		`|synced never reported; last requests: (#\d+ [^;]*; )*#\d+ list rv="" -> (0|[45]\d\d); #\d+ watch rv="") -> 200( \[ERROR \d+\])? \[schedule `,
+	Reason:   "the stream's close and finish only run #streamCleanup, which destroys the stream (watch.js:323-326,398-403); an ERROR event other than 410 is handed to #process as data and sets #lastSeenTime (watch.js:297-312); #checkResync rewatches only when no event came for resyncIntervalSec, 600 s by default (watch.js:89-91,338-363): after a stream the server ends, the cache stays as it was for up to ten minutes",
+	Upstream: fluent2 + "/dist/fluent/watch.js:89-91,297-330,338-363,398-403",
+	Class:    checkkit.ClassDefect,
+	Evidence: "the maintainers called the node-fetch watch brittle, \"silently missing watch events\" (https://github.com/defenseunicorns/kubernetes-fluent-client/issues/364), and 3.x reconnects when a stream ends or closes; met by wire/schedules in CI runs (a list, then a watch ended by an ERROR 500 event, then no request; and a refused first list, then the watch from no version ended at once, then no request: the cache empty)"}
 
 // fluent1 is kubernetes-fluent-client 1.10.0 (the last 1.x), whose code
 // the fluent@1.10.0 declarations quote: its Watch is ExecWatch, a bare
