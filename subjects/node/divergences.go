@@ -113,9 +113,10 @@ var fluent2StuckReconnect = checkkit.Divergence{Check: wire.CheckOutage,
 var fluent2EndedStream = checkkit.Divergence{Check: wire.CheckSchedules, Intermittent: true,
 	Guarantees: []string{wire.GConverge},
 	// Either a watch from the list's version, or (fluent2NoListAfterFailure)
-	// the watch from no version after a failed first list, ended by the server.
-	Shape: `^after quiescence the cache .*: not converged after the bound: .*; (synced reported; last requests: (#\d+ [^;]*; )*#\d+ watch rv="\d+"` +
-		`|synced never reported; last requests: (#\d+ [^;]*; )*#\d+ list rv="" -> (0|[45]\d\d); #\d+ watch rv="") -> 200( \[ERROR \d+\])? \[schedule `,
+	// the watch from no version after a failed first list, ended by the
+	// server (a fault that ends it) after its events, if any.
+	Shape: `^after quiescence the cache .*: not converged after the bound: .*; (synced reported; last requests: (#\d+ [^;]*; )*#\d+ watch rv="\d+" -> 200( \[ERROR \d+\])? \[schedule ` +
+		`|synced never reported; last requests: (#\d+ [^;]*; )*#\d+ list rv="" -> (0|[45]\d\d); #\d+ watch rv="" -> 200( \[[^\]]*\])? \[schedule \d+ objects, faults \[.*end-after)`,
 	Reason:   "the stream's close and finish only run #streamCleanup, which destroys the stream (watch.js:323-326,398-403); an ERROR event other than 410 is handed to #process as data and sets #lastSeenTime (watch.js:297-312); #checkResync rewatches only when no event came for resyncIntervalSec, 600 s by default (watch.js:89-91,338-363): after a stream the server ends, the cache stays as it was for up to ten minutes",
 	Upstream: fluent2 + "/dist/fluent/watch.js:89-91,297-330,338-363,398-403",
 	Class:    checkkit.ClassDefect,
