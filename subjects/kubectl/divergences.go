@@ -34,10 +34,26 @@ var chunkedListAsEvents = checkkit.Divergence{
 		"no upstream issue found (searched kubernetes/kubernetes and kubernetes/kubectl: 'kubectl get watch output-watch-events chunk list', 'get -w -o json prints List'); the page-per-Info shape dates from kubernetes/kubernetes#59506 (2018, 'fix --watch on multiple requests', which let get -w accept one Info per chunk)",
 }
 
+// printsWhatItGets: kubectl get -w prints each watch event's object as the
+// server sent it, a version that is not a number or an object of another
+// kind included.
+var printsWhatItGets = checkkit.Divergence{
+	Check: wire.CheckSchedules, Intermittent: true,
+	Guarantees: []string{wire.GHandlers},
+	Shape:      `^handler calls are consistent[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
+	Reason: "get's watch hands each event's object to the printer unchecked (UntilWithoutRetry's condition wraps e.Object in a WatchEvent and prints it): kubectl is a printer of the server's answers, its one watch is never resumed, so it never reads a version and has no reason to judge one; " +
+		"a reader of its events (the adapter) gets an object whose version is not a number, or of another kind under a key it holds, as the server sent it",
+	Upstream: Source + "/pkg/cmd/get/get.go:692-716",
+	Class:    checkkit.ClassDesign,
+	Evidence: "the flag's help promises the events, not their validity (" + Source + "/pkg/cmd/get/get.go: --output-watch-events \"Output watch event objects when --watch or --watch-only is used\"); " +
+		"wire/malformed's fixed schedule does not deliver such an event to kubectl's one watch (its faults are placed by request number), so only wire/schedules meets it, now and then (an exploration met an ADDED at \"not-a-number\", rapid seed 11157215620871131141); no upstream issue found",
+}
+
 // Divergences are kubectl's declared differences from the wire checks:
 // the page finding on every run of wire/pages (1,203 objects at the first
-// list), and on the runs of wire/schedules that draw more than 500.
-var Divergences = []checkkit.Divergence{chunkedListAsEvents, pagesAsEvents}
+// list), and on the runs of wire/schedules that draw more than 500; and,
+// on those that serve a malformed event to its watch, the event printed.
+var Divergences = []checkkit.Divergence{chunkedListAsEvents.Or(printsWhatItGets), pagesAsEvents}
 
 // pagesAsEvents is chunkedListAsEvents on wire/pages, whose first list is
 // always three pages.
