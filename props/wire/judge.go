@@ -550,3 +550,8 @@ func diff(got, want map[string]string) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// MalformedShape ends the Shape of a declared divergence that only a run
+// whose server sent malformed events meets: the judge appends their list
+// to the violation's detail, before the schedule.
+const MalformedShape = `, after malformed events \["[^\]]*"\] \[schedule `

@@ -31,7 +31,7 @@ import (
 var Divergences = []checkkit.Divergence{{
 	Check: wire.CheckSchedules, Intermittent: true,
 	Guarantees: []string{wire.GHandlers, wire.GConverge},
-	Shape:      `^(handler calls are consistent|after quiescence the cache)[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
+	Shape:      `^(handler calls are consistent|after quiescence the cache)[^:]*: .*` + wire.MalformedShape,
 	Reason: "watchEvents applies every event whose object decodes as *unstructured.Unstructured (cluster.go:612-618) and processEvent keys it by the object's own group and kind (:997-1016), never comparing them, or its version, with the watched API's: " +
 		"an object whose resourceVersion is not a number is cached and handed to OnResourceUpdated (and client-go v0.23.1's RetryWatcher resumes its watch from that version), an object of another kind is cached as a new resource and kept for good (no relist of the watched kind removes it, :344-347)",
 	Upstream: Version + "/pkg/cache/cluster.go:344-347,612-618,997-1016",

@@ -40,7 +40,7 @@ var chunkedListAsEvents = checkkit.Divergence{
 var printsWhatItGets = checkkit.Divergence{
 	Check: wire.CheckSchedules, Intermittent: true,
 	Guarantees: []string{wire.GHandlers},
-	Shape:      `^handler calls are consistent[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
+	Shape:      `^handler calls are consistent[^:]*: .*` + wire.MalformedShape,
 	Reason: "get's watch hands each event's object to the printer unchecked (UntilWithoutRetry's condition wraps e.Object in a WatchEvent and prints it): kubectl is a printer of the server's answers, its one watch is never resumed, so it never reads a version and has no reason to judge one; " +
 		"a reader of its events (the adapter) gets an object whose version is not a number, or of another kind under a key it holds, as the server sent it",
 	Upstream: Source + "/pkg/cmd/get/get.go:692-716",

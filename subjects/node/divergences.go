@@ -11,17 +11,13 @@ const (
 	FluentVersion     = "kubernetes-fluent-client@3.11.11"
 )
 
-// malformedSuffix ends the shape of a violation in a run whose server sent
-// malformed events (wire.Judge says which).
-const malformedSuffix = `, after malformed events \["[^\]]*"\] \[schedule `
-
 // clientNodeCrash is client-node's crash on a watch event without an
 // object, as the wire checks see it: the process is gone when asked for
 // its state, or when stopped.
 var clientNodeCrash = checkkit.Divergence{
 	Guarantees: []string{wire.GStart},
 	Shape: `(?s)^the client starts and speaks kverify-client/v1: .*TypeError: Cannot read properties of null \(reading '(metadata|code)'\)` +
-		`\s+at (addOrUpdateObject|deleteObject|ListWatch\.watchHandler).*` + malformedSuffix,
+		`\s+at (addOrUpdateObject|deleteObject|ListWatch\.watchHandler).*` + wire.MalformedShape,
 	Reason:   "a watch event whose object is null (an ADDED, MODIFIED or DELETED event with \"object\": null) crashes the process: ListWatch.watchHandler is async and reads obj.metadata (obj.code for ERROR), and the watch's line handler calls it inside a try/catch meant for JSON errors without awaiting it, so the TypeError becomes an unhandled rejection and Node exits with status 1; the application loses its informer and everything else in the process",
 	Upstream: ClientNodeVersion + "/dist/cache.js:160-175,231; dist/watch.js:81-86",
 	Class:    checkkit.ClassDefect,
@@ -34,7 +30,7 @@ var clientNodeCrash = checkkit.Divergence{
 var fluentMalformed = checkkit.Divergence{
 	Guarantees: []string{wire.GHandlers, wire.GEarned, wire.GConverge, wire.GInitialAdds},
 	Shape: `^(handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues` +
-		`|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix,
+		`|after quiescence the cache .*|every object present at the first sync .*)` + wire.MalformedShape,
 	Reason:   "the Watcher calls the application's callback with every ADDED, MODIFIED and DELETED event's object and then caches it by metadata.uid, without looking at its kind or its resourceVersion: an object whose version is empty or not a number, or an object of another kind (a Secret in a ConfigMap watch), reaches the handler and the cache",
 	Upstream: FluentVersion + "/dist/fluent/watch.js:309-325",
 	Class:    checkkit.ClassDefect,
@@ -188,7 +184,7 @@ var fluent1NoEndBookmark = checkkit.Divergence{Check: wire.CheckStall,
 var fluent1Malformed = checkkit.Divergence{
 	Guarantees: []string{wire.GHandlers, wire.GEarned, wire.GConverge, wire.GInitialAdds},
 	Shape: `^(handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues` +
-		`|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix,
+		`|after quiescence the cache .*|every object present at the first sync .*)` + wire.MalformedShape,
 	Reason:   "the stream's line handler parses each event and calls the callback with its object and type, whatever they are (watch.js:101-111): an event with no object reaches the callback as null (the object it stood for is lost: the stream goes on, no retry, so that object is missing from the application's view until its next write), an object of another kind or with a version that is empty or not a number reaches it as the watched kind",
 	Upstream: fluent1 + "/dist/fluent/watch.js:101-111",
 	Class:    checkkit.ClassDefect,
@@ -229,7 +225,7 @@ const rc6 = "@kubernetes/client-node@1.0.0-rc6"
 func rc6Storm(check string, intermittent bool, malformed bool) checkkit.Divergence {
 	shape := `^a bounded request rate .*: (\d+ requests in the schedule \(at most 400\)|\d+ requests within a second \(at most 10\)).*(#\d+ watch rv="\d+" -> 200 \[ERROR 410\]; ){2,}`
 	if malformed {
-		shape = `^a bounded request rate .*: (\d+ requests in the schedule \(at most 400\)|\d+ requests within a second \(at most 10\)).*(#\d+ watch rv="\d+" -> 200 \[ERROR 410\]; ){2,}.*` + malformedSuffix
+		shape = `^a bounded request rate .*: (\d+ requests in the schedule \(at most 400\)|\d+ requests within a second \(at most 10\)).*(#\d+ watch rv="\d+" -> 200 \[ERROR 410\]; ){2,}.*` + wire.MalformedShape
 	}
 	return checkkit.Divergence{Check: check, Intermittent: intermittent,
 		Guarantees: []string{wire.GRate},
@@ -287,7 +283,7 @@ var Divergences = map[string][]checkkit.Divergence{
 		fluent1NoEndBookmark,
 		// The malformed schedule restarts the server: the retry's replay
 		// comes first (after the malformed events), or the events handed on.
-		withShape(fluent1Rewatch, wire.CheckMalformed, `^handler calls are consistent .*: call \d+, add default/o\d+@\d+: the handler holds default/o\d+@\d+`+malformedSuffix).
+		withShape(fluent1Rewatch, wire.CheckMalformed, `^handler calls are consistent .*: call \d+, add default/o\d+@\d+: the handler holds default/o\d+@\d+`+wire.MalformedShape).
 			Or(with(fluent1Malformed, wire.CheckMalformed, false)),
 		// The random schedules meet each of them now and then.
 		with(fluent1Malformed, wire.CheckSchedules, true).Or(fluent1EndedForGood).Or(with(fluent1Rewatch, wire.CheckSchedules, true)).
@@ -309,7 +305,7 @@ var Divergences = map[string][]checkkit.Divergence{
 		with(fluentRelistOrder, wire.CheckRestart, true),
 		{Check: wire.CheckSchedules, Intermittent: true,
 			Guarantees: append(fluentMalformed.Guarantees, wire.GSynced),
-			Shape:      `^((handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues|after quiescence the cache .*|every object present at the first sync .*)` + malformedSuffix + fluentNoListAfterFailure + "|" + fluentRelistOrder.Shape[1:] + `)`,
+			Shape:      `^((handler calls are consistent .*: call \d+, (add|update|delete) default/o\d+@(|not-a-number): not a version the server issues|after quiescence the cache .*|every object present at the first sync .*)` + wire.MalformedShape + fluentNoListAfterFailure + "|" + fluentRelistOrder.Shape[1:] + `)`,
 			Reason:     fluentMalformed.Reason + "; and after its first list fails (refused, or answered with an error), #watch goes on to watch from no version: the server's initial ADDED events fill the cache, the stream stays healthy, so the Watcher's 5 s staleness check never forces a relist and no list completes until the relist timer (600 s): the cache is right, but the application is never told its initial list is done (no list event, start() resolved without one); and " + fluentRelistOrder.Reason,
 			Upstream:   fluentMalformed.Upstream + "; dist/fluent/watch.js:88-109,355-375,231-291",
 			Class:      checkkit.ClassDefect,

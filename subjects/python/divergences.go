@@ -10,16 +10,12 @@ import (
 // under /usr/lib/python3/dist-packages/kubernetes).
 const Version = "kubernetes (Python)@22.6.0"
 
-// malformedSuffix ends the shape of a violation in a run whose server sent
-// malformed events (wire.Judge says which).
-const malformedSuffix = `, after malformed events \["[^\]]*"\] \[schedule `
-
 // handsOnMalformed: Watch.stream hands the user every event's object as
 // the watched type, whatever it holds.
 func handsOnMalformed(check string, intermittent bool) checkkit.Divergence {
 	return checkkit.Divergence{Check: check, Intermittent: intermittent,
 		Guarantees: []string{wire.GHandlers, wire.GEarned, wire.GInitialAdds, wire.GSynced, wire.GConverge},
-		Shape:      `^(handler calls are consistent|a reported version is earned|every object present at the first sync|synced is reported|after quiescence the cache)[^:]*: .*` + malformedSuffix,
+		Shape:      `^(handler calls are consistent|a reported version is earned|every object present at the first sync|synced is reported|after quiescence the cache)[^:]*: .*` + wire.MalformedShape,
 		Reason: "Watch.stream deserializes every ADDED, MODIFIED and DELETED event's object as the watched type and yields it, whatever it holds: an object of another kind (a Secret in a ConfigMap watch) arrives as a V1ConfigMap of the same name, " +
 			"an object whose resourceVersion is empty or not a number arrives with it (and becomes the version the stream resumes from, which the server then refuses), a null object arrives as None; " +
 			"so an application that folds the events, as the adapter does, caches a Secret as a ConfigMap and hands on versions the server never issued (and code that reads e['object'].metadata raises on None, which the adapter survives by listing again)",

@@ -138,7 +138,7 @@ func (r wireReader) Watch(ctx context.Context, opts metav1.ListOptions) ([]watch
 func wireMalformed(check, releases string, intermittent bool) checkkit.Divergence {
 	return checkkit.Divergence{Check: check, Releases: releases, Intermittent: intermittent,
 		Guarantees: []string{wire.GHandlers, wire.GEarned, wire.GSynced, wire.GInitialAdds, wire.GConverge},
-		Shape:      `^(handler calls are consistent|a reported version is earned|synced is reported|every object present at the first sync|after quiescence the cache)[^:]*: .*, after malformed events \["[^\]]*"\] \[schedule `,
+		Shape:      `^(handler calls are consistent|a reported version is earned|synced is reported|every object present at the first sync|after quiescence the cache)[^:]*: .*` + wire.MalformedShape,
 		Reason: "events the reflector cannot apply are logged and skipped while the stream goes on, as the reflector check's malformed divergence declares, and over HTTP every run whose server sent one goes wrong in one of these ways: " +
 			"an object whose resourceVersion is empty or not a number is stored and handed to the handlers (the JSON decoder accepts it; the reflector does not look at its version); " +
 			"a version that is not a number (an event's or the end bookmark's) is published, and every later request asks for it and is refused, forever (a WATCH at it gets 500 from a real kube-apiserver today and from the model server, kubernetes#139485, open PR #139525 would make it 400; a LIST gets 400): the informer never recovers without a restart; " +
